@@ -1,0 +1,45 @@
+# Helpers for the test suite.
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+# nicq_add_unit_test(name SOURCES a.cc b.cc [LABELS l1 l2])
+# A gtest binary linked against libnicq and its internal headers.
+function(nicq_add_unit_test name)
+  cmake_parse_arguments(A "" "" "SOURCES;LABELS" ${ARGN})
+  add_executable(${name} ${A_SOURCES})
+  target_link_libraries(${name} PRIVATE nicq_internal GTest::gtest GTest::gtest_main)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "unit;${A_LABELS}" TIMEOUT 300)
+endfunction()
+
+# nicq_add_mp_program(name SOURCES a.c ...): an MPI program for multi-process tests.
+function(nicq_add_mp_program name)
+  cmake_parse_arguments(A "" "" "SOURCES" ${ARGN})
+  add_executable(${name} ${A_SOURCES})
+  target_link_libraries(${name} PRIVATE nicq_internal)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+endfunction()
+
+# nicq_add_mp_test(name PROGRAM prog RANKS 2 3 4 PROVIDERS sockets tcp ... [ARGS ...] [LABELS ...]
+#                  [ENV VAR=value ...] [TIMEOUT s])
+# One ctest per (provider, ranks): nicqrun -n R prog args, with NICQ_PROVIDER set.
+# Provider names with ';' are written with '+' (e.g. tcp+ofi_rxm) in test names.
+function(nicq_add_mp_test name)
+  cmake_parse_arguments(A "" "PROGRAM;TIMEOUT" "RANKS;PROVIDERS;ARGS;LABELS;ENV" ${ARGN})
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 120)
+  endif()
+  foreach(prov IN LISTS A_PROVIDERS)
+    string(REPLACE "+" ";" prov_real "${prov}")
+    foreach(n IN LISTS A_RANKS)
+      set(tname "mp.${name}.${prov}.n${n}")
+      add_test(NAME ${tname}
+               COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT}
+                       ${CMAKE_BINARY_DIR}/tests/${A_PROGRAM} ${A_ARGS})
+      set_tests_properties(${tname} PROPERTIES
+        ENVIRONMENT "NICQ_PROVIDER=${prov_real};${A_ENV}"
+        LABELS "mp;${prov};${A_LABELS}"
+        TIMEOUT ${A_TIMEOUT})
+    endforeach()
+  endforeach()
+endfunction()

@@ -1,0 +1,137 @@
+// OffloadBackend: the narrow, batched interface every offload backend
+// implements (ofi_native, ofi_emulated, sim; later shm_native).
+//
+// Contract (full text in docs/triggered-semantics.md):
+//  * Counters are 64-bit, only grow (except an explicit kCounterSet), and
+//    have a success value and an error value.
+//  * A triggered op fires when counter(trigger) >= threshold. Ops on one
+//    counter fire in threshold order, equal thresholds in posting order. An
+//    op posted with its threshold already reached fires at once.
+//  * When an op completes, `completion_inc` is added to its local completion
+//    counter; a failed op adds 1 to that counter's error value instead and
+//    no op gated on that completion fires.
+//  * Ops that move data to a peer may increment a counter at the target
+//    (`remote_counter`) when the data has landed there.
+//  * Op descriptors passed to Post() are copied by the backend only when it
+//    must; the span's storage must stay valid until the op completes (plans
+//    keep their ops preallocated, so this costs nothing).
+//
+// The interface does not mention libfabric so that a shared-memory backend
+// can implement it too. Nothing here knows about MPI or collectives.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace nicq::offload {
+
+using CounterId = std::uint32_t;
+inline constexpr CounterId kNoCounter = 0xffffffffu;
+
+// Index of a peer process in the backend's address table (world rank).
+using PeerId = std::int32_t;
+
+enum class OpKind : std::uint8_t {
+  kSend,        // tagged send of local_buf[0..bytes) to peer, tag
+  kRecv,        // tagged receive into local_rbuf[0..bytes) from peer, tag
+  kPut,         // RMA write local_buf -> peer's (remote_addr, remote_key)
+  kAtomic,      // remote atomic: peer's (remote_addr) op= local_buf, count elements of atype
+  kCounterAdd,  // add `value` to local counter `target_counter`
+  kCounterSet,  // set local counter `target_counter` to `value`
+  kRemoteCounterAdd,  // add `value` to counter `target_counter` of peer (ready tokens)
+  kHost,        // host step: call host_fn(host_arg) on the progress engine (reduce, copy, pack)
+};
+
+enum class AtomicOp : std::uint8_t { kSum, kProd, kMin, kMax, kLand, kLor, kLxor, kBand, kBor, kBxor, kReplace };
+enum class AtomicType : std::uint8_t { kInt8, kUint8, kInt16, kUint16, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble };
+
+struct TriggeredOp {
+  OpKind kind = OpKind::kHost;
+  AtomicOp aop = AtomicOp::kSum;
+  AtomicType atype = AtomicType::kDouble;
+  CounterId trigger = kNoCounter;  // kNoCounter: fire at once
+  std::uint64_t threshold = 0;     // absolute value of `trigger` at which to fire
+  CounterId completion = kNoCounter;
+  std::uint64_t completion_inc = 1;
+  PeerId peer = -1;
+  const void* local_buf = nullptr;  // send/put/atomic source
+  void* local_rbuf = nullptr;       // recv destination
+  std::size_t bytes = 0;            // bytes (atomic: bytes of the operand vector)
+  std::uint64_t tag = 0;            // send/recv
+  std::uint64_t remote_addr = 0;    // put/atomic target address (as the target registered it)
+  std::uint64_t remote_key = 0;     // put/atomic target memory key
+  CounterId target_counter = kNoCounter;  // counter ops; for put/atomic: counter at the target
+  std::uint64_t value = 0;                // counter add/set amount
+  void (*host_fn)(void* arg) = nullptr;
+  void* host_arg = nullptr;
+};
+
+struct Capabilities {
+  bool native_triggers = false;    // ops fire without any host thread
+  bool remote_counters = false;    // put/atomic can bump a target counter
+  bool atomics = false;            // remote atomics supported at all
+  std::size_t max_trigger_slots = 0;  // 0: unlimited
+  std::size_t max_atomic_bytes = 0;
+  bool SupportsAtomic(AtomicOp op, AtomicType t) const;  // per backend table
+  std::uint64_t atomic_mask[16] = {};  // bit (type) set in atomic_mask[op]
+};
+
+struct MemRegion {
+  void* addr = nullptr;
+  std::size_t len = 0;
+  std::uint64_t remote_addr = 0;  // what a peer puts into TriggeredOp::remote_addr
+  std::uint64_t key = 0;          // what a peer puts into TriggeredOp::remote_key
+  void* handle = nullptr;         // backend private
+};
+
+class OffloadBackend {
+ public:
+  virtual ~OffloadBackend() = default;
+  virtual const char* Name() const = 0;
+  virtual const Capabilities& Caps() const = 0;
+
+  // Wire-up (init time): each process publishes its address; the runtime
+  // exchanges them through the bootstrap and hands back the table indexed by
+  // PeerId (world rank). Backends with no addressing (sim) return empty.
+  virtual Status LocalAddress(std::vector<std::uint8_t>& out) = 0;
+  virtual Status SetPeers(std::span<const std::vector<std::uint8_t>> addrs) = 0;
+
+  // Counters. Allocation happens at plan build time, never on the hot path.
+  virtual Status AllocCounters(std::size_t n, CounterId* out) = 0;
+  virtual void FreeCounter(CounterId id) = 0;
+  virtual std::uint64_t ReadCounter(CounterId id) const = 0;
+  virtual std::uint64_t ReadErrors(CounterId id) const = 0;
+  // Block (spin briefly, yield, then sleep on the backend's wait object) until
+  // counter >= value or an error is recorded on it; timeout_ms < 0: no limit.
+  virtual Status WaitCounter(CounterId id, std::uint64_t value, int timeout_ms) = 0;
+  virtual Status AddCounter(CounterId id, std::uint64_t value) = 0;  // host-side add
+
+  // Memory exposed to peers for put/atomic (target side). Increments of
+  // `arrival_counter` (may be kNoCounter) count landed puts/atomics.
+  virtual Status RegisterMemory(void* addr, std::size_t len, CounterId arrival_counter, MemRegion* out) = 0;
+  virtual Status DeregisterMemory(MemRegion* mr) = 0;
+
+  // Post a batch of triggered ops (one virtual call per batch). Either all
+  // ops are accepted or none: kAgain means "no slots now" (the caller falls
+  // back or retries), kUnsupportedOperation means this backend cannot do
+  // one of them (the caller falls back to another backend).
+  virtual Status Post(std::span<const TriggeredOp> ops) = 0;
+  // Cancel ops not yet fired that are gated on `trigger`; flush: fire nothing
+  // more, wait for in-flight ops to complete.
+  virtual Status Cancel(CounterId trigger) = 0;
+  virtual Status Flush() = 0;
+
+  // Drive software progress (emulator, host steps); returns true if anything
+  // happened. Safe to call from any thread.
+  virtual bool Progress() = 0;
+  // Trigger slots currently in use (for budgeting and nicq_info).
+  virtual std::size_t SlotsInUse() const = 0;
+};
+
+}  // namespace nicq::offload

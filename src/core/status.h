@@ -1,0 +1,78 @@
+// nicq::Status — the one status type inside the library.
+//
+// Sign convention (as UCC): Code::kOk == 0, errors are MPI-like classes kept
+// as an internal enum; conversion to MPI error codes happens only in src/api/.
+// A Status carries an optional message that names the call and argument,
+// built only on the error path (never on the hot path).
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace nicq {
+
+// Internal error classes. Values mirror the MPI error classes in mpi.h so the
+// API layer can convert with a static_cast, but nothing below src/api/
+// includes mpi.h.
+enum class Code : int {
+  kOk = 0,
+  kBuffer = 1,
+  kCount = 2,
+  kType = 3,
+  kTag = 4,
+  kComm = 5,
+  kRank = 6,
+  kRequest = 7,
+  kRoot = 8,
+  kGroup = 9,
+  kOp = 10,
+  kTopology = 11,
+  kDims = 12,
+  kArg = 13,
+  kUnknown = 14,
+  kTruncate = 15,
+  kOther = 16,
+  kIntern = 17,
+  kInStatus = 18,
+  kPending = 19,
+  kInfo = 28,
+  kNoMem = 34,
+  kUnsupportedOperation = 52,
+  kProcFailed = 54,  // a peer died (MPI_ERR_PROC_FAILED in ULFM terms)
+  kQueue = 70,       // erroneous queue use (chapter 13)
+  kMatch = 71,       // erroneous match use (chapter 13)
+  kAgain = 100,      // transient: retry (never escapes to the API)
+};
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+  // Prefix context ("MPI_Send: ") while the error travels up.
+  Status& WithContext(const std::string& ctx) {
+    if (!ok()) message_ = ctx + ": " + message_;
+    return *this;
+  }
+  void IgnoreError() const {}
+
+ private:
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+inline Status Error(Code code, std::string message) { return Status(code, std::move(message)); }
+
+}  // namespace nicq
+
+// Return early with the status when it is an error.
+#define NICQ_RETURN_IF_ERROR(expr)          \
+  do {                                      \
+    ::nicq::Status nicq_status_ = (expr);   \
+    if (!nicq_status_.ok()) return nicq_status_; \
+  } while (0)

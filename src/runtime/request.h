@@ -1,0 +1,67 @@
+// nicq::Request — the internal request object behind an MPI_Request.
+//
+// The API layer (src/api/) allocates requests from its handle table and
+// passes Request* down; engines (p2p, collectives, queues) fill in
+// completion. A request is complete when `done` is true (release store by
+// the engine, acquire load by waiters). Persistent requests keep their
+// arguments here so MPI_Start re-posts without allocating.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace nicq {
+
+struct Comm;
+
+enum class ReqKind : std::uint8_t {
+  kSend,
+  kRecv,
+  kPersistentSend,
+  kPersistentRecv,
+  kColl,            // nonblocking collective
+  kPersistentColl,  // persistent collective
+  kMatch,           // MPI_Imatch / MPI_Imatchall
+  kGeneralized,
+};
+
+enum class SendMode : std::uint8_t { kStandard, kBuffered, kSynchronous, kReady };
+
+// What MPI_Status reports; bytes is the received (or sent) byte count.
+struct RequestStatus {
+  int source = -1;  // comm rank (MPI_ANY_SOURCE until matched)
+  int tag = -1;
+  int error = 0;     // nicq::Code value
+  std::size_t bytes = 0;
+  bool cancelled = false;
+};
+
+struct Request {
+  ReqKind kind = ReqKind::kSend;
+  SendMode mode = SendMode::kStandard;
+  bool persistent = false;
+  bool active = false;   // persistent: started, not yet completed by a wait/test
+  std::atomic<bool> done{false};
+  RequestStatus status;
+
+  // Arguments (kept for persistent restart; also used by the engines).
+  Comm* comm = nullptr;
+  void* buf = nullptr;       // contiguous byte buffer the engine reads/writes
+  std::size_t bytes = 0;
+  int peer = -1;             // comm rank, MPI_ANY_SOURCE(-2) or MPI_PROC_NULL(-1) as in mpi.h
+  int tag = 0;               // user tag or MPI_ANY_TAG(-1)
+
+  // Owner hooks (API layer): e.g. unpack a noncontiguous datatype. Called by
+  // the waiter thread after `done`, never by the progress engine.
+  void* api_data = nullptr;
+
+  // Engine-private state (p2p: rendezvous slot, posted context; coll: plan).
+  void* engine = nullptr;
+  std::uint64_t engine_word[4] = {};
+
+  void MarkDone() { done.store(true, std::memory_order_release); }
+  bool IsDone() const { return done.load(std::memory_order_acquire); }
+};
+
+}  // namespace nicq

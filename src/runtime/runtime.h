@@ -1,0 +1,82 @@
+// The runtime's internal API, used by src/api/ (and later by collectives and
+// queues). Everything returns nicq::Status; MPI error codes exist only in
+// src/api/. Ranks are comm ranks unless a name says "world".
+//
+// Special values follow mpi.h: kAnySource = -2, kProcNull = -1, kAnyTag = -1.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/status.h"
+#include "runtime/comm.h"
+#include "runtime/request.h"
+
+namespace nicq {
+class Bootstrap;
+}
+
+namespace nicq::rt {
+
+inline constexpr int kAnySource = -2;
+inline constexpr int kProcNull = -1;
+inline constexpr int kAnyTag = -1;
+
+// ---- environment -----------------------------------------------------------
+// Bootstrap, open the fabric (NICQ_PROVIDER), exchange addresses, build the
+// world and self communicators. `required`/`provided` are MPI_THREAD_* values
+// (0 single .. 3 multiple).
+Status Init(int required, int* provided);
+Status Finalize();
+bool Initialized();
+bool Finalized();
+int ThreadLevel();
+int WorldRank();
+int WorldSize();
+Bootstrap& Boot();
+const char* ProviderName();  // the libfabric provider in use, e.g. "tcp;ofi_rxm"
+[[noreturn]] void Abort(int code, const char* why);
+int TagUpperBound();  // largest user tag the tag packing allows (>= 32767)
+
+// ---- communicators -----------------------------------------------------------
+Comm* World();
+Comm* Self();
+// Collective over `parent`: a new context id agreed by all members.
+Status CommDup(Comm* parent, Comm** out);
+// color < 0 means MPI_UNDEFINED (out = nullptr on that rank).
+Status CommSplit(Comm* parent, int color, int key, Comm** out);
+Status CommFree(Comm* comm);
+
+// ---- point-to-point ------------------------------------------------------------
+// Start a send/receive of `bytes` contiguous bytes; `req` is filled in and
+// completes asynchronously (req->IsDone()). The engine sets req->status.
+// MPI_PROC_NULL completes at once with source = MPI_PROC_NULL, tag = MPI_ANY_TAG.
+Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, SendMode mode,
+             Request* req);
+Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request* req);
+// Probe: status.bytes is the incoming message's size.
+Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status);
+Status Probe(int source, int tag, Comm* comm, RequestStatus* status);
+// Cancel a pending receive (sends: not supported, returns Ok and leaves it).
+Status Cancel(Request* req);
+
+// Buffered mode (MPI_Buffer_attach/detach).
+Status BufferAttach(void* buf, std::size_t size);
+Status BufferDetach(void** buf, std::size_t* size);  // waits for pending bsends
+inline constexpr std::size_t kBsendOverhead = 96;  // = MPI_BSEND_OVERHEAD
+
+// ---- progress -------------------------------------------------------------------
+// Poll the fabric once; *progressed is set when any completion was handled.
+Status Progress(bool* progressed = nullptr);
+
+// A waiter's escalation: spin a little, then yield, then block on the
+// fabric's wait object with a short timeout. Callers loop:
+//   Backoff b; while (!cond) NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
+// ProgressWait also detects dead peers (kProcFailed) so no wait hangs silently.
+struct Backoff {
+  std::uint32_t polls = 0;
+  void Reset() { polls = 0; }
+};
+Status ProgressWait(Backoff& backoff);
+
+}  // namespace nicq::rt
