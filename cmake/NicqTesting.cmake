@@ -2,21 +2,28 @@
 find_package(GTest REQUIRED)
 include(GoogleTest)
 
-# nicq_add_unit_test(name SOURCES a.cc b.cc [LABELS l1 l2])
-# A gtest binary linked against libnicq and its internal headers.
+# nicq_add_unit_test(name SOURCES a.cc b.cc [LINK layer...] [LABELS l1 l2])
+# A gtest binary linked against the given layer libraries (default: libnicq).
 function(nicq_add_unit_test name)
-  cmake_parse_arguments(A "" "" "SOURCES;LABELS" ${ARGN})
+  cmake_parse_arguments(A "" "" "SOURCES;LABELS;LINK" ${ARGN})
+  if(NOT A_LINK)
+    set(A_LINK nicq_internal)
+  endif()
   add_executable(${name} ${A_SOURCES})
-  target_link_libraries(${name} PRIVATE nicq_internal GTest::gtest GTest::gtest_main)
+  target_link_libraries(${name} PRIVATE ${A_LINK} GTest::gtest GTest::gtest_main)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "unit;${A_LABELS}" TIMEOUT 300)
 endfunction()
 
-# nicq_add_mp_program(name SOURCES a.c ...): an MPI program for multi-process tests.
+# nicq_add_mp_program(name SOURCES a.c ... [LINK layer...]): a program for
+# multi-process tests (default: linked to libnicq).
 function(nicq_add_mp_program name)
-  cmake_parse_arguments(A "" "" "SOURCES" ${ARGN})
+  cmake_parse_arguments(A "" "" "SOURCES;LINK" ${ARGN})
+  if(NOT A_LINK)
+    set(A_LINK nicq_internal)
+  endif()
   add_executable(${name} ${A_SOURCES})
-  target_link_libraries(${name} PRIVATE nicq_internal)
+  target_link_libraries(${name} PRIVATE ${A_LINK})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 endfunction()
 
