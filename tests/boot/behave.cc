@@ -1,0 +1,51 @@
+// Misbehaving ranks for nicqrun's tests. usage: boot_behave <mode> [arg]
+//   exit <code>         rank 1 exits with <code> after a barrier; others wait in a
+//                       second barrier (they must be killed, job status = code)
+//   segv                rank 1 raises SIGSEGV after a barrier; others wait
+//   abort <code>        rank 1 calls Bootstrap::Abort(code, "test abort")
+//   hang                every rank sleeps forever (for --timeout)
+//   early-exit          rank 1 exits 0 without joining a barrier the others enter
+//   print <lines>       every rank prints <lines> numbered lines on stdout and one
+//                       on stderr, then exits 0
+//   status <code>       the last rank exits with <code> (no bootstrap use)
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "boot/bootstrap.h"
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  const std::string mode = argv[1];
+  const int arg = argc > 2 ? std::atoi(argv[2]) : 0;
+  const int rank = std::atoi(std::getenv("NICQ_RANK") ? std::getenv("NICQ_RANK") : "0");
+  const int size = std::atoi(std::getenv("NICQ_SIZE") ? std::getenv("NICQ_SIZE") : "1");
+
+  if (mode == "hang") {
+    for (;;) pause();
+  }
+  if (mode == "print") {
+    for (int i = 0; i < arg; ++i) std::printf("rank %d line %d\n", rank, i);
+    std::fprintf(stderr, "rank %d stderr\n", rank);
+    return 0;
+  }
+  if (mode == "status") return rank == size - 1 ? arg : 0;
+
+  std::unique_ptr<nicq::Bootstrap> boot;
+  if (!nicq::CreateBootstrap(boot).ok()) return 3;
+  if (!boot->Barrier().ok()) return 4;
+  if (rank == 1) {
+    if (mode == "exit") return arg;
+    if (mode == "segv") raise(SIGSEGV);
+    if (mode == "abort") boot->Abort(arg, "test abort");
+    if (mode == "early-exit") return 0;
+  }
+  // The others block here until nicqrun kills them or reports the job.
+  if (!boot->Barrier().ok()) return 5;
+  return 0;
+}

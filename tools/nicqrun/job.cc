@@ -1,0 +1,275 @@
+#include "job.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+
+#include "boot/local_wire.h"
+
+namespace nicq::run {
+
+// Ranks get this long to exit after SIGTERM before SIGKILL.
+static constexpr double kGraceSeconds = 3.0;
+// After the last rank exits, output still held by its children is forwarded
+// for at most this long.
+static constexpr double kDrainSeconds = 2.0;
+
+double Now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+static void Note(const std::string& msg) {
+  std::fprintf(stderr, "nicqrun: %s\n", msg.c_str());
+}
+
+Job::Job(const Options& opts) : opts_(opts), ranks_(opts.ranks), rendezvous_(opts.ranks) {}
+
+Job::~Job() {
+  if (signal_fd_ >= 0) ::close(signal_fd_);
+  if (!job_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(job_dir_, ec);
+  }
+}
+
+std::string Job::Setup() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/nicqrun.XXXXXX";
+  if (templ.size() > 80) templ = "/tmp/nicqrun.XXXXXX";  // keep the socket path short
+  if (!::mkdtemp(templ.data())) return "mkdtemp(" + templ + "): " + strerror(errno);
+  job_dir_ = templ;
+  std::string err = rendezvous_.Listen(job_dir_ + "/" + boot::kSocketName);
+  if (!err.empty()) return err;
+
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) < 0)
+    return std::string("sigprocmask: ") + strerror(errno);
+  signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signal_fd_ < 0) return std::string("signalfd: ") + strerror(errno);
+  signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill the launcher
+  return "";
+}
+
+std::string Job::Spawn(int r) {
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) < 0) return std::string("pipe: ") + strerror(errno);
+  if (pipe2(err, O_CLOEXEC) < 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    return std::string("pipe: ") + strerror(errno);
+  }
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) return std::string("fork: ") + strerror(errno);
+  if (pid == 0) {
+    // Child: own process group (so the job can be killed as a unit), dies
+    // with nicqrun even if nicqrun is SIGKILLed, default signal state.
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    // Dispositions survive exec: a nicqrun started in the background by a
+    // shell inherits SIGINT ignored, and its ranks must still die on it.
+    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(s, SIG_DFL);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    setenv("NICQ_RANK", std::to_string(r).c_str(), 1);
+    setenv("NICQ_SIZE", std::to_string(opts_.ranks).c_str(), 1);
+    setenv("NICQ_LOCAL_RANK", std::to_string(r).c_str(), 1);
+    setenv("NICQ_LOCAL_SIZE", std::to_string(opts_.ranks).c_str(), 1);
+    setenv("NICQ_BOOT_DIR", job_dir_.c_str(), 1);
+    std::vector<char*> argv;
+    for (std::string& a : opts_.argv) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    std::string msg = "nicqrun: rank " + std::to_string(r) + ": cannot execute '" + opts_.argv[0] +
+                      "': " + strerror(errno) + "\n";
+    (void)!write(2, msg.data(), msg.size());
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here: no race with an early kill(-pid)
+  ::close(out[1]);
+  ::close(err[1]);
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  fcntl(err[0], F_SETFL, O_NONBLOCK);
+  Rank& rk = ranks_[r];
+  rk.pid = pid;
+  rk.running = true;
+  rk.out = std::make_unique<OutputForwarder>(r, out[0], 1, opts_.tag_output);
+  rk.err = std::make_unique<OutputForwarder>(r, err[0], 2, opts_.tag_output);
+  ++running_;
+  return "";
+}
+
+void Job::SignalAll(int sig) {
+  for (const Rank& rk : ranks_) {
+    if (!rk.running) continue;
+    if (kill(-rk.pid, sig) < 0) kill(rk.pid, sig);
+  }
+}
+
+void Job::Fail(const std::string& message, int exit_status, int sig) {
+  if (failing_) return;
+  failing_ = true;
+  exit_status_ = exit_status;
+  Note(message);
+  SignalAll(sig);
+  kill_at_ = Now() + kGraceSeconds;
+}
+
+std::string Job::RunningRanks() const {
+  std::string s;
+  for (std::size_t r = 0; r < ranks_.size(); ++r)
+    if (ranks_[r].running) s += (s.empty() ? "" : " ") + std::to_string(r);
+  return s.empty() ? "none" : s;
+}
+
+void Job::HandleRendezvous(const RendezvousEvent& ev) {
+  if (ev.kind == RendezvousEvent::kAbort) {
+    Fail("rank " + std::to_string(ev.rank) + " called abort (code " + std::to_string(ev.code) +
+             "): " + ev.message + "; killing the job",
+         ev.code != 0 ? ev.code : 1, SIGTERM);
+  } else if (ev.kind == RendezvousEvent::kFailure) {
+    Fail(ev.message + "; killing the job", 1, SIGTERM);
+  }
+}
+
+void Job::OnRankExit(int r, int status) {
+  Rank& rk = ranks_[r];
+  rk.running = false;
+  rk.wait_status = status;
+  --running_;
+  if (failing_) return;  // we are killing it: its end is not news
+  const std::string who = "rank " + std::to_string(r) + " (pid " + std::to_string(rk.pid) + ")";
+  const std::string rest = running_ > 0 ? "; killing the other ranks" : "";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    HandleRendezvous(rendezvous_.OnRankExit(r, "exited with status 0"));
+  } else if (WIFEXITED(status)) {
+    Fail(who + " exited with status " + std::to_string(WEXITSTATUS(status)) + rest,
+         WEXITSTATUS(status), SIGTERM);
+  } else if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    Fail(who + " was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" + rest,
+         128 + sig, SIGTERM);
+  }
+}
+
+void Job::ReapChildren() {
+  for (;;) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    for (std::size_t r = 0; r < ranks_.size(); ++r)
+      if (ranks_[r].pid == pid && ranks_[r].running) OnRankExit(static_cast<int>(r), status);
+  }
+}
+
+void Job::OnSignal(int sig) {
+  if (sig == SIGCHLD) return ReapChildren();
+  if (failing_) {  // second Ctrl-C: no more grace
+    SignalAll(SIGKILL);
+    return;
+  }
+  Fail(std::string("caught ") + sigabbrev_np(sig) +
+           "; killing the job (ranks still running: " + RunningRanks() + ")",
+       128 + sig, sig == SIGQUIT ? SIGKILL : sig);
+}
+
+void Job::OnTimeout() {
+  char secs[32];
+  std::snprintf(secs, sizeof(secs), "%g", opts_.timeout_s);
+  Fail(std::string("timeout after ") + secs + " s; ranks still running: " + RunningRanks() +
+           "; killing the job",
+       124, SIGTERM);
+}
+
+int Job::PollTimeoutMs() const {
+  double deadline = 0;
+  if (!failing_ && opts_.timeout_s > 0) deadline = start_ + opts_.timeout_s;
+  if (failing_ && running_ > 0 && kill_at_ > 0) deadline = kill_at_;
+  if (running_ == 0) deadline = drain_until_;
+  if (deadline == 0) return -1;
+  double ms = (deadline - Now()) * 1000.0;
+  return ms <= 0 ? 0 : static_cast<int>(ms) + 1;
+}
+
+int Job::Run() {
+  start_ = Now();
+  std::string err = Setup();
+  for (int r = 0; err.empty() && r < opts_.ranks; ++r) err = Spawn(r);
+  if (!err.empty()) {
+    if (running_ == 0) {
+      Note("cannot start the job: " + err);
+      return 1;
+    }
+    Fail("cannot start the job: " + err, 1, SIGTERM);
+  }
+
+  std::vector<pollfd> fds;
+  for (;;) {
+    bool pipes_open = false;
+    for (const Rank& rk : ranks_) pipes_open |= rk.out && (rk.out->open() || rk.err->open());
+    if (running_ == 0 && !pipes_open) break;
+    if (running_ == 0 && drain_until_ == 0) drain_until_ = Now() + kDrainSeconds;
+
+    fds.clear();
+    fds.push_back({signal_fd_, POLLIN, 0});
+    for (const Rank& rk : ranks_) {  // a rank never spawned polls fd -1: ignored
+      fds.push_back({rk.out ? rk.out->fd() : -1, POLLIN, 0});
+      fds.push_back({rk.err ? rk.err->fd() : -1, POLLIN, 0});
+    }
+    const std::size_t rv_base = fds.size();
+    rendezvous_.AddPollFds(fds);
+    int n = poll(fds.data(), fds.size(), PollTimeoutMs());
+    if (n < 0 && errno != EINTR) {
+      Fail(std::string("poll: ") + strerror(errno), 1, SIGKILL);
+      break;
+    }
+    if (n > 0) {
+      for (std::size_t r = 0; r < ranks_.size(); ++r) {
+        if (fds[1 + 2 * r].revents) ranks_[r].out->OnReadable();
+        if (fds[2 + 2 * r].revents) ranks_[r].err->OnReadable();
+      }
+      HandleRendezvous(rendezvous_.HandlePoll(fds.data() + rv_base, fds.size() - rv_base));
+      if (fds[0].revents & POLLIN) {
+        signalfd_siginfo si;
+        while (read(signal_fd_, &si, sizeof(si)) == sizeof(si))
+          OnSignal(static_cast<int>(si.ssi_signo));
+      }
+    }
+    const double now = Now();
+    if (!failing_ && opts_.timeout_s > 0 && now >= start_ + opts_.timeout_s && running_ > 0)
+      OnTimeout();
+    if (failing_ && running_ > 0 && kill_at_ > 0 && now >= kill_at_) {
+      Note("ranks " + RunningRanks() + " still running after " +
+           std::to_string(int(kGraceSeconds)) + " s; sending SIGKILL");
+      SignalAll(SIGKILL);
+      kill_at_ = 0;
+    }
+    if (running_ == 0 && drain_until_ > 0 && now >= drain_until_)
+      for (Rank& rk : ranks_)
+        if (rk.out) rk.out->Close(), rk.err->Close();
+  }
+  return exit_status_;
+}
+
+}  // namespace nicq::run

@@ -1,0 +1,20 @@
+// Command line of nicqrun (and of its mpiexec/mpirun aliases).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace nicq::run {
+
+struct Options {
+  int ranks = 1;
+  double timeout_s = 0;  // 0: none
+  bool tag_output = false;
+  std::vector<std::string> argv;  // program and its arguments
+};
+
+// Parses argv; on a usage error returns false and fills `error`. Sets
+// `exit_now` (with `error` empty) for --help/--version, already printed.
+bool ParseOptions(int argc, char** argv, Options& opts, std::string& error, bool& exit_now);
+
+}  // namespace nicq::run

@@ -1,0 +1,66 @@
+// The local bootstrap's server side: nicqrun listens on
+// $NICQ_BOOT_DIR/boot.sock and completes each Allgather once every rank has
+// contributed (protocol in src/boot/local_wire.h). Single-threaded; driven
+// by nicqrun's poll loop.
+#pragma once
+
+#include <poll.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nicq::run {
+
+// What the job must do after the server handled an event.
+struct RendezvousEvent {
+  enum Kind { kNone, kAbort, kFailure } kind = kNone;
+  int rank = -1;
+  int code = 0;
+  std::string message;
+};
+
+class RendezvousServer {
+ public:
+  explicit RendezvousServer(int size);
+  ~RendezvousServer();
+
+  // Creates and listens on `socket_path`; returns an error text or "".
+  std::string Listen(const std::string& socket_path);
+
+  // Appends the descriptors to watch; HandlePoll consumes them in the same order.
+  void AddPollFds(std::vector<pollfd>& fds) const;
+  RendezvousEvent HandlePoll(const pollfd* fds, std::size_t count);
+
+  // The rank's process exited: it will never contribute again. Returns a
+  // failure when ranks wait in a collective that now cannot complete.
+  RendezvousEvent OnRankExit(int rank, const std::string& how);
+
+ private:
+  struct Conn {
+    int fd = -1;
+    int rank = -1;  // -1 until kHello
+    std::vector<std::uint8_t> in;
+  };
+  RendezvousEvent HandleReadable(Conn& c);
+  RendezvousEvent HandleMessage(Conn& c, const void* header, const std::uint8_t* payload);
+  RendezvousEvent TryComplete();
+  RendezvousEvent CheckStuck();
+  void CloseConn(Conn& c);
+  std::string WaitingRanks() const;
+
+  int size_;
+  int listen_fd_ = -1;
+  std::vector<Conn> conns_;
+  std::vector<int> rank_fd_;  // connection of each rank (-1: none)
+  std::vector<bool> gone_;    // exited or closed: can never contribute again
+  std::vector<std::string> gone_how_;
+  // The collective in flight (ranks cannot start the next before it ends).
+  std::uint64_t seq_ = 0;
+  std::uint64_t len_ = 0;
+  int contributed_ = 0;
+  std::vector<bool> have_;
+  std::vector<std::uint8_t> data_;  // size_ * len_ once the first rank arrives
+};
+
+}  // namespace nicq::run
