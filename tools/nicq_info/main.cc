@@ -1,0 +1,56 @@
+// nicq_info: what nicq would find on this machine.
+//   nicq_info      libfabric providers and the offload backend each would get,
+//                  and the hwloc topology summary (cores, NICs)
+//   nicq_info -e   every NICQ_* environment variable with type, default, help
+// The backend rule mirrors the runtime's choice under NICQ_OFFLOAD=auto: a
+// provider whose endpoints offer FI_TRIGGER gets the native (NIC triggered)
+// backend, any other the emulated (software counter) backend.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "core/config.h"
+#include "nicq_info.h"
+
+static int Usage(const char* argv0) {
+  std::fprintf(stderr,
+               "usage: %s [-e | --env] [-p | --providers] [-t | --topology]\n"
+               "  (no option: providers and topology)\n",
+               argv0);
+  return 2;
+}
+
+static void PrintEnv() {
+  std::printf("# nicq environment variables (set them in the job's environment)\n");
+  for (const auto& v : nicq::config::AllVars()) {
+    std::printf("%s (%s, default %s)%s\n", v.name, v.type, v.default_value,
+                nicq::config::IsSet(v.name) ? "  [set]" : "");
+    std::printf("    %s\n", v.help);
+  }
+}
+
+int main(int argc, char** argv) {
+  bool env = false, prov = false, topo = false;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (!std::strcmp(a, "-e") || !std::strcmp(a, "--env"))
+      env = true;
+    else if (!std::strcmp(a, "-p") || !std::strcmp(a, "--providers"))
+      prov = true;
+    else if (!std::strcmp(a, "-t") || !std::strcmp(a, "--topology"))
+      topo = true;
+    else if (!std::strcmp(a, "-h") || !std::strcmp(a, "--help"))
+      return Usage(argv[0]), 0;
+    else
+      return Usage(argv[0]);
+  }
+  if (env) {
+    PrintEnv();
+    if (!prov && !topo) return 0;
+  }
+  if (!env && !prov && !topo) prov = topo = true;
+  int rc = 0;
+  if (prov) rc |= nicq::info::PrintProviders();
+  if (topo) rc |= nicq::info::PrintTopology();
+  return rc;
+}
