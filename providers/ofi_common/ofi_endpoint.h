@@ -1,0 +1,105 @@
+// OfiEndpoint: one libfabric fabric/domain/AV/RDM endpoint/CQ opened for an
+// offload backend, separate from the point-to-point engine's, so the
+// backend's tags, keys and counters never collide with the runtime's.
+//
+// The native backend asks for FI_TRIGGER + FI_RMA_EVENT with automatic data
+// progress (the provider fires triggers by itself); the emulated backend asks
+// for manual progress and remote CQ data and drives the CQ itself.
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "providers/backend.h"
+
+namespace nicq::ofi {
+
+struct EndpointOptions {
+  std::string provider;        // "sockets", "tcp;ofi_rxm", "shm", ... ("" or "auto": backend picks)
+  bool triggers = false;       // require FI_TRIGGER and FI_RMA_EVENT (native)
+  bool auto_progress = false;  // require FI_PROGRESS_AUTO data progress
+  bool remote_cq_data = false;    // require FI_REMOTE_CQ_DATA (emulated remote counters)
+  bool cq_wait_object = false;    // CQ with a wait object so fi_cq_sread can block
+  std::size_t queue_size = 4096;  // tx/rx/CQ depth asked for
+};
+
+// A peer's wire-up blob (fixed size so every rank contributes the same length
+// to the bootstrap's allgather): the endpoint name and the base address of
+// the peer's counter doorbell array (backend specific; 0 if unused).
+struct WireAddress {
+  std::vector<std::uint8_t> name;
+  std::uint64_t doorbell_base = 0;
+  std::uint64_t doorbell_key = 0;  // only needed where the provider picks keys
+};
+inline constexpr std::size_t kWireBlobBytes = 256;
+Status EncodeWire(const WireAddress& in, std::vector<std::uint8_t>& out);
+Status DecodeWire(std::span<const std::uint8_t> blob, WireAddress* out);
+
+class OfiEndpoint {
+ public:
+  static Status Open(const EndpointOptions& options, std::unique_ptr<OfiEndpoint>* out);
+  ~OfiEndpoint();
+  OfiEndpoint(const OfiEndpoint&) = delete;
+  OfiEndpoint& operator=(const OfiEndpoint&) = delete;
+
+  const char* provider_name() const { return info_->fabric_attr->prov_name; }
+  fi_info* info() const { return info_; }
+  fid_domain* domain() const { return domain_; }
+  fid_ep* ep() const { return ep_; }
+  fid_cq* cq() const { return cq_; }
+  bool cq_waitable() const { return cq_waitable_; }
+  bool has_atomics() const { return (info_->caps & FI_ATOMIC) != 0; }
+  // Remote addresses are virtual addresses (else offsets into the region).
+  bool virt_addr() const { return (info_->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0; }
+  // The provider chooses MR keys: keys cannot carry counter ids (mr_key.h).
+  bool prov_key() const { return (info_->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0; }
+  std::size_t tx_size() const { return info_->tx_attr->size; }
+
+  Status Name(std::vector<std::uint8_t>& out) const;
+  // Inserts every peer's endpoint name; Peer(rank) is its fi_addr afterwards.
+  Status InsertPeers(std::span<const WireAddress> peers);
+  fi_addr_t Peer(offload::PeerId rank) const {
+    return rank >= 0 && static_cast<std::size_t>(rank) < peers_.size() ? peers_[rank]
+                                                                       : FI_ADDR_NOTAVAIL;
+  }
+  std::size_t num_peers() const { return peers_.size(); }
+
+  // Registers [addr, addr+len) with `access` under requested key `key`.
+  Status RegisterMr(void* addr, std::size_t len, std::uint64_t access, std::uint64_t key,
+                    fid_mr** out) const;
+  // Address a peer must use to reach offset 0 of a region registered at addr.
+  std::uint64_t RemoteBase(const void* addr) const {
+    return virt_addr() ? reinterpret_cast<std::uint64_t>(addr) : 0;
+  }
+
+  // Fills caps->atomics / atomic_mask / max_atomic_bytes from fi_query_atomic.
+  void QueryAtomics(offload::Capabilities* caps) const;
+
+ private:
+  OfiEndpoint() = default;
+  Status OpenObjects(const EndpointOptions& options);
+
+  fi_info* info_ = nullptr;
+  fid_fabric* fabric_ = nullptr;
+  fid_domain* domain_ = nullptr;
+  fid_av* av_ = nullptr;
+  fid_ep* ep_ = nullptr;
+  fid_cq* cq_ = nullptr;
+  bool cq_waitable_ = false;
+  std::vector<fi_addr_t> peers_;
+};
+
+}  // namespace nicq::ofi

@@ -1,0 +1,118 @@
+#include "providers/ofi_common/progress_thread.h"
+
+#include <hwloc.h>
+#include <sched.h>
+
+#include <chrono>
+
+#include "core/config.h"
+#include "core/log.h"
+
+namespace nicq::ofi {
+namespace {
+
+std::int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int AllowedPus() {
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0) return 1;
+  int n = 1;
+  if (hwloc_topology_load(topo) == 0) {
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) n = hwloc_bitmap_weight(set);
+    hwloc_bitmap_free(set);
+  }
+  hwloc_topology_destroy(topo);
+  return n < 1 ? 1 : n;
+}
+
+}  // namespace
+
+bool ProgressThread::WantedByConfig() {
+  const std::int64_t v = config::GetInt("NICQ_PROGRESS_THREAD");
+  if (v >= 0) return v != 0;
+  return AllowedPus() > 1;
+}
+
+Status ProgressThread::Start(Step step, Block block, Wake wake, int spin_us) {
+  if (running()) return Status::Ok();
+  step_ = std::move(step);
+  block_ = std::move(block);
+  wake_ = std::move(wake);
+  stop_.store(false);
+  const int app_pu = sched_getcpu();
+  thread_ = std::thread([this, spin_us, app_pu] {
+    BindAwayFromApp(app_pu);
+    Run(spin_us);
+  });
+  return Status::Ok();
+}
+
+void ProgressThread::Stop() {
+  if (!thread_.joinable()) return;
+  stop_.store(true, std::memory_order_release);
+  if (wake_) wake_();
+  thread_.join();
+}
+
+// The application thread keeps the core it runs on; the progress thread
+// takes another PU of the process's cpuset (the last one unlike the app's),
+// so on a two-core machine each rank's progress thread sits on the other
+// core and, being mostly blocked, costs the ranks there little.
+void ProgressThread::BindAwayFromApp(int app_pu) {
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0) return;
+  if (hwloc_topology_load(topo) == 0) {
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0 && hwloc_bitmap_weight(set) > 1) {
+      int chosen = -1;
+      for (int pu = hwloc_bitmap_last(set); pu >= 0; --pu) {
+        if (hwloc_bitmap_isset(set, pu) && pu != app_pu) {
+          chosen = pu;
+          break;
+        }
+      }
+      if (chosen >= 0) {
+        hwloc_bitmap_t one = hwloc_bitmap_alloc();
+        hwloc_bitmap_only(one, chosen);
+        if (hwloc_set_cpubind(topo, one, HWLOC_CPUBIND_THREAD) == 0) bound_pu_.store(chosen);
+        hwloc_bitmap_free(one);
+      }
+    }
+    hwloc_bitmap_free(set);
+  }
+  hwloc_topology_destroy(topo);
+  NICQ_LOG(kDebug, kProvider, "progress thread bound to PU %d (application on PU %d)",
+           bound_pu_.load(), app_pu);
+}
+
+void ProgressThread::Run(int spin_us) {
+  const std::int64_t spin_ns = static_cast<std::int64_t>(spin_us) * 1000;
+  while (!stop_.load(std::memory_order_acquire)) {
+    // Spin while work keeps coming; after spin_us without any, yield a few
+    // times, then block until the wait object fires (or 10 ms pass).
+    std::int64_t idle_since = NowNs();
+    int yields = 0;
+    while (!stop_.load(std::memory_order_relaxed)) {
+      if (step_()) {
+        idle_since = NowNs();
+        yields = 0;
+        continue;
+      }
+      if (NowNs() - idle_since < spin_ns) continue;
+      if (yields++ < 8) {
+        sched_yield();
+        continue;
+      }
+      break;
+    }
+    if (stop_.load(std::memory_order_relaxed)) break;
+    block_(10);
+  }
+}
+
+}  // namespace nicq::ofi

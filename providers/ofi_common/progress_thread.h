@@ -1,0 +1,49 @@
+// A progress thread for the ofi backends: runs `step` (returns true when it
+// did something) in a loop that spins briefly, yields, then blocks in
+// `block` (e.g. fi_cq_sread with a wait object) until woken or a short
+// timeout. It is bound with hwloc to a core away from the one the
+// application thread runs on, when the process may use more than one.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <thread>
+
+#include "core/status.h"
+
+namespace nicq::ofi {
+
+class ProgressThread {
+ public:
+  using Step = std::function<bool()>;
+  // Blocks up to timeout_ms (returns early when there may be work); must
+  // return promptly after Wake().
+  using Block = std::function<void(int timeout_ms)>;
+  using Wake = std::function<void()>;
+
+  ProgressThread() = default;
+  ~ProgressThread() { Stop(); }
+
+  Status Start(Step step, Block block, Wake wake, int spin_us);
+  void Stop();
+  bool running() const { return thread_.joinable(); }
+  // The PU it was bound to (-1: not bound).
+  int bound_pu() const { return bound_pu_.load(); }
+
+  // NICQ_PROGRESS_THREAD: 1 on, 0 off, -1 on when the process may use more
+  // than one processing unit.
+  static bool WantedByConfig();
+
+ private:
+  void Run(int spin_us);
+  void BindAwayFromApp(int app_pu);
+
+  Step step_;
+  Block block_;
+  Wake wake_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> bound_pu_{-1};
+  std::thread thread_;
+};
+
+}  // namespace nicq::ofi

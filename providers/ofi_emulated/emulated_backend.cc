@@ -1,0 +1,426 @@
+#include "providers/ofi_emulated/emulated_backend.h"
+
+#include <time.h>
+
+#include <cstring>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "providers/ofi_common/atomic_map.h"
+#include "providers/ofi_common/backoff.h"
+#include "providers/ofi_common/mr_key.h"
+#include "providers/ofi_common/ofi_error.h"
+
+namespace nicq::ofi {
+
+using offload::CounterId;
+using offload::kNoCounter;
+using offload::OpKind;
+using offload::TriggeredOp;
+
+namespace {
+
+// Remote CQ data: the counter to bump and by how much.
+std::uint64_t EncodeCqData(CounterId counter, std::uint64_t value) {
+  return (value << 32) | counter;
+}
+
+// The counter a put/atomic must bump at its target: the op names it, or the
+// target region's key carries it (mr_key.h).
+CounterId ArrivalCounter(const TriggeredOp& op) {
+  return op.target_counter != kNoCounter ? op.target_counter : ArrivalCounterOfKey(op.remote_key);
+}
+
+constexpr int kCqBatch = 16;
+
+}  // namespace
+
+const std::uint64_t EmulatedBackend::kDoorbellSource = 0;
+
+EmulatedBackend::EmulatedBackend(const EmulatedConfig& config)
+    : config_(config), queue_(config.num_counters, config.num_ops) {}
+
+Status EmulatedBackend::Create(const EmulatedConfig& config,
+                               std::unique_ptr<EmulatedBackend>* out) {
+  std::unique_ptr<EmulatedBackend> b(new EmulatedBackend(config));
+  NICQ_RETURN_IF_ERROR(b->Init().WithContext("emulated backend on " + config.provider));
+  *out = std::move(b);
+  return Status::Ok();
+}
+
+Status EmulatedBackend::Init() {
+  EndpointOptions o;
+  o.provider = config_.provider;
+  o.remote_cq_data = true;
+  o.cq_wait_object = true;
+  NICQ_RETURN_IF_ERROR(OfiEndpoint::Open(o, &ep_));
+  caps_.native_triggers = false;
+  caps_.remote_counters = true;
+  ep_->QueryAtomics(&caps_);
+  caps_.max_trigger_slots = config_.num_ops;
+  caps_.max_msg_bytes = ep_->info()->ep_attr->max_msg_size;
+  NICQ_RETURN_IF_ERROR(ep_->RegisterMr(&doorbell_, sizeof(doorbell_), FI_REMOTE_WRITE,
+                                       kDoorbellKeyBit, &doorbell_mr_));
+  const bool want_thread =
+      config_.progress_thread < 0 ? ProgressThread::WantedByConfig() : config_.progress_thread != 0;
+  if (want_thread) {
+    NICQ_RETURN_IF_ERROR(thread_.Start([this] { return Progress(); },
+                                       [this](int ms) { BlockInCq(ms); },
+                                       [this] {
+                                         if (ep_->cq_waitable()) fi_cq_signal(ep_->cq());
+                                       },
+                                       config_.spin_us));
+  }
+  return Status::Ok();
+}
+
+EmulatedBackend::~EmulatedBackend() {
+  thread_.Stop();
+  if (doorbell_mr_) fi_close(&doorbell_mr_->fid);
+}
+
+Status EmulatedBackend::LocalAddress(std::vector<std::uint8_t>& out) {
+  WireAddress w;
+  NICQ_RETURN_IF_ERROR(ep_->Name(w.name));
+  w.doorbell_base = ep_->RemoteBase(&doorbell_);
+  w.doorbell_key = fi_mr_key(doorbell_mr_);
+  return EncodeWire(w, out);
+}
+
+Status EmulatedBackend::SetPeers(std::span<const std::vector<std::uint8_t>> addrs) {
+  std::vector<WireAddress> peers(addrs.size());
+  for (std::size_t i = 0; i < addrs.size(); ++i)
+    NICQ_RETURN_IF_ERROR(DecodeWire(addrs[i], &peers[i])
+                             .WithContext("emulated SetPeers: peer " + std::to_string(i)));
+  NICQ_RETURN_IF_ERROR(ep_->InsertPeers(peers));
+  doorbells_.resize(peers.size());
+  doorbell_keys_.resize(peers.size());
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    doorbells_[i] = peers[i].doorbell_base;
+    doorbell_keys_[i] = peers[i].doorbell_key;
+  }
+  return Status::Ok();
+}
+
+Status EmulatedBackend::AllocCounters(std::size_t n, CounterId* out) {
+  return queue_.AllocCounters(n, out);
+}
+
+Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
+  if (!queue_.CounterInUse(id))
+    return Error(Code::kArg,
+                 "emulated AddCounter: counter " + std::to_string(id) + " is not allocated");
+  queue_.Add(id, value);
+  Drain();
+  return Status::Ok();
+}
+
+Status EmulatedBackend::WaitCounter(CounterId id, std::uint64_t value, int timeout_ms) {
+  if (!queue_.CounterInUse(id))
+    return Error(Code::kArg,
+                 "emulated WaitCounter: counter " + std::to_string(id) + " is not allocated");
+  const std::int64_t deadline = timeout_ms >= 0 ? NowMs() + timeout_ms : 0;
+  Backoff backoff(200, 20);
+  for (;;) {
+    if (queue_.Read(id) >= value) return Status::Ok();
+    if (queue_.Errors(id) > 0)
+      return Error(Code::kOther, "emulated WaitCounter(counter " + std::to_string(id) + ", " +
+                                     std::to_string(value) + "): " +
+                                     std::to_string(queue_.Errors(id)) + " op(s) failed on it");
+    if (timeout_ms >= 0 && NowMs() >= deadline)
+      return Error(Code::kPending, "emulated WaitCounter(counter " + std::to_string(id) + ", " +
+                                       std::to_string(value) + "): timed out after " +
+                                       std::to_string(timeout_ms) + " ms at value " +
+                                       std::to_string(queue_.Read(id)));
+    // With a progress thread the CQ is its business; without, the waiter
+    // drives progress itself.
+    const bool did = thread_.running() ? Drain() : Progress();
+    if (did) {
+      backoff.Reset();
+      continue;
+    }
+    if (!backoff.sleeping()) {
+      backoff.Pause();
+    } else if (thread_.running()) {
+      queue_.BeginSleep();
+      const std::uint32_t e = queue_.epoch();
+      if (queue_.Read(id) < value && queue_.Errors(id) == 0) queue_.SleepOnChange(e, 1000);
+      queue_.EndSleep();
+    } else {
+      BlockInCq(1);
+    }
+  }
+}
+
+Status EmulatedBackend::RegisterMemory(void* addr, std::size_t len, CounterId arrival_counter,
+                                       offload::MemRegion* out) {
+  if (arrival_counter != kNoCounter && !queue_.CounterInUse(arrival_counter))
+    return Error(Code::kArg, "emulated RegisterMemory: arrival_counter " +
+                                 std::to_string(arrival_counter) + " is not allocated");
+  const std::uint64_t key = UserKey(arrival_counter, next_key_.fetch_add(1));
+  fid_mr* mr = nullptr;
+  NICQ_RETURN_IF_ERROR(
+      ep_->RegisterMr(addr, len, FI_REMOTE_WRITE | FI_REMOTE_READ | FI_READ | FI_WRITE, key, &mr)
+          .WithContext("emulated RegisterMemory"));
+  out->addr = addr;
+  out->len = len;
+  out->remote_addr = ep_->RemoteBase(addr);
+  out->key = fi_mr_key(mr);
+  out->handle = mr;
+  return Status::Ok();
+}
+
+Status EmulatedBackend::DeregisterMemory(offload::MemRegion* mr) {
+  if (mr == nullptr || mr->handle == nullptr) return Status::Ok();
+  Status s = Check(fi_close(&static_cast<fid_mr*>(mr->handle)->fid), "fi_close", "memory region");
+  mr->handle = nullptr;
+  return s;
+}
+
+Status EmulatedBackend::Post(std::span<const TriggeredOp> ops) {
+  NICQ_RETURN_IF_ERROR(CheckOps(ops));
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const TriggeredOp& op = ops[i];
+    const bool remote = op.kind == OpKind::kSend || op.kind == OpKind::kRecv ||
+                        op.kind == OpKind::kPut || op.kind == OpKind::kAtomic ||
+                        op.kind == OpKind::kRemoteCounterAdd;
+    if (remote && !PeerOk(op.peer))
+      return Error(Code::kRank, "emulated Post: op " + std::to_string(i) + " (" +
+                                    offload::OpKindName(op.kind) + "): peer " +
+                                    std::to_string(op.peer) + " unknown (SetPeers gave " +
+                                    std::to_string(doorbells_.size()) + ")");
+  }
+  NICQ_RETURN_IF_ERROR(queue_.Post(ops));
+  Drain();
+  return Status::Ok();
+}
+
+Status EmulatedBackend::Cancel(CounterId trigger) {
+  if (!queue_.CounterInUse(trigger))
+    return Error(Code::kArg,
+                 "emulated Cancel: counter " + std::to_string(trigger) + " is not allocated");
+  queue_.Cancel(trigger);
+  return Status::Ok();
+}
+
+Status EmulatedBackend::Flush() {
+  const std::int64_t limit_ms = config::GetInt("NICQ_PEER_TIMEOUT") * 1000;
+  const std::int64_t deadline = NowMs() + limit_ms;
+  Backoff backoff(200, 20);
+  while (in_flight_.load() > 0 || queue_.HasReady()) {
+    if (NowMs() >= deadline)
+      return Error(Code::kPending, "emulated Flush: " + std::to_string(in_flight_.load()) +
+                                       " op(s) still in flight after NICQ_PEER_TIMEOUT");
+    if (thread_.running() ? Drain() : Progress())
+      backoff.Reset();
+    else
+      backoff.Pause();
+  }
+  return Status::Ok();
+}
+
+bool EmulatedBackend::Progress() {
+  bool did = ReadCq() > 0;
+  did |= Drain();
+  return did;
+}
+
+bool EmulatedBackend::Drain() {
+  bool did = false;
+  for (;;) {
+    if (draining_.exchange(true, std::memory_order_acquire)) return did;
+    bool eagain = false;
+    while (EmuNode* n = queue_.PopReady()) {
+      did = true;
+      const long r = Issue(n);
+      if (r == -FI_EAGAIN) {
+        queue_.PushReadyFront(n);
+        eagain = true;
+        break;
+      }
+      if (r < 0) Fail(n, r);
+    }
+    retry_.store(eagain, std::memory_order_relaxed);
+    draining_.store(false, std::memory_order_release);
+    // Another thread may have made ops ready while we held the role.
+    if (eagain || !queue_.HasReady()) return did;
+  }
+}
+
+long EmulatedBackend::IssueDoorbell(EmuNode* n, offload::PeerId peer, CounterId counter,
+                                    std::uint64_t value) {
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  const long r = fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
+                              EncodeCqData(counter, value), ep_->Peer(peer), doorbells_[peer],
+                              doorbell_keys_[peer], &n->ctx);
+  if (r != 0) in_flight_.fetch_sub(1, std::memory_order_relaxed);
+  return r;
+}
+
+long EmulatedBackend::Issue(EmuNode* n) {
+  const TriggeredOp& op = *n->op;
+  if (n->stage == 2) {
+    const long r = IssueDoorbell(n, op.peer, ArrivalCounter(op), 1);
+    if (r == 0) n->stage = 3;
+    return r;
+  }
+  long r = 0;
+  fid_ep* ep = ep_->ep();
+  switch (op.kind) {
+    case OpKind::kHost:
+      op.host_fn(op.host_arg);
+      Complete(n);
+      return 0;
+    case OpKind::kCounterAdd:
+      queue_.Add(op.target_counter, op.value);
+      Complete(n);
+      return 0;
+    case OpKind::kCounterSet:
+      queue_.Set(op.target_counter, op.value);
+      Complete(n);
+      return 0;
+    case OpKind::kRemoteCounterAdd:
+      return IssueDoorbell(n, op.peer, op.target_counter, op.value);
+    default:
+      break;
+  }
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  switch (op.kind) {
+    case OpKind::kSend:
+      r = fi_tsend(ep, op.local_buf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, &n->ctx);
+      break;
+    case OpKind::kRecv:
+      r = fi_trecv(ep, op.local_rbuf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, 0, &n->ctx);
+      break;
+    case OpKind::kPut: {
+      const CounterId arrival = ArrivalCounter(op);
+      if (arrival != kNoCounter)
+        r = fi_writedata(ep, op.local_buf, op.bytes, nullptr, EncodeCqData(arrival, 1),
+                         ep_->Peer(op.peer), op.remote_addr, op.remote_key, &n->ctx);
+      else
+        r = fi_write(ep, op.local_buf, op.bytes, nullptr, ep_->Peer(op.peer), op.remote_addr,
+                     op.remote_key, &n->ctx);
+      break;
+    }
+    case OpKind::kAtomic: {
+      // With an arrival counter the doorbell may only ring once the atomic
+      // has been applied at the target: ask for delivery completion.
+      const bool bump = ArrivalCounter(op) != kNoCounter;
+      fi_ioc ioc{const_cast<void*>(op.local_buf), op.bytes / offload::AtomicTypeSize(op.atype)};
+      fi_rma_ioc rioc{op.remote_addr, ioc.count, op.remote_key};
+      fi_msg_atomic msg{};
+      msg.msg_iov = &ioc;
+      msg.iov_count = 1;
+      msg.addr = ep_->Peer(op.peer);
+      msg.rma_iov = &rioc;
+      msg.rma_iov_count = 1;
+      msg.datatype = ToFiType(op.atype);
+      msg.op = ToFiOp(op.aop);
+      msg.context = &n->ctx;
+      n->stage = bump ? 1 : 0;
+      r = fi_atomicmsg(ep, &msg, FI_COMPLETION | (bump ? FI_DELIVERY_COMPLETE : 0));
+      break;
+    }
+    default:
+      r = -FI_EINVAL;
+  }
+  if (r != 0) in_flight_.fetch_sub(1, std::memory_order_relaxed);
+  return r;
+}
+
+void EmulatedBackend::Complete(EmuNode* n) {
+  if (n->stage == 1) {  // the atomic landed: ring the target's doorbell next
+    n->stage = 2;
+    queue_.PushReadyBack(n);
+    return;
+  }
+  const CounterId completion = n->op->completion;
+  const std::uint64_t inc = n->op->completion_inc;
+  queue_.Release(n);
+  if (completion != kNoCounter) queue_.Add(completion, inc);
+}
+
+void EmulatedBackend::Fail(EmuNode* n, long err) {
+  const TriggeredOp& op = *n->op;
+  NICQ_LOG(kError, kProvider, "emulated: %s to peer %d failed: %s", offload::OpKindName(op.kind),
+           op.peer, fi_strerror(static_cast<int>(err < 0 ? -err : err)));
+  const CounterId completion = op.completion;
+  queue_.Release(n);
+  if (completion != kNoCounter) queue_.AddError(completion);
+}
+
+int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
+  for (int i = 0; i < n; ++i) {
+    const fi_cq_data_entry& e = entries[i];
+    if (e.flags & FI_REMOTE_CQ_DATA) {
+      queue_.Add(static_cast<CounterId>(e.data & 0xffffffffu), e.data >> 32);
+      continue;
+    }
+    if (e.op_context == nullptr) continue;
+    in_flight_.fetch_sub(1, std::memory_order_relaxed);
+    Complete(queue_.NodeOfContext(e.op_context));
+  }
+  return n;
+}
+
+int EmulatedBackend::ReadCq() {
+  fi_cq_data_entry entries[kCqBatch];
+  int total = 0;
+  for (;;) {
+    const ssize_t n = fi_cq_read(ep_->cq(), entries, kCqBatch);
+    if (n > 0) {
+      total += HandleEntries(entries, static_cast<int>(n));
+      if (n < kCqBatch) return total;
+      continue;
+    }
+    if (n == -FI_EAVAIL) {
+      fi_cq_err_entry err{};
+      if (fi_cq_readerr(ep_->cq(), &err, 0) > 0) {
+        ++total;
+        if (err.op_context != nullptr) {
+          in_flight_.fetch_sub(1, std::memory_order_relaxed);
+          Fail(queue_.NodeOfContext(err.op_context), -err.err);
+        } else {
+          NICQ_LOG(kWarn, kProvider, "emulated: error completion without context: %s",
+                   fi_strerror(err.err));
+        }
+      }
+      continue;
+    }
+    return total;
+  }
+}
+
+// Blocks the progress thread until the CQ has something (or timeout_ms).
+void EmulatedBackend::BlockInCq(int timeout_ms) {
+  if (retry_.load(std::memory_order_relaxed) || queue_.HasReady() || !ep_->cq_waitable()) {
+    timespec ts{0, 50 * 1000};
+    nanosleep(&ts, nullptr);
+    return;
+  }
+  fi_cq_data_entry entries[kCqBatch];
+  const ssize_t n = fi_cq_sread(ep_->cq(), entries, kCqBatch, nullptr, timeout_ms);
+  if (n > 0)
+    HandleEntries(entries, static_cast<int>(n));
+  else if (n == -FI_EAVAIL)
+    ReadCq();
+  if (n > 0 || n == -FI_EAVAIL) Drain();
+}
+
+Status CreateEmulatedBackend(const offload::BackendOptions& options,
+                             std::unique_ptr<offload::OffloadBackend>* out) {
+  EmulatedConfig c;
+  c.provider = options.provider;
+  if (c.provider.empty() || c.provider == "auto") c.provider = config::GetString("NICQ_PROVIDER");
+  if (c.provider.empty() || c.provider == "auto") c.provider = "tcp;ofi_rxm";
+  c.num_counters = static_cast<std::size_t>(config::GetInt("NICQ_OFFLOAD_COUNTERS"));
+  c.num_ops = options.slot_budget != 0 ? options.slot_budget
+                                       : static_cast<std::size_t>(config::GetInt("NICQ_EMU_OPS"));
+  c.spin_us = static_cast<int>(config::GetInt("NICQ_PROGRESS_SPIN_US"));
+  std::unique_ptr<EmulatedBackend> b;
+  NICQ_RETURN_IF_ERROR(EmulatedBackend::Create(c, &b));
+  *out = std::move(b);
+  return Status::Ok();
+}
+
+}  // namespace nicq::ofi

@@ -1,0 +1,102 @@
+// EmulatedBackend: the triggered-op contract on libfabric providers without
+// triggered operations (tcp;ofi_rxm, shm, verbs;ofi_rxm). Counters are
+// 64-bit software counters (TriggerQueue); they grow from local completions
+// (CQ entries), from host adds, and from remote CQ data: a put carries the
+// target's arrival counter id in fi_writedata's data, a remote counter add is
+// an 8-byte fi_writedata to the peer's doorbell region, so the target's CQ
+// names the counter to bump and by how much.
+//
+// Ops become ready under the queue's lock and are issued after it is
+// released by whichever thread holds the "drainer" role (Post, AddCounter,
+// Progress, the progress thread): one issuer at a time keeps the order in
+// which ops became ready; the others return at once. A provider EAGAIN puts
+// the op back at the front, to be retried on the next Progress().
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "providers/backend.h"
+#include "providers/common/backend_registry.h"
+#include "providers/ofi_common/ofi_endpoint.h"
+#include "providers/ofi_common/progress_thread.h"
+#include "providers/ofi_emulated/trigger_queue.h"
+
+namespace nicq::ofi {
+
+struct EmulatedConfig {
+  std::string provider;
+  std::size_t num_counters = 4096;
+  std::size_t num_ops = 65536;
+  int progress_thread = -1;  // 1 on, 0 off, -1 NICQ_PROGRESS_THREAD
+  int spin_us = 20;
+};
+
+class EmulatedBackend final : public offload::OffloadBackend {
+ public:
+  static Status Create(const EmulatedConfig& config, std::unique_ptr<EmulatedBackend>* out);
+  ~EmulatedBackend() override;
+
+  const char* Name() const override { return "emulated"; }
+  const offload::Capabilities& Caps() const override { return caps_; }
+  Status LocalAddress(std::vector<std::uint8_t>& out) override;
+  Status SetPeers(std::span<const std::vector<std::uint8_t>> addrs) override;
+  Status AllocCounters(std::size_t n, offload::CounterId* out) override;
+  void FreeCounter(offload::CounterId id) override { queue_.FreeCounter(id); }
+  std::uint64_t ReadCounter(offload::CounterId id) const override { return queue_.Read(id); }
+  std::uint64_t ReadErrors(offload::CounterId id) const override { return queue_.Errors(id); }
+  Status WaitCounter(offload::CounterId id, std::uint64_t value, int timeout_ms) override;
+  Status AddCounter(offload::CounterId id, std::uint64_t value) override;
+  Status RegisterMemory(void* addr, std::size_t len, offload::CounterId arrival_counter,
+                        offload::MemRegion* out) override;
+  Status DeregisterMemory(offload::MemRegion* mr) override;
+  Status Post(std::span<const offload::TriggeredOp> ops) override;
+  Status Cancel(offload::CounterId trigger) override;
+  Status Flush() override;
+  bool Progress() override;
+  std::size_t SlotsInUse() const override { return queue_.nodes_in_use(); }
+
+  const char* provider() const { return ep_->provider_name(); }
+  bool progress_thread_running() const { return thread_.running(); }
+  int progress_thread_pu() const { return thread_.bound_pu(); }
+
+ private:
+  EmulatedBackend(const EmulatedConfig& config);
+  Status Init();
+  // Issues ready ops while this thread holds the drainer role.
+  bool Drain();
+  // 0: issued or done; -FI_EAGAIN: retry later; other <0: failed.
+  long Issue(EmuNode* n);
+  long IssueDoorbell(EmuNode* n, offload::PeerId peer, offload::CounterId counter,
+                     std::uint64_t value);
+  void Complete(EmuNode* n);
+  void Fail(EmuNode* n, long err);
+  int HandleEntries(const fi_cq_data_entry* entries, int n);
+  int ReadCq();
+  void BlockInCq(int timeout_ms);
+  bool PeerOk(offload::PeerId p) const {
+    return p >= 0 && static_cast<std::size_t>(p) < doorbells_.size();
+  }
+
+  EmulatedConfig config_;
+  offload::Capabilities caps_;
+  std::unique_ptr<OfiEndpoint> ep_;
+  TriggerQueue queue_;
+  std::atomic<bool> draining_{false};
+  std::atomic<bool> retry_{false};             // an op got EAGAIN: keep progressing
+  std::atomic<int> in_flight_{0};              // issued, completion not yet seen
+  alignas(8) std::uint64_t doorbell_ = 0;      // target of peers' doorbell writes
+  static const std::uint64_t kDoorbellSource;  // 8 bytes we write to a doorbell
+  fid_mr* doorbell_mr_ = nullptr;
+  std::vector<std::uint64_t> doorbells_;      // per peer: remote address of its doorbell
+  std::vector<std::uint64_t> doorbell_keys_;  // per peer: key of its doorbell
+  std::atomic<std::uint32_t> next_key_{1};
+  ProgressThread thread_;
+};
+
+// Factory for the backend registry (providers/common).
+Status CreateEmulatedBackend(const offload::BackendOptions& options,
+                             std::unique_ptr<offload::OffloadBackend>* out);
+
+}  // namespace nicq::ofi

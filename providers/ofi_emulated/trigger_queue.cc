@@ -1,0 +1,254 @@
+#include "providers/ofi_emulated/trigger_queue.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <string>
+
+namespace nicq::ofi {
+
+using offload::CounterId;
+using offload::kNoCounter;
+using offload::OpKind;
+using offload::TriggeredOp;
+
+TriggerQueue::TriggerQueue(std::size_t num_counters, std::size_t num_nodes)
+    : num_counters_(num_counters),
+      num_nodes_(num_nodes),
+      counters_(new Counter[num_counters]),
+      nodes_(new EmuNode[num_nodes]),
+      free_counters_(new CounterId[num_counters]) {
+  for (std::size_t i = 0; i < num_nodes; ++i) {
+    nodes_[i].index = static_cast<std::int32_t>(i);
+    nodes_[i].next = i + 1 < num_nodes ? static_cast<std::int32_t>(i + 1) : -1;
+  }
+  free_head_ = num_nodes > 0 ? 0 : -1;
+  free_count_ = num_nodes;
+  // Hand out low ids first.
+  for (std::size_t i = 0; i < num_counters; ++i)
+    free_counters_[i] = static_cast<CounterId>(num_counters - 1 - i);
+  free_counter_count_ = num_counters;
+}
+
+Status TriggerQueue::AllocCounters(std::size_t n, CounterId* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (n > free_counter_count_)
+    return Error(Code::kNoMem, "emulated AllocCounters(n=" + std::to_string(n) + "): only " +
+                                   std::to_string(free_counter_count_) +
+                                   " counters left (NICQ_OFFLOAD_COUNTERS)");
+  for (std::size_t i = 0; i < n; ++i) {
+    CounterId id = free_counters_[--free_counter_count_];
+    Counter& c = counters_[id];
+    c.value.store(0);
+    c.errors.store(0);
+    c.head.store(-1);
+    c.tail = -1;
+    c.in_use.store(true);
+    out[i] = id;
+  }
+  return Status::Ok();
+}
+
+void TriggerQueue::FreeCounter(CounterId id) {
+  if (!CounterInUse(id)) return;
+  Cancel(id);
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_[id].in_use.store(false);
+  free_counters_[free_counter_count_++] = id;
+}
+
+// Waking costs a syscall, so it happens only when a waiter may be asleep:
+// a waiter registers in sleepers_ before reading the epoch and re-checking
+// its counter, the notifier bumps the epoch after changing the counter and
+// then reads sleepers_ (all sequentially consistent), so either the waiter
+// sees the new value or the notifier sees the waiter.
+void TriggerQueue::NotifyChange() {
+  change_epoch_.fetch_add(1, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0)
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&change_epoch_), FUTEX_WAKE_PRIVATE,
+            INT32_MAX, nullptr, nullptr, 0);
+}
+
+void TriggerQueue::BeginSleep() {
+  sleepers_.fetch_add(1, std::memory_order_seq_cst);
+}
+void TriggerQueue::EndSleep() {
+  sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+void TriggerQueue::SleepOnChange(std::uint32_t seen, int timeout_us) {
+  timespec ts{timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&change_epoch_), FUTEX_WAIT_PRIVATE, seen,
+          &ts, nullptr, 0);
+}
+
+void TriggerQueue::Add(CounterId id, std::uint64_t v) {
+  if (id >= num_counters_) return;
+  Counter& c = counters_[id];
+  c.value.fetch_add(v, std::memory_order_seq_cst);
+  if (c.head.load(std::memory_order_seq_cst) >= 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    CollectLocked(c);
+  }
+  NotifyChange();
+}
+
+void TriggerQueue::Set(CounterId id, std::uint64_t v) {
+  if (id >= num_counters_) return;
+  Counter& c = counters_[id];
+  c.value.store(v, std::memory_order_seq_cst);
+  if (c.head.load(std::memory_order_seq_cst) >= 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    CollectLocked(c);
+  }
+  NotifyChange();
+}
+
+void TriggerQueue::AddError(CounterId id) {
+  if (id >= num_counters_) return;
+  counters_[id].errors.fetch_add(1, std::memory_order_seq_cst);
+  NotifyChange();
+}
+
+// Sorted insert, scanning from the tail: plans post epochs in growing
+// threshold order, so this is O(1) in practice. Equal thresholds keep
+// posting order (the new node goes after them).
+void TriggerQueue::InsertPendingLocked(Counter& c, EmuNode* n) {
+  std::int32_t after = c.tail;
+  while (after >= 0 && nodes_[after].op->threshold > n->op->threshold) after = nodes_[after].prev;
+  n->prev = after;
+  if (after < 0) {
+    n->next = c.head.load(std::memory_order_relaxed);
+    if (n->next >= 0) nodes_[n->next].prev = n->index;
+    c.head.store(n->index, std::memory_order_seq_cst);
+  } else {
+    n->next = nodes_[after].next;
+    if (n->next >= 0) nodes_[n->next].prev = n->index;
+    nodes_[after].next = n->index;
+  }
+  if (n->next < 0) c.tail = n->index;
+}
+
+void TriggerQueue::CollectLocked(Counter& c) {
+  const std::uint64_t v = c.value.load(std::memory_order_seq_cst);
+  std::int32_t h = c.head.load(std::memory_order_relaxed);
+  while (h >= 0 && nodes_[h].op->threshold <= v) {
+    EmuNode* n = &nodes_[h];
+    h = n->next;
+    AppendReadyLocked(n);
+  }
+  c.head.store(h, std::memory_order_seq_cst);
+  if (h >= 0)
+    nodes_[h].prev = -1;
+  else
+    c.tail = -1;
+}
+
+void TriggerQueue::AppendReadyLocked(EmuNode* n) {
+  n->next = -1;
+  n->prev = -1;
+  if (ready_tail_ >= 0)
+    nodes_[ready_tail_].next = n->index;
+  else
+    ready_head_ = n->index;
+  ready_tail_ = n->index;
+  ready_count_.fetch_add(1, std::memory_order_release);
+}
+
+Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Check everything first: all ops are accepted or none.
+  if (ops.size() > free_count_)
+    return Error(Code::kAgain, "emulated Post: " + std::to_string(ops.size()) + " ops but " +
+                                   std::to_string(free_count_) + " free op slots");
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const TriggeredOp& op = ops[i];
+    auto bad = [&](const char* what, CounterId id) {
+      return Error(Code::kArg, "emulated Post: op " + std::to_string(i) + " (" +
+                                   offload::OpKindName(op.kind) + "): " + what + " " +
+                                   std::to_string(id) + " is not an allocated counter");
+    };
+    if (op.trigger != kNoCounter && !CounterInUse(op.trigger)) return bad("trigger", op.trigger);
+    if (op.completion != kNoCounter && !CounterInUse(op.completion))
+      return bad("completion", op.completion);
+    if ((op.kind == OpKind::kCounterAdd || op.kind == OpKind::kCounterSet) &&
+        !CounterInUse(op.target_counter))
+      return bad("target_counter", op.target_counter);
+  }
+  for (const TriggeredOp& op : ops) {
+    EmuNode* n = &nodes_[free_head_];
+    free_head_ = n->next;
+    --free_count_;
+    in_use_.fetch_add(1, std::memory_order_relaxed);
+    n->op = &op;
+    n->seq = next_seq_++;
+    n->stage = 0;
+    if (op.trigger == kNoCounter) {
+      AppendReadyLocked(n);
+      continue;
+    }
+    Counter& c = counters_[op.trigger];
+    InsertPendingLocked(c, n);
+    // Already reached (or reached by a racing increment): ready now.
+    CollectLocked(c);
+  }
+  return Status::Ok();
+}
+
+std::size_t TriggerQueue::Cancel(CounterId trigger) {
+  if (trigger >= num_counters_) return 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  Counter& c = counters_[trigger];
+  std::size_t n = 0;
+  for (std::int32_t h = c.head.load(); h >= 0;) {
+    EmuNode* node = &nodes_[h];
+    h = node->next;
+    node->op = nullptr;
+    node->next = free_head_;
+    free_head_ = node->index;
+    ++free_count_;
+    in_use_.fetch_sub(1, std::memory_order_relaxed);
+    ++n;
+  }
+  c.head.store(-1);
+  c.tail = -1;
+  return n;
+}
+
+EmuNode* TriggerQueue::PopReady() {
+  if (!HasReady()) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ready_head_ < 0) return nullptr;
+  EmuNode* n = &nodes_[ready_head_];
+  ready_head_ = n->next;
+  if (ready_head_ < 0) ready_tail_ = -1;
+  ready_count_.fetch_sub(1, std::memory_order_release);
+  n->next = -1;
+  return n;
+}
+
+void TriggerQueue::PushReadyFront(EmuNode* n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  n->next = ready_head_;
+  ready_head_ = n->index;
+  if (ready_tail_ < 0) ready_tail_ = n->index;
+  ready_count_.fetch_add(1, std::memory_order_release);
+}
+
+void TriggerQueue::PushReadyBack(EmuNode* n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  AppendReadyLocked(n);
+}
+
+void TriggerQueue::Release(EmuNode* n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  n->op = nullptr;
+  n->next = free_head_;
+  free_head_ = n->index;
+  ++free_count_;
+  in_use_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+}  // namespace nicq::ofi

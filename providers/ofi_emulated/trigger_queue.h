@@ -1,0 +1,120 @@
+// TriggerQueue: the software counter emulator's state. 64-bit counters,
+// per-counter pending ops kept sorted by (threshold, posting sequence) in
+// intrusive lists over a preallocated node pool, and one FIFO of ops that
+// became ready, in the order they became ready.
+//
+// Locking: one mutex guards the lists; nothing is issued while it is held.
+// Counter values are atomics readable without it. A counter increment and a
+// post can race: the post inserts first and then re-reads the counter, the
+// increment adds first and then looks at the list head, both sequentially
+// consistent, so at least one of them sees the other (no lost wake-up).
+//
+// Posting allocates nothing: nodes come from the pool, and the op itself is
+// not copied (the caller keeps its TriggeredOp storage alive until the op
+// completes, backend.h).
+#pragma once
+
+#include <rdma/fabric.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+
+#include "core/status.h"
+#include "providers/backend.h"
+
+namespace nicq::ofi {
+
+struct EmuNode {
+  fi_context2 ctx;  // first: libfabric hands this pointer back in completions
+  const offload::TriggeredOp* op = nullptr;
+  std::uint64_t seq = 0;
+  std::int32_t prev = -1, next = -1;
+  std::int32_t index = 0;
+  // Atomics with an arrival counter complete in two stages: the atomic
+  // (delivery complete), then the doorbell write that bumps the counter.
+  // 0 plain; 1 atomic in flight, 2 its doorbell to issue, 3 doorbell in flight.
+  std::uint8_t stage = 0;
+};
+
+class TriggerQueue {
+ public:
+  TriggerQueue(std::size_t num_counters, std::size_t num_nodes);
+
+  std::size_t num_counters() const { return num_counters_; }
+  std::size_t capacity() const { return num_nodes_; }
+  std::size_t nodes_in_use() const { return in_use_.load(std::memory_order_relaxed); }
+
+  Status AllocCounters(std::size_t n, offload::CounterId* out);
+  // Frees the counter and drops (never fires) its pending ops.
+  void FreeCounter(offload::CounterId id);
+  bool CounterInUse(offload::CounterId id) const {
+    return id < num_counters_ && counters_[id].in_use.load(std::memory_order_relaxed);
+  }
+
+  std::uint64_t Read(offload::CounterId id) const {
+    return id < num_counters_ ? counters_[id].value.load(std::memory_order_acquire) : 0;
+  }
+  std::uint64_t Errors(offload::CounterId id) const {
+    return id < num_counters_ ? counters_[id].errors.load(std::memory_order_acquire) : 0;
+  }
+  // Counter changes: move newly reached ops to the ready FIFO.
+  void Add(offload::CounterId id, std::uint64_t v);
+  void Set(offload::CounterId id, std::uint64_t v);
+  void AddError(offload::CounterId id);
+  // Sleeping until some counter changes (futex on a change epoch):
+  //   BeginSleep(); e = epoch(); if (!done()) SleepOnChange(e, us); EndSleep();
+  std::uint32_t epoch() const { return change_epoch_.load(std::memory_order_seq_cst); }
+  void BeginSleep();
+  void EndSleep();
+  void SleepOnChange(std::uint32_t seen, int timeout_us);
+
+  // Enqueues every op (all or none): kAgain when the pool lacks nodes.
+  Status Post(std::span<const offload::TriggeredOp> ops);
+  // Drops pending (not yet ready) ops gated on `trigger`; returns how many.
+  std::size_t Cancel(offload::CounterId trigger);
+
+  // Ready FIFO: the drainer pops in order and pushes back at the front when
+  // the provider says EAGAIN.
+  EmuNode* PopReady();
+  void PushReadyFront(EmuNode* n);
+  void PushReadyBack(EmuNode* n);  // e.g. stage 2 of an atomic
+  bool HasReady() const { return ready_count_.load(std::memory_order_acquire) > 0; }
+
+  void Release(EmuNode* n);  // back to the pool (op completed or failed)
+  EmuNode* NodeOfContext(void* ctx) { return reinterpret_cast<EmuNode*>(ctx); }
+
+ private:
+  struct alignas(64) Counter {
+    std::atomic<std::uint64_t> value{0};
+    std::atomic<std::uint64_t> errors{0};
+    std::atomic<std::int32_t> head{-1};  // read without the lock as a hint only
+    std::int32_t tail = -1;
+    std::atomic<bool> in_use{false};
+  };
+
+  void InsertPendingLocked(Counter& c, EmuNode* n);
+  void CollectLocked(Counter& c);
+  void AppendReadyLocked(EmuNode* n);
+  void NotifyChange();
+
+  const std::size_t num_counters_;
+  const std::size_t num_nodes_;
+  std::unique_ptr<Counter[]> counters_;
+  std::unique_ptr<EmuNode[]> nodes_;
+  std::mutex mu_;
+  std::int32_t free_head_ = -1;  // node free list (next links)
+  std::size_t free_count_ = 0;
+  std::unique_ptr<offload::CounterId[]> free_counters_;
+  std::size_t free_counter_count_ = 0;
+  std::int32_t ready_head_ = -1, ready_tail_ = -1;
+  std::atomic<std::size_t> ready_count_{0};
+  std::atomic<std::size_t> in_use_{0};
+  std::uint64_t next_seq_ = 0;
+  std::atomic<std::uint32_t> change_epoch_{0};
+  std::atomic<int> sleepers_{0};
+};
+
+}  // namespace nicq::ofi
