@@ -16,6 +16,15 @@
 //    must; the span's storage must stay valid until the op completes (plans
 //    keep their ops preallocated, so this costs nothing).
 //
+// Put/atomic landing: the target region's `arrival_counter` (RegisterMemory)
+// gets +1 when the data has landed (libfabric binds remote counters to the
+// MR, so the initiator cannot choose another); TriggeredOp::target_counter on
+// a put/atomic is informational and, when set, names that same counter.
+//
+// Added by OFFLOAD (additive only): Capabilities::{max_counter_value,
+// max_msg_bytes, AllowAtomic}, AtomicTypeSize, OpKindName, and the virtuals
+// CheckOps/FreeSlots with default implementations.
+//
 // The interface does not mention libfabric so that a shared-memory backend
 // can implement it too. Nothing here knows about MPI or collectives.
 #pragma once
@@ -38,18 +47,41 @@ inline constexpr CounterId kNoCounter = 0xffffffffu;
 using PeerId = std::int32_t;
 
 enum class OpKind : std::uint8_t {
-  kSend,        // tagged send of local_buf[0..bytes) to peer, tag
-  kRecv,        // tagged receive into local_rbuf[0..bytes) from peer, tag
-  kPut,         // RMA write local_buf -> peer's (remote_addr, remote_key)
-  kAtomic,      // remote atomic: peer's (remote_addr) op= local_buf, count elements of atype
-  kCounterAdd,  // add `value` to local counter `target_counter`
-  kCounterSet,  // set local counter `target_counter` to `value`
+  kSend,              // tagged send of local_buf[0..bytes) to peer, tag
+  kRecv,              // tagged receive into local_rbuf[0..bytes) from peer, tag
+  kPut,               // RMA write local_buf -> peer's (remote_addr, remote_key)
+  kAtomic,            // remote atomic: peer's (remote_addr) op= local_buf, count elements of atype
+  kCounterAdd,        // add `value` to local counter `target_counter`
+  kCounterSet,        // set local counter `target_counter` to `value`
   kRemoteCounterAdd,  // add `value` to counter `target_counter` of peer (ready tokens)
-  kHost,        // host step: call host_fn(host_arg) on the progress engine (reduce, copy, pack)
+  kHost,  // host step: call host_fn(host_arg) on the progress engine (reduce, copy, pack)
 };
 
-enum class AtomicOp : std::uint8_t { kSum, kProd, kMin, kMax, kLand, kLor, kLxor, kBand, kBor, kBxor, kReplace };
-enum class AtomicType : std::uint8_t { kInt8, kUint8, kInt16, kUint16, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble };
+enum class AtomicOp : std::uint8_t {
+  kSum,
+  kProd,
+  kMin,
+  kMax,
+  kLand,
+  kLor,
+  kLxor,
+  kBand,
+  kBor,
+  kBxor,
+  kReplace
+};
+enum class AtomicType : std::uint8_t {
+  kInt8,
+  kUint8,
+  kInt16,
+  kUint16,
+  kInt32,
+  kUint32,
+  kInt64,
+  kUint64,
+  kFloat,
+  kDouble
+};
 
 struct TriggeredOp {
   OpKind kind = OpKind::kHost;
@@ -60,12 +92,12 @@ struct TriggeredOp {
   CounterId completion = kNoCounter;
   std::uint64_t completion_inc = 1;
   PeerId peer = -1;
-  const void* local_buf = nullptr;  // send/put/atomic source
-  void* local_rbuf = nullptr;       // recv destination
-  std::size_t bytes = 0;            // bytes (atomic: bytes of the operand vector)
-  std::uint64_t tag = 0;            // send/recv
-  std::uint64_t remote_addr = 0;    // put/atomic target address (as the target registered it)
-  std::uint64_t remote_key = 0;     // put/atomic target memory key
+  const void* local_buf = nullptr;        // send/put/atomic source
+  void* local_rbuf = nullptr;             // recv destination
+  std::size_t bytes = 0;                  // bytes (atomic: bytes of the operand vector)
+  std::uint64_t tag = 0;                  // send/recv
+  std::uint64_t remote_addr = 0;          // put/atomic target address (as the target registered it)
+  std::uint64_t remote_key = 0;           // put/atomic target memory key
   CounterId target_counter = kNoCounter;  // counter ops; for put/atomic: counter at the target
   std::uint64_t value = 0;                // counter add/set amount
   void (*host_fn)(void* arg) = nullptr;
@@ -73,14 +105,65 @@ struct TriggeredOp {
 };
 
 struct Capabilities {
-  bool native_triggers = false;    // ops fire without any host thread
-  bool remote_counters = false;    // put/atomic can bump a target counter
-  bool atomics = false;            // remote atomics supported at all
+  bool native_triggers = false;       // ops fire without any host thread
+  bool remote_counters = false;       // put/atomic can bump a target counter
+  bool atomics = false;               // remote atomics supported at all
   std::size_t max_trigger_slots = 0;  // 0: unlimited
   std::size_t max_atomic_bytes = 0;
-  bool SupportsAtomic(AtomicOp op, AtomicType t) const;  // per backend table
+  bool SupportsAtomic(AtomicOp op, AtomicType t) const {  // per backend table
+    return atomics && (atomic_mask[static_cast<int>(op)] >> static_cast<int>(t)) & 1u;
+  }
   std::uint64_t atomic_mask[16] = {};  // bit (type) set in atomic_mask[op]
+  // Largest value a counter can hold before it wraps (sockets: 2^31 - 1, its
+  // counters are signed 32-bit). Plans rebase their thresholds before they
+  // would cross it (docs/triggered-semantics.md, "Counter wrap").
+  std::uint64_t max_counter_value = ~std::uint64_t{0};
+  // Largest send/recv/put size in one op (0: unlimited).
+  std::size_t max_msg_bytes = 0;
+
+  void AllowAtomic(AtomicOp op, AtomicType t) {
+    atomic_mask[static_cast<int>(op)] |= std::uint64_t{1} << static_cast<int>(t);
+  }
 };
+
+// Size in bytes of one element of an atomic type.
+inline std::size_t AtomicTypeSize(AtomicType t) {
+  switch (t) {
+    case AtomicType::kInt8:
+    case AtomicType::kUint8:
+      return 1;
+    case AtomicType::kInt16:
+    case AtomicType::kUint16:
+      return 2;
+    case AtomicType::kInt32:
+    case AtomicType::kUint32:
+    case AtomicType::kFloat:
+      return 4;
+    default:
+      return 8;
+  }
+}
+inline const char* OpKindName(OpKind k) {
+  switch (k) {
+    case OpKind::kSend:
+      return "send";
+    case OpKind::kRecv:
+      return "recv";
+    case OpKind::kPut:
+      return "put";
+    case OpKind::kAtomic:
+      return "atomic";
+    case OpKind::kCounterAdd:
+      return "counter_add";
+    case OpKind::kCounterSet:
+      return "counter_set";
+    case OpKind::kRemoteCounterAdd:
+      return "remote_counter_add";
+    case OpKind::kHost:
+      return "host";
+  }
+  return "?";
+}
 
 struct MemRegion {
   void* addr = nullptr;
@@ -114,7 +197,8 @@ class OffloadBackend {
 
   // Memory exposed to peers for put/atomic (target side). Increments of
   // `arrival_counter` (may be kNoCounter) count landed puts/atomics.
-  virtual Status RegisterMemory(void* addr, std::size_t len, CounterId arrival_counter, MemRegion* out) = 0;
+  virtual Status RegisterMemory(void* addr, std::size_t len, CounterId arrival_counter,
+                                MemRegion* out) = 0;
   virtual Status DeregisterMemory(MemRegion* mr) = 0;
 
   // Post a batch of triggered ops (one virtual call per batch). Either all
@@ -132,6 +216,45 @@ class OffloadBackend {
   virtual bool Progress() = 0;
   // Trigger slots currently in use (for budgeting and nicq_info).
   virtual std::size_t SlotsInUse() const = 0;
+
+  // ---- added by OFFLOAD (defaults keep existing backends compiling) ----
+  // Build-time check used by fallback selection (providers/common): Ok if
+  // every op is within Caps() (kinds, atomic op/type, sizes); otherwise
+  // kUnsupportedOperation naming the first op it refuses. Backends with
+  // restrictions beyond Caps() (e.g. cxi: RECV only at threshold 0) override.
+  virtual Status CheckOps(std::span<const TriggeredOp> ops) const;
+  // Trigger slots still free (SIZE_MAX when unlimited).
+  virtual std::size_t FreeSlots() const {
+    const std::size_t max = Caps().max_trigger_slots;
+    if (max == 0) return static_cast<std::size_t>(-1);
+    const std::size_t used = SlotsInUse();
+    return used >= max ? 0 : max - used;
+  }
 };
+
+inline Status OffloadBackend::CheckOps(std::span<const TriggeredOp> ops) const {
+  const Capabilities& caps = Caps();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const TriggeredOp& op = ops[i];
+    auto refuse = [&](const char* why) {
+      return Error(Code::kUnsupportedOperation, std::string(Name()) + " CheckOps: op " +
+                                                    std::to_string(i) + " (" + OpKindName(op.kind) +
+                                                    "): " + why);
+    };
+    if (op.kind == OpKind::kAtomic) {
+      if (!caps.SupportsAtomic(op.aop, op.atype)) return refuse("atomic op/type not supported");
+      if (caps.max_atomic_bytes != 0 && op.bytes > caps.max_atomic_bytes)
+        return refuse("atomic operand larger than max_atomic_bytes");
+    }
+    if ((op.kind == OpKind::kPut || op.kind == OpKind::kAtomic) &&
+        op.target_counter != kNoCounter && !caps.remote_counters)
+      return refuse("remote counter on put/atomic needs remote_counters");
+    if (caps.max_msg_bytes != 0 && op.bytes > caps.max_msg_bytes &&
+        (op.kind == OpKind::kSend || op.kind == OpKind::kRecv || op.kind == OpKind::kPut))
+      return refuse("message larger than max_msg_bytes");
+    if (op.kind == OpKind::kHost && op.host_fn == nullptr) return refuse("host op without host_fn");
+  }
+  return Status::Ok();
+}
 
 }  // namespace nicq::offload
