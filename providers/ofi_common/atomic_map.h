@@ -2,6 +2,7 @@
 #pragma once
 
 #include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
 
 #include "providers/backend.h"
 

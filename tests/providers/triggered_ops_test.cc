@@ -22,6 +22,12 @@ using offload::TriggeredOp;
 
 constexpr int kWaitMs = 20000;
 
+#define NICQ_ASSERT_OK(expr)                               \
+  do {                                                     \
+    ::nicq::Status s_ = (expr);                            \
+    ASSERT_TRUE(s_.ok()) << #expr << ": " << s_.message(); \
+  } while (0)
+
 class TriggeredOps : public ::testing::TestWithParam<BackendParam> {
  protected:
   void SetUp() override {
@@ -60,11 +66,11 @@ TriggeredOp CounterAdd(CounterId trigger, std::uint64_t threshold, CounterId tar
 TEST_P(TriggeredOps, CounterAddFiresAtThreshold) {
   CounterId t = Counter(), x = Counter(), done = Counter();
   std::vector<TriggeredOp> ops{CounterAdd(t, 2, x, 5, done)};
-  ASSERT_TRUE(b_->Post(ops).ok());
-  ASSERT_TRUE(b_->AddCounter(t, 1).ok());
+  NICQ_ASSERT_OK(b_->Post(ops));
+  NICQ_ASSERT_OK(b_->AddCounter(t, 1));
   b_->Progress();
   EXPECT_EQ(b_->ReadCounter(x), 0u);
-  ASSERT_TRUE(b_->AddCounter(t, 1).ok());
+  NICQ_ASSERT_OK(b_->AddCounter(t, 1));
   Wait(x, 5);
   Wait(done, 1);
   EXPECT_EQ(b_->ReadCounter(x), 5u);
@@ -73,9 +79,9 @@ TEST_P(TriggeredOps, CounterAddFiresAtThreshold) {
 
 TEST_P(TriggeredOps, AlreadyReachedFiresAtOnce) {
   CounterId t = Counter(), x = Counter();
-  ASSERT_TRUE(b_->AddCounter(t, 7).ok());
+  NICQ_ASSERT_OK(b_->AddCounter(t, 7));
   std::vector<TriggeredOp> ops{CounterAdd(t, 3, x, 1), CounterAdd(kNoCounter, 0, x, 10)};
-  ASSERT_TRUE(b_->Post(ops).ok());
+  NICQ_ASSERT_OK(b_->Post(ops));
   Wait(x, 11);
 }
 
@@ -84,9 +90,9 @@ TEST_P(TriggeredOps, ChainOfCounterOps) {
   CounterId t = Counter(), a = Counter(), c1 = Counter(), c2 = Counter();
   std::vector<TriggeredOp> ops{CounterAdd(t, 1, a, 1), CounterAdd(a, 1, c1, 2),
                                CounterAdd(c1, 2, c2, 3)};
-  ASSERT_TRUE(b_->Post(ops).ok());
+  NICQ_ASSERT_OK(b_->Post(ops));
   EXPECT_EQ(b_->ReadCounter(c2), 0u);
-  ASSERT_TRUE(b_->AddCounter(t, 1).ok());
+  NICQ_ASSERT_OK(b_->AddCounter(t, 1));
   Wait(c2, 3);
 }
 
@@ -96,9 +102,9 @@ TEST_P(TriggeredOps, ManyEpochsOnOneCounter) {
   constexpr int kEpochs = 50;
   std::vector<TriggeredOp> ops;
   for (int e = 1; e <= kEpochs; ++e) ops.push_back(CounterAdd(t, 2 * e, x, 1));
-  ASSERT_TRUE(b_->Post(ops).ok());
+  NICQ_ASSERT_OK(b_->Post(ops));
   for (int e = 1; e <= kEpochs; ++e) {
-    ASSERT_TRUE(b_->AddCounter(t, 2).ok());
+    NICQ_ASSERT_OK(b_->AddCounter(t, 2));
     Wait(x, e);
   }
   EXPECT_EQ(b_->ReadCounter(x), static_cast<std::uint64_t>(kEpochs));
@@ -109,7 +115,7 @@ TEST_P(TriggeredOps, PutLandsAndBumpsArrivalCounter) {
   std::vector<std::uint64_t> src(512), dst(512, 0);
   std::iota(src.begin(), src.end(), 1000);
   offload::MemRegion mr;
-  ASSERT_TRUE(b_->RegisterMemory(dst.data(), dst.size() * 8, arrival, &mr).ok());
+  NICQ_ASSERT_OK(b_->RegisterMemory(dst.data(), dst.size() * 8, arrival, &mr));
   TriggeredOp put;
   put.kind = OpKind::kPut;
   put.trigger = t;
@@ -122,14 +128,14 @@ TEST_P(TriggeredOps, PutLandsAndBumpsArrivalCounter) {
   put.remote_key = mr.key;
   put.target_counter = arrival;
   std::vector<TriggeredOp> ops{put};
-  ASSERT_TRUE(b_->Post(ops).ok());
+  NICQ_ASSERT_OK(b_->Post(ops));
   b_->Progress();
   EXPECT_EQ(dst[0], 0u);
-  ASSERT_TRUE(b_->AddCounter(t, 1).ok());
+  NICQ_ASSERT_OK(b_->AddCounter(t, 1));
   Wait(arrival, 1);
   Wait(done, 1);
   EXPECT_EQ(dst, src);
-  ASSERT_TRUE(b_->DeregisterMemory(&mr).ok());
+  NICQ_ASSERT_OK(b_->DeregisterMemory(&mr));
 }
 
 TEST_P(TriggeredOps, AtomicSumLands) {
@@ -137,7 +143,7 @@ TEST_P(TriggeredOps, AtomicSumLands) {
   CounterId t = Counter(), arrival = Counter(), done = Counter();
   std::vector<std::int64_t> src{1, 2, 3, 4}, dst{10, 20, 30, 40};
   offload::MemRegion mr;
-  ASSERT_TRUE(b_->RegisterMemory(dst.data(), dst.size() * 8, arrival, &mr).ok());
+  NICQ_ASSERT_OK(b_->RegisterMemory(dst.data(), dst.size() * 8, arrival, &mr));
   TriggeredOp op;
   op.kind = OpKind::kAtomic;
   op.aop = AtomicOp::kSum;
@@ -152,12 +158,12 @@ TEST_P(TriggeredOps, AtomicSumLands) {
   op.remote_key = mr.key;
   std::vector<TriggeredOp> ops{op, op};
   ops[1].threshold = 2;
-  ASSERT_TRUE(b_->Post(ops).ok());
-  ASSERT_TRUE(b_->AddCounter(t, 2).ok());
+  NICQ_ASSERT_OK(b_->Post(ops));
+  NICQ_ASSERT_OK(b_->AddCounter(t, 2));
   Wait(arrival, 2);
   Wait(done, 2);
   EXPECT_EQ(dst, (std::vector<std::int64_t>{12, 24, 36, 48}));
-  ASSERT_TRUE(b_->DeregisterMemory(&mr).ok());
+  NICQ_ASSERT_OK(b_->DeregisterMemory(&mr));
 }
 
 TEST_P(TriggeredOps, SendRecvChain) {
@@ -182,8 +188,8 @@ TEST_P(TriggeredOps, SendRecvChain) {
   send.threshold = 1;
   send.completion = sent;
   std::vector<TriggeredOp> ops{recv, send, CounterAdd(got, 1, after, 9)};
-  ASSERT_TRUE(b_->Post(ops).ok());
-  ASSERT_TRUE(b_->AddCounter(t, 1).ok());
+  NICQ_ASSERT_OK(b_->Post(ops));
+  NICQ_ASSERT_OK(b_->AddCounter(t, 1));
   Wait(after, 9);
   Wait(sent, 1);
   EXPECT_EQ(dst, src);
@@ -201,10 +207,10 @@ TEST_P(TriggeredOps, RemoteCounterAdd) {
   op.completion = done;
   std::vector<TriggeredOp> ops{op, op};
   ops[1].threshold = 2;
-  ASSERT_TRUE(b_->Post(ops).ok());
-  ASSERT_TRUE(b_->AddCounter(t, 1).ok());
+  NICQ_ASSERT_OK(b_->Post(ops));
+  NICQ_ASSERT_OK(b_->AddCounter(t, 1));
   Wait(remote, 1);
-  ASSERT_TRUE(b_->AddCounter(t, 1).ok());
+  NICQ_ASSERT_OK(b_->AddCounter(t, 1));
   Wait(remote, 2);
   Wait(done, 2);
 }
@@ -212,11 +218,11 @@ TEST_P(TriggeredOps, RemoteCounterAdd) {
 TEST_P(TriggeredOps, CancelDropsUnfiredOps) {
   CounterId t = Counter(), x = Counter();
   std::vector<TriggeredOp> ops{CounterAdd(t, 5, x, 1)};
-  ASSERT_TRUE(b_->Post(ops).ok());
+  NICQ_ASSERT_OK(b_->Post(ops));
   Status s = b_->Cancel(t);
   if (s.code() == Code::kUnsupportedOperation) GTEST_SKIP() << s.message();
   ASSERT_TRUE(s.ok()) << s.message();
-  ASSERT_TRUE(b_->AddCounter(t, 10).ok());
+  NICQ_ASSERT_OK(b_->AddCounter(t, 10));
   b_->Progress();
   EXPECT_EQ(b_->ReadCounter(x), 0u);
 }

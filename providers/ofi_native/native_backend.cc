@@ -1,0 +1,242 @@
+#include "providers/ofi_native/native_backend.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "providers/ofi_common/atomic_map.h"
+#include "providers/ofi_common/backoff.h"
+#include "providers/ofi_common/mr_key.h"
+#include "providers/ofi_common/ofi_error.h"
+#include "providers/ofi_native/native_internal.h"
+
+namespace nicq::ofi {
+
+using offload::CounterId;
+using offload::kNoCounter;
+using offload::OpKind;
+using offload::TriggeredOp;
+
+NativeBackend::NativeBackend(const NativeConfig& config) : config_(config) {}
+
+Status NativeBackend::Create(const NativeConfig& config, std::unique_ptr<NativeBackend>* out) {
+  std::unique_ptr<NativeBackend> b(new NativeBackend(config));
+  NICQ_RETURN_IF_ERROR(b->Init().WithContext("native backend on " + config.provider));
+  *out = std::move(b);
+  return Status::Ok();
+}
+
+Status NativeBackend::Init() {
+  EndpointOptions o;
+  o.provider = config_.provider;
+  o.triggers = true;
+  o.auto_progress = true;
+  NICQ_RETURN_IF_ERROR(OfiEndpoint::Open(o, &ep_));
+  const bool sockets = std::strcmp(ep_->provider_name(), "sockets") == 0;
+  // sockets keeps counters in a signed 32-bit atomic.
+  hw_limit_ = config_.counter_limit ? config_.counter_limit
+                                    : (sockets ? INT32_MAX : (std::uint64_t{1} << 48) - 1);
+  budget_ = config_.slot_budget ? config_.slot_budget : 1024;
+  caps_.native_triggers = true;
+  caps_.remote_counters = true;
+  ep_->QueryAtomics(&caps_);
+  caps_.max_trigger_slots = budget_;
+  caps_.max_counter_value = hw_limit_;
+  caps_.max_msg_bytes = ep_->info()->ep_attr->max_msg_size;
+
+  counters_.reset(new Counter[config_.num_counters]);
+  doorbells_.reset(new std::uint64_t[config_.num_counters]());
+  free_counters_.reserve(config_.num_counters);
+  for (std::size_t i = config_.num_counters; i > 0; --i)
+    free_counters_.push_back(static_cast<CounterId>(i - 1));
+  fi_cntr_attr attr{};
+  attr.events = FI_CNTR_EVENTS_COMP;
+  attr.wait_obj = FI_WAIT_UNSPEC;
+  NICQ_RETURN_IF_ERROR(
+      Check(fi_cntr_open(ep_->domain(), &attr, &zero_cntr_, nullptr), "fi_cntr_open", "zero"));
+  records_.reset(new Record[budget_]);
+  free_records_.reserve(budget_);
+  for (std::size_t i = budget_; i > 0; --i) {
+    Record& r = records_[i - 1];
+    NICQ_RETURN_IF_ERROR(
+        Check(fi_cntr_open(ep_->domain(), &attr, &r.slot_cntr, nullptr), "fi_cntr_open", "slot"));
+    free_records_.push_back(&r);
+  }
+  host_ops_.reserve(budget_);
+  return Status::Ok();
+}
+
+NativeBackend::~NativeBackend() {
+  Status s = Flush();
+  if (!s.ok()) NICQ_LOG(kWarn, kProvider, "native: %s", s.message().c_str());
+  if (counters_) {
+    for (std::size_t i = 0; i < config_.num_counters; ++i) {
+      if (counters_[i].doorbell_mr) fi_close(&counters_[i].doorbell_mr->fid);
+    }
+  }
+  ep_.reset();  // endpoint first: counters stay bound to it until it closes
+  if (records_)
+    for (std::size_t i = 0; i < budget_; ++i)
+      if (records_[i].slot_cntr) fi_close(&records_[i].slot_cntr->fid);
+  if (counters_)
+    for (std::size_t i = 0; i < config_.num_counters; ++i)
+      if (counters_[i].cntr) fi_close(&counters_[i].cntr->fid);
+  if (zero_cntr_) fi_close(&zero_cntr_->fid);
+}
+
+Status NativeBackend::LocalAddress(std::vector<std::uint8_t>& out) {
+  WireAddress w;
+  NICQ_RETURN_IF_ERROR(ep_->Name(w.name));
+  w.doorbell_base = ep_->RemoteBase(doorbells_.get());
+  return EncodeWire(w, out);
+}
+
+Status NativeBackend::SetPeers(std::span<const std::vector<std::uint8_t>> addrs) {
+  std::vector<WireAddress> peers(addrs.size());
+  for (std::size_t i = 0; i < addrs.size(); ++i)
+    NICQ_RETURN_IF_ERROR(
+        DecodeWire(addrs[i], &peers[i]).WithContext("native SetPeers: peer " + std::to_string(i)));
+  NICQ_RETURN_IF_ERROR(ep_->InsertPeers(peers));
+  std::lock_guard<std::mutex> lock(mu_);
+  peer_doorbells_.resize(peers.size());
+  for (std::size_t i = 0; i < peers.size(); ++i) peer_doorbells_[i] = peers[i].doorbell_base;
+  return Status::Ok();
+}
+
+Status NativeBackend::OpenCounter(CounterId id) {
+  Counter& c = counters_[id];
+  if (c.cntr == nullptr) {
+    fi_cntr_attr attr{};
+    attr.events = FI_CNTR_EVENTS_COMP;
+    attr.wait_obj = FI_WAIT_UNSPEC;
+    NICQ_RETURN_IF_ERROR(Check(fi_cntr_open(ep_->domain(), &attr, &c.cntr, nullptr), "fi_cntr_open",
+                               "counter " + std::to_string(id)));
+    // The counter's doorbell: a remote write to it counts as one arrival.
+    NICQ_RETURN_IF_ERROR(ep_->RegisterMr(&doorbells_[id], sizeof(std::uint64_t), FI_REMOTE_WRITE,
+                                         DoorbellKey(id), &c.doorbell_mr));
+    NICQ_RETURN_IF_ERROR(Check(fi_mr_bind(c.doorbell_mr, &c.cntr->fid, FI_REMOTE_WRITE),
+                               "fi_mr_bind", "doorbell of counter " + std::to_string(id)));
+  } else {
+    NICQ_RETURN_IF_ERROR(Check(fi_cntr_set(c.cntr, 0), "fi_cntr_set", "reused counter"));
+    fi_cntr_seterr(c.cntr, 0);
+  }
+  c.base.store(0);
+  c.pending.store(0);
+  c.in_use = true;
+  return Status::Ok();
+}
+
+Status NativeBackend::AllocCounters(std::size_t n, CounterId* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (n > free_counters_.size())
+    return Error(Code::kNoMem, "native AllocCounters(n=" + std::to_string(n) + "): only " +
+                                   std::to_string(free_counters_.size()) +
+                                   " counters left (NICQ_OFFLOAD_COUNTERS)");
+  for (std::size_t i = 0; i < n; ++i) {
+    const CounterId id = free_counters_.back();
+    NICQ_RETURN_IF_ERROR(OpenCounter(id));
+    free_counters_.pop_back();
+    out[i] = id;
+  }
+  return Status::Ok();
+}
+
+void NativeBackend::FreeCounter(CounterId id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (id >= config_.num_counters || !counters_[id].in_use) return;
+  counters_[id].in_use = false;
+  free_counters_.push_back(id);
+}
+
+std::uint64_t NativeBackend::Logical(const Counter& c) const {
+  std::uint64_t hw = fi_cntr_read(c.cntr);
+  // A 32-bit provider counter comes back sign-extended.
+  if (hw_limit_ <= INT32_MAX) hw &= 0x7fffffffu;
+  return c.base.load(std::memory_order_acquire) + hw;
+}
+
+std::uint64_t NativeBackend::ReadCounter(CounterId id) const {
+  if (id >= config_.num_counters || counters_[id].cntr == nullptr) return 0;
+  return Logical(counters_[id]);
+}
+
+std::uint64_t NativeBackend::ReadErrors(CounterId id) const {
+  if (id >= config_.num_counters || counters_[id].cntr == nullptr) return 0;
+  return fi_cntr_readerr(counters_[id].cntr);
+}
+
+Status NativeBackend::AddCounter(CounterId id, std::uint64_t value) {
+  if (id >= config_.num_counters || !counters_[id].in_use)
+    return Error(Code::kArg,
+                 "native AddCounter: counter " + std::to_string(id) + " is not allocated");
+  NICQ_RETURN_IF_ERROR(Check(fi_cntr_add(counters_[id].cntr, value), "fi_cntr_add",
+                             "counter " + std::to_string(id)));
+  RunHostOps();
+  return Status::Ok();
+}
+
+Status NativeBackend::WaitCounter(CounterId id, std::uint64_t value, int timeout_ms) {
+  if (id >= config_.num_counters || !counters_[id].in_use)
+    return Error(Code::kArg,
+                 "native WaitCounter: counter " + std::to_string(id) + " is not allocated");
+  const std::int64_t deadline = timeout_ms >= 0 ? NowMs() + timeout_ms : 0;
+  // Poll with sleeps rather than fi_cntr_wait: sockets' wait with a finite
+  // timeout returns at once, and blocking forever would miss host ops and
+  // stalled triggers that only Progress() revives.
+  Backoff backoff(200, 20, 500);
+  for (;;) {
+    if (Logical(counters_[id]) >= value) return Status::Ok();
+    const std::uint64_t errors = ReadErrors(id);
+    if (errors > 0)
+      return Error(Code::kOther, "native WaitCounter(counter " + std::to_string(id) + ", " +
+                                     std::to_string(value) + "): " + std::to_string(errors) +
+                                     " op(s) failed on it");
+    if (timeout_ms >= 0 && NowMs() >= deadline)
+      return Error(Code::kPending, "native WaitCounter(counter " + std::to_string(id) + ", " +
+                                       std::to_string(value) + "): timed out after " +
+                                       std::to_string(timeout_ms) + " ms at value " +
+                                       std::to_string(Logical(counters_[id])));
+    if (backoff.sleeping() ? Progress() : RunHostOps())
+      backoff.Reset();
+    else
+      backoff.Pause();
+  }
+}
+
+Status NativeBackend::RegisterMemory(void* addr, std::size_t len, CounterId arrival_counter,
+                                     offload::MemRegion* out) {
+  if (arrival_counter != kNoCounter &&
+      (arrival_counter >= config_.num_counters || !counters_[arrival_counter].in_use))
+    return Error(Code::kArg, "native RegisterMemory: arrival_counter " +
+                                 std::to_string(arrival_counter) + " is not allocated");
+  fid_mr* mr = nullptr;
+  NICQ_RETURN_IF_ERROR(ep_->RegisterMr(addr, len,
+                                       FI_REMOTE_WRITE | FI_REMOTE_READ | FI_READ | FI_WRITE,
+                                       UserKey(arrival_counter, next_key_.fetch_add(1)), &mr)
+                           .WithContext("native RegisterMemory"));
+  if (arrival_counter != kNoCounter) {
+    Status s = Check(fi_mr_bind(mr, &counters_[arrival_counter].cntr->fid, FI_REMOTE_WRITE),
+                     "fi_mr_bind", "arrival counter " + std::to_string(arrival_counter));
+    if (!s.ok()) {
+      fi_close(&mr->fid);
+      return s.WithContext("native RegisterMemory");
+    }
+  }
+  out->addr = addr;
+  out->len = len;
+  out->remote_addr = ep_->RemoteBase(addr);
+  out->key = fi_mr_key(mr);
+  out->handle = mr;
+  return Status::Ok();
+}
+
+Status NativeBackend::DeregisterMemory(offload::MemRegion* mr) {
+  if (mr == nullptr || mr->handle == nullptr) return Status::Ok();
+  Status s = Check(fi_close(&static_cast<fid_mr*>(mr->handle)->fid), "fi_close", "memory region");
+  mr->handle = nullptr;
+  return s;
+}
+
+}  // namespace nicq::ofi

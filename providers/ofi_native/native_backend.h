@@ -1,0 +1,119 @@
+// NativeBackend: the triggered-op contract on libfabric triggered operations
+// (fi_control(FI_QUEUE_WORK) deferred work, FI_RMA_EVENT remote counters).
+// Written for cxi, runs here on sockets. The provider fires ops by itself;
+// no host thread is involved except for kHost ops, which no NIC can run
+// (they wait in a host-side list that Progress()/WaitCounter() drive).
+//
+// Mapping (docs/offload-backends.md has the reasoning):
+//  * a CounterId is a fid_cntr; its 64-bit logical value is base + hardware
+//    value, so a provider with narrow counters (sockets: signed 32-bit) can
+//    be rebased when no trigger is pending on it;
+//  * each counter owns an 8-byte doorbell region bound to it (fi_mr_bind,
+//    FI_REMOTE_WRITE): a peer's write there is a remote counter add, and
+//    user regions are bound to their arrival counter the same way;
+//  * every data op gets a private "slot counter" as its deferred-work
+//    completion counter, plus a chained FI_OP_CNTR_ADD that adds
+//    completion_inc to the op's real completion counter. The slot counter
+//    tells exactly when the op's descriptors may be reused, and lets
+//    completion_inc be any value although the NIC counts completions by one;
+//  * trigger slots (deferred-work entries) are budgeted: a Post that would
+//    exceed the budget returns kAgain, never touching the NIC.
+#pragma once
+
+#include <rdma/fi_trigger.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "providers/backend.h"
+#include "providers/common/backend_registry.h"
+#include "providers/ofi_common/ofi_endpoint.h"
+
+namespace nicq::ofi {
+
+struct NativeConfig {
+  std::string provider = "sockets";
+  std::size_t num_counters = 4096;
+  std::size_t slot_budget = 0;      // NIC trigger entries (0: provider default)
+  std::uint64_t counter_limit = 0;  // largest hardware counter value (0: provider default)
+};
+
+class NativeBackend final : public offload::OffloadBackend {
+ public:
+  static Status Create(const NativeConfig& config, std::unique_ptr<NativeBackend>* out);
+  ~NativeBackend() override;
+
+  const char* Name() const override { return "native"; }
+  const offload::Capabilities& Caps() const override { return caps_; }
+  Status LocalAddress(std::vector<std::uint8_t>& out) override;
+  Status SetPeers(std::span<const std::vector<std::uint8_t>> addrs) override;
+  Status AllocCounters(std::size_t n, offload::CounterId* out) override;
+  void FreeCounter(offload::CounterId id) override;
+  std::uint64_t ReadCounter(offload::CounterId id) const override;
+  std::uint64_t ReadErrors(offload::CounterId id) const override;
+  Status WaitCounter(offload::CounterId id, std::uint64_t value, int timeout_ms) override;
+  Status AddCounter(offload::CounterId id, std::uint64_t value) override;
+  Status RegisterMemory(void* addr, std::size_t len, offload::CounterId arrival_counter,
+                        offload::MemRegion* out) override;
+  Status DeregisterMemory(offload::MemRegion* mr) override;
+  Status Post(std::span<const offload::TriggeredOp> ops) override;
+  Status Cancel(offload::CounterId trigger) override;
+  Status Flush() override;
+  bool Progress() override;
+  std::size_t SlotsInUse() const override { return entries_in_use_.load(); }
+  Status CheckOps(std::span<const offload::TriggeredOp> ops) const override;
+
+ private:
+  struct Counter;
+  struct Record;
+  struct HostOp {
+    const offload::TriggeredOp* op;
+    std::uint64_t seq;
+  };
+
+  explicit NativeBackend(const NativeConfig& config);
+  Status Init();
+  Status OpenCounter(offload::CounterId id);
+  std::uint64_t HwLimit() const { return hw_limit_; }
+  std::uint64_t Logical(const Counter& c) const;
+  // Hardware threshold for `threshold` on counter `id`, rebasing when needed.
+  Status HwThreshold(offload::CounterId id, std::uint64_t threshold, std::uint64_t* hw);
+  static std::size_t EntriesFor(const offload::TriggeredOp& op);
+  Status PostOne(const offload::TriggeredOp& op);
+  Status QueueWork(fi_deferred_work* w, const char* what);
+  Record* TakeRecord();
+  // Returns records whose ops are done to the pool; nudges stalled triggers.
+  std::size_t ReclaimLocked();
+  bool RunHostOps();
+
+  NativeConfig config_;
+  offload::Capabilities caps_;
+  std::unique_ptr<OfiEndpoint> ep_;
+  std::uint64_t hw_limit_ = 0;
+  std::size_t budget_ = 0;
+
+  std::unique_ptr<Counter[]> counters_;
+  std::unique_ptr<std::uint64_t[]> doorbells_;  // one 8-byte doorbell per counter
+  std::vector<offload::CounterId> free_counters_;
+  fid_cntr* zero_cntr_ = nullptr;  // never incremented: trigger for "fire at once"
+
+  std::unique_ptr<Record[]> records_;
+  std::vector<Record*> free_records_;
+  Record* busy_head_ = nullptr;  // records whose ops may still be on the NIC
+  std::atomic<std::size_t> entries_in_use_{0};
+
+  std::vector<HostOp> host_ops_;  // sorted by (trigger, threshold, seq); capacity reserved
+  std::uint64_t host_seq_ = 0;
+  std::atomic<bool> running_host_{false};
+
+  std::vector<std::uint64_t> peer_doorbells_;
+  std::atomic<std::uint32_t> next_key_{1};
+  mutable std::mutex mu_;
+};
+
+Status CreateNativeBackend(const offload::BackendOptions& options,
+                           std::unique_ptr<offload::OffloadBackend>* out);
+
+}  // namespace nicq::ofi

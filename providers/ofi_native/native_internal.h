@@ -1,0 +1,50 @@
+// Internal structures of NativeBackend shared by its .cc files.
+#pragma once
+
+#include <rdma/fi_trigger.h>
+
+#include <atomic>
+
+#include "providers/ofi_native/native_backend.h"
+
+namespace nicq::ofi {
+
+using offload::CounterId;
+using offload::kNoCounter;
+
+struct NativeBackend::Counter {
+  fid_cntr* cntr = nullptr;
+  fid_mr* doorbell_mr = nullptr;
+  std::atomic<std::uint64_t> base{0};
+  std::atomic<int> pending{0};  // unreclaimed NIC ops triggered by it (rebase only at 0)
+  bool in_use = false;
+};
+
+// The descriptors of one op on the NIC: libfabric reads them when the
+// trigger fires (and, for data ops, when they complete), so they live here
+// until the slot counter says the op is done.
+struct NativeBackend::Record {
+  fi_deferred_work work[2];
+  union {
+    fi_op_rma rma;
+    fi_op_atomic atomic;
+    fi_op_tagged tagged;
+  } data;
+  fi_op_cntr cntr[2];
+  iovec iov;
+  fi_rma_iov riov;
+  fi_ioc ioc;
+  fi_rma_ioc rioc;
+  fid_cntr* slot_cntr = nullptr;
+  std::uint64_t slot_target = 0;  // slot counter value meaning "done"
+  std::uint64_t slot_errors = 0;
+  bool is_data = false;
+  CounterId trigger = kNoCounter;
+  CounterId completion = kNoCounter;
+  fid_cntr* trigger_cntr = nullptr;
+  std::uint64_t hw_threshold = 0;
+  std::size_t entries = 0;
+  Record* next = nullptr;
+};
+
+}  // namespace nicq::ofi

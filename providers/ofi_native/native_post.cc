@@ -1,0 +1,283 @@
+// NativeBackend: posting ops as deferred work, reclaiming their descriptors,
+// host ops and progress. (Counters, memory and wire-up: native_backend.cc.)
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "providers/ofi_common/atomic_map.h"
+#include "providers/ofi_common/backoff.h"
+#include "providers/ofi_common/mr_key.h"
+#include "providers/ofi_common/ofi_error.h"
+#include "providers/ofi_native/native_backend.h"
+#include "providers/ofi_native/native_internal.h"
+
+namespace nicq::ofi {
+
+using offload::CounterId;
+using offload::kNoCounter;
+using offload::OpKind;
+using offload::TriggeredOp;
+
+namespace {
+const std::uint64_t kZeroWord = 0;  // source of doorbell writes
+
+bool IsData(OpKind k) {
+  return k == OpKind::kSend || k == OpKind::kRecv || k == OpKind::kPut || k == OpKind::kAtomic ||
+         k == OpKind::kRemoteCounterAdd;
+}
+}  // namespace
+
+// NIC trigger entries an op takes: the op itself, plus the chained counter
+// add that reports its completion.
+std::size_t NativeBackend::EntriesFor(const TriggeredOp& op) {
+  if (op.kind == OpKind::kHost) return 0;
+  return op.completion != kNoCounter ? 2 : 1;
+}
+
+Status NativeBackend::CheckOps(std::span<const TriggeredOp> ops) const {
+  NICQ_RETURN_IF_ERROR(OffloadBackend::CheckOps(ops));
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const TriggeredOp& op = ops[i];
+    auto refuse = [&](const std::string& why) {
+      return Error(Code::kUnsupportedOperation, "native CheckOps: op " + std::to_string(i) + " (" +
+                                                    offload::OpKindName(op.kind) + "): " + why);
+    };
+    auto counter_ok = [&](CounterId id) {
+      return id == kNoCounter || (id < config_.num_counters && counters_[id].in_use);
+    };
+    if (!counter_ok(op.trigger) || !counter_ok(op.completion))
+      return Error(Code::kArg, "native Post: op " + std::to_string(i) +
+                                   ": trigger or completion counter is not allocated");
+    if (op.kind == OpKind::kCounterAdd || op.kind == OpKind::kCounterSet) {
+      if (op.target_counter == kNoCounter || !counter_ok(op.target_counter))
+        return Error(Code::kArg,
+                     "native Post: op " + std::to_string(i) + ": target_counter is not allocated");
+      // sockets fires a counter op while holding its trigger counter's lock;
+      // touching that same counter again would deadlock its progress thread.
+      if (op.trigger != kNoCounter &&
+          (op.target_counter == op.trigger || op.completion == op.trigger))
+        return refuse("a counter op may not add to its own trigger counter on the NIC");
+    }
+    if (op.kind == OpKind::kRemoteCounterAdd && op.value != 1)
+      return refuse("remote counter add of " + std::to_string(op.value) +
+                    " (the NIC counts one per doorbell write; only 1 is offloaded)");
+    if (IsData(op.kind) &&
+        (op.peer < 0 || static_cast<std::size_t>(op.peer) >= peer_doorbells_.size()))
+      return Error(Code::kRank, "native Post: op " + std::to_string(i) + ": peer " +
+                                    std::to_string(op.peer) + " unknown");
+  }
+  return Status::Ok();
+}
+
+Status NativeBackend::Post(std::span<const TriggeredOp> ops) {
+  std::size_t entries = 0, records = 0, hosts = 0;
+  bool any_host = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    NICQ_RETURN_IF_ERROR(CheckOps(ops));
+    for (const TriggeredOp& op : ops) {
+      entries += EntriesFor(op);
+      if (op.kind == OpKind::kHost)
+        ++hosts;
+      else
+        ++records;
+    }
+    auto fits = [&] {
+      return entries_in_use_.load() + entries <= budget_ && records <= free_records_.size() &&
+             host_ops_.size() + hosts <= host_ops_.capacity();
+    };
+    if (!fits()) ReclaimLocked();
+    if (!fits())
+      return Error(Code::kAgain, "native Post: " + std::to_string(ops.size()) + " ops need " +
+                                     std::to_string(entries) + " trigger slots, " +
+                                     std::to_string(budget_ - entries_in_use_.load()) + " of " +
+                                     std::to_string(budget_) + " free (NICQ_NATIVE_SLOTS)");
+    for (const TriggeredOp& op : ops) {
+      if (op.kind == OpKind::kHost) {
+        // Sorted by (trigger, threshold, posting order); capacity reserved.
+        HostOp h{&op, host_seq_++};
+        auto pos = std::upper_bound(host_ops_.begin(), host_ops_.end(), h,
+                                    [](const HostOp& a, const HostOp& b) {
+                                      if (a.op->trigger != b.op->trigger)
+                                        return a.op->trigger < b.op->trigger;
+                                      if (a.op->threshold != b.op->threshold)
+                                        return a.op->threshold < b.op->threshold;
+                                      return a.seq < b.seq;
+                                    });
+        host_ops_.insert(pos, h);
+        any_host = true;
+        continue;
+      }
+      // A provider error part-way leaves earlier ops posted: the batch is
+      // all-or-none only for what is checked above (slots, kinds, counters).
+      NICQ_RETURN_IF_ERROR(PostOne(op));
+    }
+  }
+  if (any_host) RunHostOps();
+  return Status::Ok();
+}
+
+NativeBackend::Record* NativeBackend::TakeRecord() {
+  Record* r = free_records_.back();
+  free_records_.pop_back();
+  r->next = busy_head_;
+  busy_head_ = r;
+  return r;
+}
+
+Status NativeBackend::QueueWork(fi_deferred_work* w, const char* what) {
+  return Check(fi_control(&ep_->domain()->fid, FI_QUEUE_WORK, w), "fi_control(FI_QUEUE_WORK)",
+               what);
+}
+
+Status NativeBackend::HwThreshold(CounterId id, std::uint64_t threshold, std::uint64_t* hw) {
+  if (id == kNoCounter) {
+    *hw = 0;
+    return Status::Ok();
+  }
+  Counter& c = counters_[id];
+  std::uint64_t base = c.base.load();
+  if (threshold <= base) {
+    *hw = 0;
+    return Status::Ok();
+  }
+  if (threshold - base > hw_limit_ && c.pending.load() == 0) {
+    // Rebase: move the hardware value down into the logical base. Only when
+    // no trigger is pending on the counter (their hardware thresholds would
+    // move). Subtract first, then raise the base, so a concurrent reader
+    // sees at worst a transiently low value, never a too-high one.
+    std::uint64_t v = fi_cntr_read(c.cntr);
+    if (hw_limit_ <= INT32_MAX) v &= 0x7fffffffu;
+    NICQ_RETURN_IF_ERROR(
+        Check(fi_cntr_add(c.cntr, static_cast<std::uint64_t>(-static_cast<std::int64_t>(v))),
+              "fi_cntr_add", "rebase of counter " + std::to_string(id)));
+    c.base.fetch_add(v);
+    base += v;
+    NICQ_LOG(kDebug, kProvider, "native: counter %u rebased by %llu", id,
+             static_cast<unsigned long long>(v));
+  }
+  if (threshold - base > hw_limit_)
+    return Error(Code::kUnsupportedOperation,
+                 "native Post: threshold " + std::to_string(threshold) + " on counter " +
+                     std::to_string(id) + " is more than the hardware counter limit (" +
+                     std::to_string(hw_limit_) + ") ahead of its base " + std::to_string(base) +
+                     " while triggers are pending on it");
+  *hw = threshold - base;
+  return Status::Ok();
+}
+
+Status NativeBackend::PostOne(const TriggeredOp& op) {
+  std::uint64_t hw = 0;
+  NICQ_RETURN_IF_ERROR(HwThreshold(op.trigger, op.threshold, &hw));
+  fid_cntr* trig = op.trigger == kNoCounter ? zero_cntr_ : counters_[op.trigger].cntr;
+  fid_cntr* comp = op.completion == kNoCounter ? nullptr : counters_[op.completion].cntr;
+  Record* r = TakeRecord();
+  r->trigger = op.trigger;
+  r->completion = op.completion;
+  r->trigger_cntr = trig;
+  r->hw_threshold = hw;
+  r->entries = EntriesFor(op);
+  r->is_data = IsData(op.kind);
+  std::memset(r->work, 0, sizeof(r->work));
+  fi_deferred_work& w = r->work[0];
+  w.threshold = hw;
+  w.triggering_cntr = trig;
+  fid_ep* ep = ep_->ep();
+  const fi_addr_t peer = ep_->Peer(op.peer);
+
+  if (!r->is_data) {
+    Counter& target = counters_[op.target_counter];
+    std::uint64_t value = op.value;
+    if (op.kind == OpKind::kCounterSet) {
+      const std::uint64_t base = target.base.load();
+      value = op.value >= base ? op.value - base : 0;
+    }
+    r->cntr[0] = {target.cntr, value};
+    w.op_type = op.kind == OpKind::kCounterSet ? FI_OP_CNTR_SET : FI_OP_CNTR_ADD;
+    w.op.cntr = &r->cntr[0];
+  } else {
+    r->slot_target = fi_cntr_read(r->slot_cntr) + 1;
+    w.completion_cntr = r->slot_cntr;
+    void* ctx = &w.context;
+    switch (op.kind) {
+      case OpKind::kSend:
+      case OpKind::kRecv: {
+        r->iov = {op.kind == OpKind::kSend ? const_cast<void*>(op.local_buf) : op.local_rbuf,
+                  op.bytes};
+        fi_op_tagged& t = r->data.tagged;
+        t = {};
+        t.ep = ep;
+        t.msg.msg_iov = &r->iov;
+        t.msg.iov_count = 1;
+        t.msg.addr = peer;
+        t.msg.tag = op.tag;
+        t.msg.context = ctx;
+        w.op_type = op.kind == OpKind::kSend ? FI_OP_TSEND : FI_OP_TRECV;
+        w.op.tagged = &t;
+        break;
+      }
+      case OpKind::kPut:
+      case OpKind::kRemoteCounterAdd: {
+        const bool put = op.kind == OpKind::kPut;
+        r->iov = {put ? const_cast<void*>(op.local_buf) : const_cast<std::uint64_t*>(&kZeroWord),
+                  put ? op.bytes : sizeof(kZeroWord)};
+        const std::uint64_t db =
+            ep_->virt_addr() ? peer_doorbells_[op.peer] + 8 * std::uint64_t{op.target_counter} : 0;
+        r->riov = {put ? op.remote_addr : db, r->iov.iov_len,
+                   put ? op.remote_key : DoorbellKey(op.target_counter)};
+        fi_op_rma& m = r->data.rma;
+        m = {};
+        m.ep = ep;
+        m.msg.msg_iov = &r->iov;
+        m.msg.iov_count = 1;
+        m.msg.addr = peer;
+        m.msg.rma_iov = &r->riov;
+        m.msg.rma_iov_count = 1;
+        m.msg.context = ctx;
+        w.op_type = FI_OP_WRITE;
+        w.op.rma = &m;
+        break;
+      }
+      case OpKind::kAtomic: {
+        const std::size_t count = op.bytes / offload::AtomicTypeSize(op.atype);
+        r->ioc = {const_cast<void*>(op.local_buf), count};
+        r->rioc = {op.remote_addr, count, op.remote_key};
+        fi_op_atomic& a = r->data.atomic;
+        a = {};
+        a.ep = ep;
+        a.msg.msg_iov = &r->ioc;
+        a.msg.iov_count = 1;
+        a.msg.addr = peer;
+        a.msg.rma_iov = &r->rioc;
+        a.msg.rma_iov_count = 1;
+        a.msg.datatype = ToFiType(op.atype);
+        a.msg.op = ToFiOp(op.aop);
+        a.msg.context = ctx;
+        w.op_type = FI_OP_ATOMIC;
+        w.op.atomic = &a;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (op.trigger != kNoCounter) counters_[op.trigger].pending.fetch_add(1);
+  entries_in_use_.fetch_add(r->entries);
+  NICQ_RETURN_IF_ERROR(QueueWork(&w, offload::OpKindName(op.kind)));
+  if (comp != nullptr) {
+    // Completion report: data ops chain on their slot counter; counter ops
+    // (which complete when they fire) on the same trigger, posted after.
+    fi_deferred_work& c = r->work[1];
+    r->cntr[1] = {comp, op.completion_inc};
+    c.threshold = r->is_data ? r->slot_target : hw;
+    c.triggering_cntr = r->is_data ? r->slot_cntr : trig;
+    c.op_type = FI_OP_CNTR_ADD;
+    c.op.cntr = &r->cntr[1];
+    NICQ_RETURN_IF_ERROR(QueueWork(&c, "completion counter add"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace nicq::ofi

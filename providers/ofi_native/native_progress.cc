@@ -1,0 +1,175 @@
+// NativeBackend: reclaiming descriptors of finished ops, reviving triggers
+// that stalled on EAGAIN, host ops, Cancel and Flush.
+#include <algorithm>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "providers/ofi_common/backoff.h"
+#include "providers/ofi_common/ofi_error.h"
+#include "providers/ofi_native/native_internal.h"
+
+namespace nicq::ofi {
+
+using offload::OpKind;
+using offload::TriggeredOp;
+
+namespace {
+constexpr std::uint64_t kSlotRebaseAt = std::uint64_t{1} << 30;
+
+std::uint64_t HwRead(fid_cntr* c, bool narrow) {
+  std::uint64_t v = fi_cntr_read(c);
+  return narrow ? (v & 0x7fffffffu) : v;
+}
+}  // namespace
+
+// A record is done when its slot counter reached its target (data op) or
+// its trigger reached its threshold (counter op, which completes as it
+// fires). fi_cntr_add(counter, 0) then serves as a barrier: sockets fires a
+// counter's triggers holding that counter's lock, so once the add returns
+// no firing that reads the record is still running.
+std::size_t NativeBackend::ReclaimLocked() {
+  const bool narrow = hw_limit_ <= INT32_MAX;
+  std::size_t freed = 0;
+  Record** link = &busy_head_;
+  while (Record* r = *link) {
+    bool done = false, failed = false;
+    if (r->is_data) {
+      done = HwRead(r->slot_cntr, narrow) >= r->slot_target;
+      if (!done) {
+        const std::uint64_t errors = fi_cntr_readerr(r->slot_cntr);
+        failed = errors > r->slot_errors;
+        r->slot_errors = errors;
+      }
+    } else {
+      done = HwRead(r->trigger_cntr, narrow) >= r->hw_threshold;
+    }
+    if (!done && !failed) {
+      // sockets stops scanning a trigger list at the first EAGAIN until the
+      // counter changes again: a reached trigger whose op has not completed
+      // may be such a stall, and adding 0 makes it rescan.
+      if (HwRead(r->trigger_cntr, narrow) >= r->hw_threshold) fi_cntr_add(r->trigger_cntr, 0);
+      link = &r->next;
+      continue;
+    }
+    fi_cntr_add(r->is_data ? r->slot_cntr : r->trigger_cntr, 0);  // barrier
+    *link = r->next;
+    entries_in_use_.fetch_sub(r->entries);
+    if (r->trigger != kNoCounter) counters_[r->trigger].pending.fetch_sub(1);
+    if (failed) {
+      // The op failed: its completion counter records an error and nothing
+      // chained on it fires. Its chained entry still waits on the slot
+      // counter, so the record is retired rather than reused.
+      if (r->completion != kNoCounter) fi_cntr_adderr(counters_[r->completion].cntr, 1);
+      NICQ_LOG(kError, kProvider, "native: a triggered op failed; its record is retired");
+      continue;
+    }
+    if (r->is_data && r->slot_target >= kSlotRebaseAt) fi_cntr_set(r->slot_cntr, 0);
+    free_records_.push_back(r);
+    ++freed;
+  }
+  return freed;
+}
+
+// Host ops run in (trigger, threshold, posting) order, outside the lock, by
+// one thread at a time.
+bool NativeBackend::RunHostOps() {
+  bool did = false;
+  for (;;) {
+    if (host_ops_.empty() || running_host_.exchange(true)) return did;
+    constexpr std::size_t kBatch = 16;
+    const TriggeredOp* ready[kBatch];
+    std::size_t n = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = host_ops_.begin(); it != host_ops_.end() && n < kBatch;) {
+        const TriggeredOp* op = it->op;
+        const bool reached =
+            op->trigger == kNoCounter || Logical(counters_[op->trigger]) >= op->threshold;
+        if (reached) {
+          ready[n++] = op;
+          it = host_ops_.erase(it);
+        } else {
+          // Later ops on this counter have higher thresholds: skip to the next counter.
+          const CounterId t = op->trigger;
+          while (it != host_ops_.end() && it->op->trigger == t) ++it;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      ready[i]->host_fn(ready[i]->host_arg);
+      if (ready[i]->completion != kNoCounter)
+        fi_cntr_add(counters_[ready[i]->completion].cntr, ready[i]->completion_inc);
+    }
+    running_host_.store(false);
+    if (n == 0) return did;
+    did = true;
+  }
+}
+
+bool NativeBackend::Progress() {
+  bool did = RunHostOps();
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (lock.owns_lock() && busy_head_ != nullptr) did |= ReclaimLocked() > 0;
+  return did;
+}
+
+Status NativeBackend::Cancel(CounterId trigger) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (trigger >= config_.num_counters || !counters_[trigger].in_use)
+    return Error(Code::kArg,
+                 "native Cancel: counter " + std::to_string(trigger) + " is not allocated");
+  host_ops_.erase(std::remove_if(host_ops_.begin(), host_ops_.end(),
+                                 [&](const HostOp& h) { return h.op->trigger == trigger; }),
+                  host_ops_.end());
+  ReclaimLocked();
+  std::size_t on_nic = 0;
+  for (Record* r = busy_head_; r != nullptr; r = r->next)
+    if (r->trigger == trigger) ++on_nic;
+  if (on_nic > 0)
+    return Error(Code::kUnsupportedOperation,
+                 "native Cancel(counter " + std::to_string(trigger) +
+                     "): " + std::to_string(on_nic) +
+                     " op(s) sit on the NIC's trigger list, which libfabric cannot withdraw");
+  return Status::Ok();
+}
+
+Status NativeBackend::Flush() {
+  const std::int64_t deadline = NowMs() + config::GetInt("NICQ_PEER_TIMEOUT") * 1000;
+  const bool narrow = hw_limit_ <= INT32_MAX;
+  Backoff backoff(100, 20, 1000);
+  for (;;) {
+    RunHostOps();
+    std::size_t fired_busy = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ReclaimLocked();
+      // Ops whose trigger has not been reached never fire: nothing to wait for.
+      for (Record* r = busy_head_; r != nullptr; r = r->next)
+        if (HwRead(r->trigger_cntr, narrow) >= r->hw_threshold) ++fired_busy;
+    }
+    if (fired_busy == 0) return Status::Ok();
+    if (NowMs() >= deadline)
+      return Error(Code::kPending, "native Flush: " + std::to_string(fired_busy) +
+                                       " fired op(s) did not complete within NICQ_PEER_TIMEOUT");
+    backoff.Pause();
+  }
+}
+
+Status CreateNativeBackend(const offload::BackendOptions& options,
+                           std::unique_ptr<offload::OffloadBackend>* out) {
+  NativeConfig c;
+  c.provider = options.provider;
+  if (c.provider.empty() || c.provider == "auto") c.provider = config::GetString("NICQ_PROVIDER");
+  if (c.provider.empty() || c.provider == "auto") c.provider = "sockets";
+  c.num_counters = static_cast<std::size_t>(config::GetInt("NICQ_OFFLOAD_COUNTERS"));
+  c.slot_budget = options.slot_budget != 0
+                      ? options.slot_budget
+                      : static_cast<std::size_t>(config::GetInt("NICQ_NATIVE_SLOTS"));
+  c.counter_limit = static_cast<std::uint64_t>(config::GetInt("NICQ_NATIVE_COUNTER_LIMIT"));
+  std::unique_ptr<NativeBackend> b;
+  NICQ_RETURN_IF_ERROR(NativeBackend::Create(c, &b));
+  *out = std::move(b);
+  return Status::Ok();
+}
+
+}  // namespace nicq::ofi
