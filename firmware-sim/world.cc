@@ -240,15 +240,18 @@ bool World::Step() {
 }
 
 void World::Record(const Event& e) {
-  const CmdKind kind = nics_[e.nic].slots[e.slot].cmd.kind;
-  const std::uint64_t words[4] = {e.time, (std::uint64_t{e.nic} << 32) | e.slot,
-                                  static_cast<std::uint64_t>(e.type),
-                                  static_cast<std::uint64_t>(kind)};
-  for (std::uint64_t w : words) {  // FNV-1a over the event's identity
+  // The event's identity (time, where, what) is enough to tell runs apart;
+  // reading the command's kind here would cost a cache miss per event.
+  const std::uint64_t words[3] = {e.time, (std::uint64_t{e.nic} << 32) | e.slot,
+                                  static_cast<std::uint64_t>(e.type)};
+  for (std::uint64_t w : words) {  // FNV-1a
     trace_hash_ ^= w;
     trace_hash_ *= 1099511628211ULL;
   }
-  if (trace_on_) trace_.push_back(TraceRecord{e.time, e.nic, e.slot, e.type, kind});
+  if (trace_on_) {
+    trace_.push_back(
+        TraceRecord{e.time, e.nic, e.slot, e.type, nics_[e.nic].slots[e.slot].cmd.kind});
+  }
 }
 
 }  // namespace nicq::fwsim

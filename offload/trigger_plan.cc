@@ -1,0 +1,229 @@
+// TriggerPlan: binding to a backend, the match exchange, and per-epoch replay.
+#include "offload/trigger_plan.h"
+
+#include <cstring>
+
+#include "offload/reduce_kernel.h"
+
+namespace nicq::offload {
+
+const char* CounterRoleName(CounterRole r) {
+  switch (r) {
+    case CounterRole::kStart:
+      return "start";
+    case CounterRole::kDone:
+      return "done";
+    case CounterRole::kNamed:
+      return "named";
+    case CounterRole::kCompletion:
+      return "completion";
+    case CounterRole::kJoin:
+      return "join";
+    case CounterRole::kRebase:
+      return "rebase";
+  }
+  return "?";
+}
+
+void HostTask::Run(void* task) {
+  auto* t = static_cast<HostTask*>(task);
+  switch (t->kind) {
+    case StepKind::kReduce:
+      ReduceInto(t->aop, t->atype, t->dst, t->src, t->bytes);
+      break;
+    case StepKind::kCopy:
+      if (t->bytes && t->dst != t->src) std::memmove(t->dst, t->src, t->bytes);
+      break;
+    default:
+      t->fn(t->arg);
+      break;
+  }
+}
+
+std::vector<std::uint64_t> PlanExports::Serialize() const {
+  std::vector<std::uint64_t> w;
+  w.push_back(counters.size());
+  for (CounterId c : counters) w.push_back(c);
+  w.push_back(buffers.size());
+  for (const Buffer& b : buffers) {
+    w.insert(w.end(), {b.remote_addr, b.key, b.len, b.arrival});
+  }
+  return w;
+}
+
+Status PlanExports::Deserialize(const std::uint64_t* w, std::size_t n, PlanExports* out) {
+  auto bad = [] {
+    return Error(Code::kArg, "PlanExports::Deserialize: truncated or corrupt exports");
+  };
+  std::size_t i = 0;
+  if (i >= n) return bad();
+  const std::uint64_t nc = w[i++];
+  if (nc > n - i) return bad();
+  out->counters.clear();
+  for (std::uint64_t k = 0; k < nc; ++k) out->counters.push_back(static_cast<CounterId>(w[i++]));
+  if (i >= n) return bad();
+  const std::uint64_t nb = w[i++];
+  if (nb * 4 > n - i) return bad();
+  out->buffers.clear();
+  for (std::uint64_t k = 0; k < nb; ++k, i += 4) {
+    out->buffers.push_back(Buffer{w[i], w[i + 1], w[i + 2], static_cast<CounterId>(w[i + 3])});
+  }
+  return Status::Ok();
+}
+
+TriggerPlan::~TriggerPlan() {
+  if (backend_ == nullptr) return;
+  for (MemRegion& r : regions_) backend_->DeregisterMemory(&r).IgnoreError();
+  for (const PlanCounterInfo& c : counters_) {
+    if (c.id != kNoCounter) backend_->FreeCounter(c.id);
+  }
+}
+
+Status TriggerPlan::Bind(OffloadBackend* backend, std::size_t depth) {
+  const std::string ctx = "TriggerPlan::Bind(" + name_ + ", " + backend->Name() + ")";
+  if (backend_ != nullptr) return Error(Code::kIntern, ctx + ": already bound");
+  if (depth == 0) return Error(Code::kArg, ctx + ": depth 0");
+  NICQ_RETURN_IF_ERROR(backend->CheckOps(proto_).WithContext(ctx));
+  counters_.push_back({"rebase", CounterRole::kRebase, 0});
+  std::vector<CounterId> ids(counters_.size());
+  NICQ_RETURN_IF_ERROR(backend->AllocCounters(ids.size(), ids.data()).WithContext(ctx));
+  for (std::size_t i = 0; i < ids.size(); ++i) counters_[i].id = ids[i];
+  backend_ = backend;
+  depth_ = depth;
+  regions_.resize(buffers_.size());
+  for (std::size_t b = 0; b < buffers_.size(); ++b) {
+    const CounterId arrival =
+        buffers_[b].arrival == kNoPlanCounter ? kNoCounter : ids[buffers_[b].arrival];
+    NICQ_RETURN_IF_ERROR(
+        backend->RegisterMemory(buffers_[b].addr, buffers_[b].len, arrival, &regions_[b])
+            .WithContext(ctx));
+  }
+  live_.resize(depth * proto_.size());
+  for (std::size_t d = 0; d < depth; ++d) {
+    for (std::size_t i = 0; i < proto_.size(); ++i) {
+      TriggeredOp op = proto_[i];
+      op.trigger = op.trigger == kNoCounter ? kNoCounter : ids[op.trigger];
+      op.completion = op.completion == kNoCounter ? kNoCounter : ids[op.completion];
+      if (op.kind == OpKind::kCounterAdd || op.kind == OpKind::kCounterSet) {
+        op.target_counter = ids[op.target_counter];
+      }
+      live_[d * proto_.size() + i] = op;
+    }
+  }
+  const CounterId rebase_id = counters_.back().id;
+  for (std::size_t c = 0; c + 1 < counters_.size(); ++c) {
+    TriggeredOp op;
+    op.kind = OpKind::kCounterSet;
+    op.target_counter = counters_[c].id;
+    op.value = 0;
+    op.completion = rebase_id;
+    rebase_ops_.push_back(op);
+  }
+  return Status::Ok();
+}
+
+PlanExports TriggerPlan::Exports() const {
+  PlanExports e;
+  for (const PlanCounterInfo& c : counters_) {
+    if (c.role == CounterRole::kNamed) e.counters.push_back(c.id);
+  }
+  for (std::size_t b = 0; b < buffers_.size(); ++b) {
+    const CounterId arrival =
+        buffers_[b].arrival == kNoPlanCounter ? kNoCounter : counters_[buffers_[b].arrival].id;
+    e.buffers.push_back({regions_[b].remote_addr, regions_[b].key, buffers_[b].len, arrival});
+  }
+  return e;
+}
+
+Status TriggerPlan::Resolve(const std::function<const PlanExports*(PeerId)>& exports_of) {
+  for (std::size_t i = 0; i < proto_.size(); ++i) {
+    const OpRemoteRef& ref = remote_[i];
+    if (ref.kind == OpRemoteRef::kNone) continue;
+    const std::string ctx = "TriggerPlan::Resolve(" + name_ + "): op '" + labels_[i] + "'";
+    const PlanExports* e = exports_of(proto_[i].peer);
+    if (e == nullptr)
+      return Error(Code::kMatch, ctx + ": no exports from peer " + std::to_string(proto_[i].peer));
+    for (std::size_t d = 0; d < depth_; ++d) {
+      TriggeredOp& op = live_[d * proto_.size() + i];
+      if (ref.kind == OpRemoteRef::kCounter) {
+        if (ref.index >= e->counters.size())
+          return Error(Code::kMatch, ctx + ": peer has no such counter");
+        op.target_counter = e->counters[ref.index];
+        continue;
+      }
+      if (ref.index >= e->buffers.size())
+        return Error(Code::kMatch, ctx + ": peer has no such buffer");
+      const PlanExports::Buffer& b = e->buffers[ref.index];
+      if (ref.offset + op.bytes > b.len) {
+        return Error(Code::kMatch, ctx + ": " + std::to_string(op.bytes) + " bytes at offset " +
+                                       std::to_string(ref.offset) +
+                                       " overrun the peer's buffer of " + std::to_string(b.len));
+      }
+      op.remote_addr = b.remote_addr + ref.offset;
+      op.remote_key = b.key;
+      op.target_counter = b.arrival;
+    }
+  }
+  return Status::Ok();
+}
+
+bool TriggerPlan::Test() const {
+  return backend_ != nullptr && backend_->ReadCounter(done_counter()) >= done_target_;
+}
+
+Status TriggerPlan::Arm(std::uint64_t epoch) {
+  if (backend_ == nullptr)
+    return Error(Code::kIntern, "TriggerPlan::Arm(" + name_ + "): not bound");
+  const std::uint64_t done_delta = counters_[1].delta;
+  if (epoch >= epoch_base_ + depth_) {  // the array we are about to rewrite must be finished
+    const std::uint64_t need = (epoch - depth_ - epoch_base_ + 1) * done_delta;
+    if (backend_->ReadCounter(done_counter()) < need) {
+      return Error(Code::kAgain, "TriggerPlan::Arm(" + name_ + "): epoch " +
+                                     std::to_string(epoch - depth_) + " still running");
+    }
+  }
+  // Leave room for one epoch of early increments beyond this one.
+  if ((epoch - epoch_base_ + 2) * max_delta_ > backend_->Caps().max_counter_value) {
+    NICQ_RETURN_IF_ERROR(Rebase());
+    epoch_base_ = epoch;
+  }
+  const std::uint64_t rel = epoch - epoch_base_;
+  const std::size_t n = proto_.size();
+  TriggeredOp* ops = live_.data() + (epoch % depth_) * n;
+  for (std::size_t i = 0; i < n; ++i) ops[i].threshold = base_[i] + rel * delta_[i];
+  NICQ_RETURN_IF_ERROR(backend_->Post(std::span<const TriggeredOp>(ops, n)));
+  done_target_ = (rel + 1) * done_delta;
+  return Status::Ok();
+}
+
+Status TriggerPlan::Rebase() {
+  if (!Test()) {
+    return Error(Code::kAgain, "TriggerPlan::Rebase(" + name_ + "): previous epoch not complete");
+  }
+  NICQ_RETURN_IF_ERROR(backend_->Post(rebase_ops_));
+  rebase_target_ += rebase_ops_.size();
+  NICQ_RETURN_IF_ERROR(backend_->WaitCounter(counters_.back().id, rebase_target_, -1));
+  done_target_ = 0;
+  ++rebases_;
+  return Status::Ok();
+}
+
+Status TriggerPlan::ArmNext() {
+  NICQ_RETURN_IF_ERROR(Arm(next_epoch_));
+  ++next_epoch_;
+  return Status::Ok();
+}
+
+Status TriggerPlan::Start() {
+  NICQ_RETURN_IF_ERROR(ArmNext());
+  return backend_->AddCounter(start_counter(), 1);
+}
+
+Status TriggerPlan::Wait() {
+  if (backend_ == nullptr)
+    return Error(Code::kIntern, "TriggerPlan::Wait(" + name_ + "): not bound");
+  Status s = backend_->WaitCounter(done_counter(), done_target_, -1);
+  return s.WithContext("TriggerPlan::Wait(" + name_ + ")");
+}
+
+}  // namespace nicq::offload

@@ -1,0 +1,157 @@
+// TriggerPlan: a lowered Schedule, ready to replay epoch after epoch.
+//
+// Lifecycle (all allocation happens before the first Arm):
+//   Lower(schedule)        -> ops with plan-local counter indices, and per op
+//                             threshold = base + epoch * delta
+//   Bind(backend)          allocate counters, register exposed buffers,
+//                             copy ops into `depth` preallocated arrays
+//   Exports()/Resolve()    the match exchange: peers' counter ids, buffer
+//                             addresses and keys fill in remote references
+//   Arm(k) / Start()       compute epoch k's thresholds into array k % depth
+//                             in place and Post() it in one call: no
+//                             allocation, no rewrite of anything in flight
+//   Wait() / Test()        epoch done when the done counter reaches its target
+//
+// Epoch k may be armed only after epoch k - depth completed (its descriptor
+// array must stay valid until its ops complete), and epoch k's start must not
+// be triggered before epoch k-1 is done (persistent-request rule; the queue
+// gates its start on the previous item's done counter).
+//
+// Counter wrap: when the backend's counters hold less than the thresholds
+// will need (Caps().max_counter_value; sockets: 2^31-1), Arm rebases between
+// epochs: with the plan quiescent (previous epoch done, every counter at
+// exactly epochs*delta), it sets every plan counter back to 0 with posted
+// kCounterSet ops and restarts the epoch arithmetic from 0. This relies on
+// peers not incrementing this plan's named counters before this rank starts
+// the next epoch, which the ready-token protocols of offload/algorithms give.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "offload/schedule.h"
+#include "providers/backend.h"
+
+namespace nicq::offload {
+
+enum class CounterRole : std::uint8_t { kStart, kDone, kNamed, kCompletion, kJoin, kRebase };
+const char* CounterRoleName(CounterRole r);
+
+struct PlanCounterInfo {
+  std::string name;
+  CounterRole role = CounterRole::kJoin;
+  std::uint64_t delta = 0;    // increments per epoch (remote ones included)
+  CounterId id = kNoCounter;  // backend id once bound
+};
+
+// A remote reference of one op, resolved at match time.
+struct OpRemoteRef {
+  enum Kind : std::uint8_t { kNone, kBuffer, kCounter };
+  Kind kind = kNone;
+  std::uint32_t index = 0;
+  std::uint64_t offset = 0;
+};
+
+// What a host step does when its trigger fires (runs on the progress engine).
+struct HostTask {
+  StepKind kind = StepKind::kHost;
+  AtomicOp aop = AtomicOp::kSum;
+  AtomicType atype = AtomicType::kDouble;
+  void* dst = nullptr;
+  const void* src = nullptr;
+  std::size_t bytes = 0;
+  void (*fn)(void*) = nullptr;
+  void* arg = nullptr;
+  static void Run(void* task);  // TriggeredOp::host_fn of every host step
+};
+
+// What peers need from this rank's plan (sent in the match exchange).
+struct PlanExports {
+  std::vector<CounterId> counters;  // per named counter
+  struct Buffer {
+    std::uint64_t remote_addr = 0, key = 0, len = 0;
+    CounterId arrival = kNoCounter;
+  };
+  std::vector<Buffer> buffers;  // per exposed buffer
+  std::vector<std::uint64_t> Serialize() const;
+  static Status Deserialize(const std::uint64_t* words, std::size_t n, PlanExports* out);
+};
+
+class TriggerPlan {
+ public:
+  TriggerPlan(const TriggerPlan&) = delete;  // host tasks are pointed to by ops
+  TriggerPlan& operator=(const TriggerPlan&) = delete;
+  ~TriggerPlan();
+
+  const std::string& name() const { return name_; }
+  std::size_t num_ops() const { return proto_.size(); }
+  std::size_t num_counters() const { return counters_.size(); }
+  std::size_t slots_needed() const { return proto_.size(); }
+  const std::vector<TriggeredOp>& ops() const { return proto_; }  // plan-local counter indices
+  const std::vector<PlanCounterInfo>& counters() const { return counters_; }
+  std::uint64_t base(std::size_t op) const { return base_[op]; }
+  std::uint64_t delta(std::size_t op) const { return delta_[op]; }
+  std::size_t step_of(std::size_t op) const { return step_of_[op]; }  // -1: a fan-out op
+
+  Status Bind(OffloadBackend* backend, std::size_t depth = 2);
+  PlanExports Exports() const;
+  Status Resolve(const std::function<const PlanExports*(PeerId)>& exports_of);
+
+  Status Arm(std::uint64_t epoch);  // hot path
+  Status ArmNext();                 // Arm(next epoch) and count it as started
+  Status Start();                   // ArmNext(), then bump the start counter
+  Status Wait();                    // block (backend's wait) until this epoch is done
+  bool Test() const;
+  std::uint64_t epochs_started() const { return next_epoch_; }
+  std::uint64_t rebases() const { return rebases_; }
+  CounterId start_counter() const { return counters_[0].id; }
+  CounterId done_counter() const { return counters_[1].id; }
+  std::uint64_t done_target() const { return done_target_; }
+  OffloadBackend* backend() const { return backend_; }
+  // Buffer b as registered (for tests and the match exchange).
+  const MemRegion& region(std::size_t b) const { return regions_[b]; }
+
+  std::string DumpText() const;
+  std::string DumpDot() const;
+
+ private:
+  friend class Lowering;
+  TriggerPlan() = default;
+  Status Rebase();
+
+  std::string name_;
+  std::vector<TriggeredOp> proto_;
+  std::vector<std::uint64_t> base_, delta_;
+  std::vector<OpRemoteRef> remote_;
+  std::vector<std::size_t> step_of_;
+  std::vector<std::string> labels_;  // per op
+  std::vector<PlanCounterInfo> counters_;
+  std::vector<ExposedBuffer> buffers_;  // arrival = plan counter index
+  std::vector<HostTask> host_tasks_;    // never resized after lowering
+  std::vector<std::unique_ptr<std::uint8_t[]>> scratch_;
+
+  OffloadBackend* backend_ = nullptr;
+  std::size_t depth_ = 0;
+  std::vector<TriggeredOp> live_;  // depth_ * num_ops, bound
+  std::vector<TriggeredOp> rebase_ops_;
+  std::vector<MemRegion> regions_;
+  std::uint64_t max_delta_ = 0;
+  std::uint64_t next_epoch_ = 0;
+  std::uint64_t epoch_base_ = 0;   // epoch at which counters were last zero
+  std::uint64_t done_target_ = 0;  // done counter value that ends the last armed epoch
+  std::uint64_t rebase_target_ = 0;
+  std::uint64_t rebases_ = 0;
+};
+
+// Schedule -> TriggerPlan (validates first). The schedule's scratch memory
+// moves into the plan.
+Status Lower(Schedule& schedule, std::unique_ptr<TriggerPlan>* out);
+
+// NICQ_PLAN_DUMP=text|dot: print the plan to stderr or NICQ_PLAN_DUMP_FILE
+// (appended). Called by plan builders once per plan; no-op when unset.
+void MaybeDumpPlan(const TriggerPlan& plan, int rank);
+
+}  // namespace nicq::offload
