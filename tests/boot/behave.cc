@@ -41,7 +41,14 @@ int main(int argc, char** argv) {
   if (!boot->Barrier().ok()) return 4;
   if (rank == 1) {
     if (mode == "exit") return arg;
-    if (mode == "segv") raise(SIGSEGV);
+    if (mode == "segv") {
+      // Default action, so that a sanitizer's SEGV handler does not turn the
+      // crash into an ordinary nonzero exit.
+      struct sigaction dfl = {};
+      dfl.sa_handler = SIG_DFL;
+      sigaction(SIGSEGV, &dfl, nullptr);
+      raise(SIGSEGV);
+    }
     if (mode == "abort") boot->Abort(arg, "test abort");
     if (mode == "early-exit") return 0;
   }

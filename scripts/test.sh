@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The whole test suite: install what is missing (Debian 12), then
+#   1. normal build (build/)              ctest: every test
+#   2. ASan+UBSan build (build-asan/)     ctest: every test except label `slow`
+#   3. TSan build (build-tsan/)           ctest: tests labelled `tsan`
+# Every phase runs even if an earlier one failed; the exit status is nonzero
+# when any did. ctest's own summary lines are printed for each phase.
+# NICQ_TEST_PHASES="normal asan tsan" selects phases; NICQ_CTEST_ARGS adds
+# ctest arguments (e.g. "-R boot").
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$NICQ_ROOT"
+
+install_packages "${NICQ_BUILD_PACKAGES[@]}" "${NICQ_TEST_PACKAGES[@]}" || exit 1
+
+phases=${NICQ_TEST_PHASES:-normal asan tsan}
+read -r -a extra <<<"${NICQ_CTEST_ARGS:-}"
+# Sanitizer reports must fail the test that triggered them; leaks inside the
+# system's libfabric/PMIx/hwloc are theirs, not ours.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$NICQ_ROOT/scripts/lsan.supp:print_suppressions=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$NICQ_ROOT/scripts/tsan.supp}
+
+failed=()
+start=$SECONDS
+run_ctest() {  # <build dir> <phase name> ctest-args...
+  local dir=$1 name=$2
+  shift 2
+  note "ctest ($name): $*"
+  local out=$NICQ_LOGS/ctest-$name.log
+  # Full output to the log; failures' output and the summary on the terminal.
+  ctest --test-dir "$dir" --output-on-failure --timeout 300 "$@" "${extra[@]}" 2>&1 |
+    tee "$out" | grep -Ev '^ *(Start +[0-9]+:|[0-9]+/[0-9]+ Test +#[0-9]+: .*(Passed|Skipped) )'
+  local rc=${PIPESTATUS[0]}
+  ((rc == 0)) || failed+=("$name")
+}
+
+for phase in $phases; do
+  case $phase in
+    normal)
+      build "$NICQ_ROOT/build" "normal build" -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+        run_ctest "$NICQ_ROOT/build" normal || failed+=("normal (build)") ;;
+    asan)
+      build "$NICQ_ROOT/build-asan" "ASan+UBSan build" -DCMAKE_BUILD_TYPE=Debug \
+        "-DNICQ_SANITIZE=address;undefined" &&
+        run_ctest "$NICQ_ROOT/build-asan" asan -LE slow || failed+=("asan (build)") ;;
+    tsan)
+      build "$NICQ_ROOT/build-tsan" "TSan build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DNICQ_SANITIZE=thread &&
+        run_ctest "$NICQ_ROOT/build-tsan" tsan -L tsan || failed+=("tsan (build)") ;;
+    *) echo "unknown phase $phase"; failed+=("$phase") ;;
+  esac
+done
+
+note "test.sh finished in $((SECONDS - start)) s (logs in build-logs/)"
+if ((${#failed[@]})); then
+  echo "FAILED phases: ${failed[*]}"
+  exit 1
+fi
+echo "all phases passed: $phases"
