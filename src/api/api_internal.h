@@ -1,0 +1,141 @@
+// Internal interface of the MPI API layer (src/api/): handle tables, the
+// per-call argument checker, error raising, and the API side of requests.
+// Everything here is C++ in namespace nicq::api; the C entry points in the
+// other files of this folder are thin: check arguments with a Call, look up
+// handles, call rt:: / dtype::, and turn a Status into an MPI error code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "dtype/datatype.h"
+#include "mpi.h"
+#include "runtime/comm.h"
+#include "runtime/request.h"
+
+namespace nicq::api {
+
+inline int KindOf(int handle) {
+  return (static_cast<unsigned>(handle) >> 24) & 0xff;
+}
+inline int IndexOf(int handle) {
+  return handle & 0xffffff;
+}
+
+// ---- lifecycle ---------------------------------------------------------------
+bool IsInitialized();  // MPI_Init done and MPI_Finalize not yet
+bool IsFinalized();
+// "rank 3" (world rank) or "before MPI_Init" for messages.
+std::string RankText();
+
+// ---- errors -------------------------------------------------------------------
+// Records `message` in the ring of recent messages and returns the MPI error
+// code for it: cls | (sequence << 8). MPI_Error_string(code) gives message.
+int RecordError(Code cls, const std::string& message);
+// Applies the error handler attached to `comm_handle` (MPI_COMM_WORLD's when
+// the handle is not a live communicator; print-and-return before MPI_Init).
+// Returns the code for ERRORS_RETURN and user handlers; never returns for
+// ERRORS_ARE_FATAL / ERRORS_ABORT.
+int InvokeErrhandler(int comm_handle, int code);
+// Both in one: the usual way to fail a call.
+int Raise(int comm_handle, Code cls, const std::string& message);
+// A Status from below, given the call's context ("MPI_Comm_dup(rank 0): ...").
+int RaiseStatus(int comm_handle, const char* call, const Status& st);
+bool ValidErrhandler(int handle);
+
+// ---- communicators and groups ------------------------------------------------
+Comm* LookupComm(int handle);  // nullptr for null/freed/not a comm
+int RegisterComm(Comm* comm);  // new handle for a communicator from rt::
+void UnregisterComm(int handle);
+void RegisterPredefinedComms(Comm* world, Comm* self);
+void ResetCommTable();  // at MPI_Finalize
+
+// ---- per-call argument checks ----------------------------------------------
+// Each check returns true when the argument is valid; otherwise it records
+// the error (class + message naming the call, argument and rank) and the
+// entry point returns Fail(). Checks have no side effects, so a failed call
+// changes nothing.
+class Call {
+ public:
+  explicit Call(const char* name) : name_(name) {}
+
+  bool Init();
+  bool CommArg(MPI_Comm handle, Comm** out);
+  bool CountArg(int count, const char* what = "count");
+  // A committed datatype (predefined or derived).
+  bool TypeArg(MPI_Datatype handle, dtype::Type** out, const char* what = "datatype");
+  bool BufferArg(const void* buf, int count, const dtype::Type* t, const char* what = "buffer");
+  bool DestArg(int dest, const Comm* comm);      // comm rank or MPI_PROC_NULL
+  bool SourceArg(int source, const Comm* comm);  // also MPI_ANY_SOURCE
+  bool SendTagArg(int tag);
+  bool RecvTagArg(int tag);  // also MPI_ANY_TAG
+  bool NotNull(const void* p, const char* what);
+  bool Check(bool ok, Code cls, const std::string& message);
+
+  // Raise the recorded error on the call's communicator and return its code.
+  int Fail();
+  // Raise an error from below (Status) with this call's context.
+  int Fail(const Status& st);
+  int Fail(Code cls, const std::string& message) {
+    (void)Check(false, cls, message);
+    return Fail();
+  }
+
+  const char* name() const { return name_; }
+  int comm_handle() const { return comm_handle_; }
+  void set_comm_handle(int h) { comm_handle_ = h; }
+
+ private:
+  const char* name_;
+  int comm_handle_ = MPI_COMM_WORLD;
+  Code cls_ = Code::kOk;
+  std::string message_;
+};
+
+// ---- requests -----------------------------------------------------------------
+// The API side of an MPI_Request: the engine's Request plus what the API needs
+// at completion (unpacking into a noncontiguous user buffer, persistence).
+struct ApiRequest {
+  Request req;
+  int handle = MPI_REQUEST_NULL;
+  int comm_handle = MPI_COMM_NULL;
+  bool is_send = false;
+  bool persistent = false;
+  bool active = false;        // persistent: started and not yet completed
+  bool free_pending = false;  // MPI_Request_free on an active request
+  const char* call = "";      // the call that created it, for messages
+  // Start arguments (kept for MPI_Start).
+  const void* user_buf = nullptr;
+  std::int64_t count = 0;
+  dtype::Type* type = nullptr;  // retained while the request lives
+  int peer = 0, tag = 0;
+  SendMode mode = SendMode::kStandard;
+  // Contiguous staging buffer for noncontiguous types; reused across starts
+  // and across reuse of this slot, so a warm table does not allocate.
+  std::vector<char> staging;
+  bool staged = false;  // this operation goes through `staging`
+};
+
+// A fresh request slot; nullptr when the table is full.
+ApiRequest* AllocRequest();
+ApiRequest* LookupRequest(MPI_Request handle);
+void FreeRequest(ApiRequest* r);
+int LiveRequests();  // for tests
+
+// Posts the operation described by r's arguments (pack first for sends).
+Status PostRequest(ApiRequest* r);
+// Completion by the waiter: unpack, fill status, release nonpersistent
+// requests (setting *handle to MPI_REQUEST_NULL). Returns the MPI code for the
+// request's own error (MPI_SUCCESS, or a raised code for truncation etc.).
+int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool raise);
+// Requests released with MPI_Request_free while still active: swept as they finish.
+void AddOrphan(ApiRequest* r);
+void SweepOrphans(bool wait_all);
+
+// Fills an MPI_Status from an engine status (status may be MPI_STATUS_IGNORE).
+void FillStatus(MPI_Status* status, const RequestStatus& rs);
+void EmptyStatus(MPI_Status* status);
+
+}  // namespace nicq::api

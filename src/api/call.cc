@@ -1,0 +1,181 @@
+// Argument checks shared by all entry points, and the communicator handle table.
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "api/api_internal.h"
+#include "dtype/slot_table.h"
+#include "runtime/runtime.h"
+
+namespace nicq::api {
+namespace {
+
+struct CommSlot {
+  Comm* comm = nullptr;
+};
+constexpr int kFirstUserComm = 3;  // 1 = MPI_COMM_WORLD, 2 = MPI_COMM_SELF
+
+struct CommTable {
+  std::atomic<Comm*> world{nullptr};
+  std::atomic<Comm*> self{nullptr};
+  dtype::SlotTable<CommSlot, 8, 64> user{kFirstUserComm};
+};
+CommTable& Comms() {
+  static auto* table = new CommTable();
+  return *table;
+}
+
+std::string Str(long long v) {
+  return std::to_string(v);
+}
+
+}  // namespace
+
+std::string RankText() {
+  if (!IsInitialized()) return IsFinalized() ? "after MPI_Finalize" : "before MPI_Init";
+  return "rank " + std::to_string(rt::WorldRank());
+}
+
+Comm* LookupComm(int handle) {
+  if (KindOf(handle) != NICQ_KIND_COMM) return nullptr;
+  int index = IndexOf(handle);
+  if (index == 1) return Comms().world.load(std::memory_order_acquire);
+  if (index == 2) return Comms().self.load(std::memory_order_acquire);
+  if (index < kFirstUserComm) return nullptr;
+  CommSlot* s = Comms().user.Get(index);
+  return s ? s->comm : nullptr;
+}
+
+int RegisterComm(Comm* comm) {
+  int index = Comms().user.Alloc();
+  if (index < 0) return MPI_COMM_NULL;
+  Comms().user.Get(index)->comm = comm;
+  int handle = NICQ_HANDLE(NICQ_KIND_COMM, index);
+  comm->api_data = reinterpret_cast<void*>(static_cast<std::intptr_t>(handle));
+  return handle;
+}
+
+void UnregisterComm(int handle) {
+  int index = IndexOf(handle);
+  if (CommSlot* s = Comms().user.Get(index)) s->comm = nullptr;
+  Comms().user.Free(index);
+}
+
+void RegisterPredefinedComms(Comm* world, Comm* self) {
+  world->api_data = reinterpret_cast<void*>(static_cast<std::intptr_t>(MPI_COMM_WORLD));
+  self->api_data = reinterpret_cast<void*>(static_cast<std::intptr_t>(MPI_COMM_SELF));
+  world->errhandler = MPI_ERRORS_ARE_FATAL;
+  self->errhandler = MPI_ERRORS_ARE_FATAL;
+  Comms().world.store(world, std::memory_order_release);
+  Comms().self.store(self, std::memory_order_release);
+}
+
+void ResetCommTable() {
+  Comms().world.store(nullptr, std::memory_order_release);
+  Comms().self.store(nullptr, std::memory_order_release);
+}
+
+// ---- Call --------------------------------------------------------------------------
+
+bool Call::Check(bool ok, Code cls, const std::string& message) {
+  if (ok) return true;
+  if (cls_ == Code::kOk) {  // keep the first error
+    cls_ = cls;
+    message_ = std::string(name_) + "(" + RankText() + "): " + message;
+  }
+  return false;
+}
+
+int Call::Fail() {
+  if (cls_ == Code::kOk) return MPI_SUCCESS;
+  return Raise(comm_handle_, cls_, message_);
+}
+
+int Call::Fail(const Status& st) {
+  if (st.ok()) return MPI_SUCCESS;
+  return RaiseStatus(comm_handle_, name_, st);
+}
+
+bool Call::Init() {
+  if (IsInitialized()) return true;
+  return Check(false, Code::kOther,
+               IsFinalized() ? "called after MPI_Finalize" : "called before MPI_Init");
+}
+
+// Checks build their message only on failure: the success path of a hot
+// call (MPI_Start, MPI_Isend) must not allocate.
+bool Call::NotNull(const void* p, const char* what) {
+  if (p) return true;
+  return Check(false, Code::kArg, std::string(what) + " is NULL");
+}
+
+bool Call::CommArg(MPI_Comm handle, Comm** out) {
+  if (handle == MPI_COMM_NULL) return Check(false, Code::kComm, "communicator is MPI_COMM_NULL");
+  Comm* c = LookupComm(handle);
+  if (!c) {
+    const char* why = KindOf(handle) == NICQ_KIND_COMM ? "freed or invalid communicator "
+                                                       : "not a communicator handle: ";
+    return Check(false, Code::kComm, why + Str(handle));
+  }
+  comm_handle_ = handle;
+  *out = c;
+  return true;
+}
+
+bool Call::CountArg(int count, const char* what) {
+  if (count >= 0) return true;
+  return Check(false, Code::kCount, std::string("negative ") + what + " " + Str(count));
+}
+
+bool Call::TypeArg(MPI_Datatype handle, dtype::Type** out, const char* what) {
+  if (handle == MPI_DATATYPE_NULL)
+    return Check(false, Code::kType, std::string(what) + " is MPI_DATATYPE_NULL");
+  dtype::Type* t = dtype::Lookup(handle);
+  if (!t) {
+    return Check(
+        false, Code::kType,
+        std::string("invalid ") + what + " " + Str(handle) + " " + dtype::TypeName(handle));
+  }
+  if (!t->committed)
+    return Check(false, Code::kType,
+                 std::string(what) + " is not committed (call MPI_Type_commit first)");
+  *out = t;
+  return true;
+}
+
+bool Call::BufferArg(const void* buf, int count, const dtype::Type* t, const char* what) {
+  if (buf != nullptr || count == 0 || (t && t->size == 0)) return true;
+  return Check(false, Code::kBuffer,
+               std::string(what) + " is NULL with count " + Str(count) + " > 0");
+}
+
+bool Call::DestArg(int dest, const Comm* comm) {
+  if (dest == MPI_PROC_NULL || (dest >= 0 && dest < comm->size)) return true;
+  return Check(
+      false, Code::kRank,
+      "invalid destination rank " + Str(dest) + " (communicator size " + Str(comm->size) + ")");
+}
+
+bool Call::SourceArg(int source, const Comm* comm) {
+  if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE || (source >= 0 && source < comm->size))
+    return true;
+  return Check(
+      false, Code::kRank,
+      "invalid source rank " + Str(source) + " (communicator size " + Str(comm->size) + ")");
+}
+
+bool Call::SendTagArg(int tag) {
+  int ub = rt::TagUpperBound();
+  if (tag >= 0 && tag <= ub) return true;
+  return Check(false, Code::kTag, "invalid tag " + Str(tag) + " (must be 0.." + Str(ub) + ")");
+}
+
+bool Call::RecvTagArg(int tag) {
+  if (tag == MPI_ANY_TAG) return true;
+  int ub = rt::TagUpperBound();
+  if (tag >= 0 && tag <= ub) return true;
+  return Check(false, Code::kTag,
+               "invalid tag " + Str(tag) + " (must be MPI_ANY_TAG or 0.." + Str(ub) + ")");
+}
+
+}  // namespace nicq::api

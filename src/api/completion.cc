@@ -1,0 +1,326 @@
+// Completion: wait/test in their single, all, any and some forms, request
+// free, status query and cancel. Null handles and inactive persistent
+// requests count as already complete with an empty status; blocking forms
+// loop on rt::ProgressWait so they spin briefly, then yield, then block.
+#include <string>
+
+#include "api/api_internal.h"
+#include "runtime/runtime.h"
+
+using namespace nicq;
+using api::ApiRequest;
+using api::Call;
+
+namespace {
+
+// Looks up one handle: *r = nullptr for MPI_REQUEST_NULL. False (error
+// recorded) for a handle that is not a live request.
+bool RequestArg(Call& c, MPI_Request h, ApiRequest** r, int index = -1) {
+  *r = nullptr;
+  if (h == MPI_REQUEST_NULL) return true;
+  *r = api::LookupRequest(h);
+  if (*r) return true;
+  std::string where = index < 0 ? "" : " at array_of_requests[" + std::to_string(index) + "]";
+  return c.Check(false, Code::kRequest, "invalid request handle " + std::to_string(h) + where);
+}
+
+bool Pending(const ApiRequest* r) {
+  return r && (!r->persistent || r->active);
+}
+
+bool ArrayArgs(Call& c, int count, MPI_Request reqs[]) {
+  if (!c.Init() || !c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests"))
+    return false;
+  for (int i = 0; i < count; ++i) {
+    ApiRequest* r;
+    if (!RequestArg(c, reqs[i], &r, i)) return false;
+  }
+  return true;
+}
+
+MPI_Status* At(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+// One polling step of a blocking wait; false with the error raised.
+bool Step(Call& c, rt::Backoff& b, int* rc) {
+  Status st = rt::ProgressWait(b);
+  if (st.ok()) return true;
+  *rc = c.Fail(st);
+  return false;
+}
+
+// Completes every done, pending request in reqs; returns how many. Errors
+// go into per-request statuses (MPI_ERR_IN_STATUS handling).
+int CompleteDone(int count, MPI_Request reqs[], MPI_Status* statuses, int* indices, bool* error) {
+  int n = 0;
+  for (int i = 0; i < count; ++i) {
+    ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (!Pending(r) || !r->req.IsDone()) continue;
+    MPI_Status* s = indices ? At(statuses, n) : At(statuses, i);
+    int code = api::CompleteRequest(r, &reqs[i], s, /*raise=*/false);
+    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+    if (code != MPI_SUCCESS) *error = true;
+    if (indices) indices[n] = i;
+    ++n;
+  }
+  return n;
+}
+
+int InStatus(Call& c, const char* what) {
+  return c.Fail(Code::kInStatus, std::string("one or more requests failed (") + what +
+                                     " hold each request's error code)");
+}
+
+// Raises on the request's communicator (MPI: errors of a completion call
+// belong to the request's communicator).
+void UseCommOf(Call& c, MPI_Request h) {
+  if (ApiRequest* r = api::LookupRequest(h)) c.set_comm_handle(r->comm_handle);
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  Call c("MPI_Wait");
+  ApiRequest* r;
+  if (!c.Init() || !c.NotNull(request, "request") || !RequestArg(c, *request, &r)) return c.Fail();
+  api::SweepOrphans(false);
+  if (!Pending(r)) {
+    api::EmptyStatus(status);
+    return MPI_SUCCESS;
+  }
+  c.set_comm_handle(r->comm_handle);
+  rt::Backoff b;
+  int rc = MPI_SUCCESS;
+  while (!r->req.IsDone())
+    if (!Step(c, b, &rc)) return rc;
+  return api::CompleteRequest(r, request, status, true);
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  Call c("MPI_Test");
+  ApiRequest* r;
+  if (!c.Init() || !c.NotNull(request, "request") || !c.NotNull(flag, "flag") ||
+      !RequestArg(c, *request, &r))
+    return c.Fail();
+  if (!Pending(r)) {
+    *flag = 1;
+    api::EmptyStatus(status);
+    return MPI_SUCCESS;
+  }
+  c.set_comm_handle(r->comm_handle);
+  if (!r->req.IsDone()) {
+    Status st = rt::Progress();
+    if (!st.ok()) return c.Fail(st);
+  }
+  *flag = r->req.IsDone();
+  if (!*flag) return MPI_SUCCESS;
+  return api::CompleteRequest(r, request, status, true);
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  Call c("MPI_Waitall");
+  if (!ArrayArgs(c, count, reqs)) return c.Fail();
+  api::SweepOrphans(false);
+  // Inactive entries report an empty status.
+  for (int i = 0; i < count; ++i)
+    if (!Pending(api::LookupRequest(reqs[i]))) {
+      api::EmptyStatus(At(statuses, i));
+    }
+  bool error = false;
+  rt::Backoff b;
+  int rc = MPI_SUCCESS;
+  for (;;) {
+    CompleteDone(count, reqs, statuses, nullptr, &error);
+    bool left = false;
+    for (int i = 0; i < count && !left; ++i) left = Pending(api::LookupRequest(reqs[i]));
+    if (!left) break;
+    if (!Step(c, b, &rc)) return rc;
+  }
+  return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
+}
+
+int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  Call c("MPI_Testall");
+  if (!ArrayArgs(c, count, reqs) || !c.NotNull(flag, "flag")) return c.Fail();
+  Status st = rt::Progress();
+  if (!st.ok()) return c.Fail(st);
+  // All or nothing: complete only when every pending request is done.
+  for (int i = 0; i < count; ++i) {
+    ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (Pending(r) && !r->req.IsDone()) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  for (int i = 0; i < count; ++i)
+    if (!Pending(api::LookupRequest(reqs[i]))) api::EmptyStatus(At(statuses, i));
+  bool error = false;
+  CompleteDone(count, reqs, statuses, nullptr, &error);
+  *flag = 1;
+  return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
+}
+
+// Shared by Waitany (blocking) and Testany.
+static int AnyImpl(Call& c, int count, MPI_Request reqs[], int* index, int* flag,
+                   MPI_Status* status, bool block) {
+  rt::Backoff b;
+  int rc = MPI_SUCCESS;
+  for (;;) {
+    bool any_pending = false;
+    for (int i = 0; i < count; ++i) {
+      ApiRequest* r = api::LookupRequest(reqs[i]);
+      if (!Pending(r)) continue;
+      any_pending = true;
+      if (!r->req.IsDone()) continue;
+      *index = i;
+      if (flag) *flag = 1;
+      c.set_comm_handle(r->comm_handle);
+      return api::CompleteRequest(r, &reqs[i], status, true);
+    }
+    if (!any_pending) {
+      *index = MPI_UNDEFINED;
+      if (flag) *flag = 1;
+      api::EmptyStatus(status);
+      return MPI_SUCCESS;
+    }
+    if (!block) {
+      Status st = rt::Progress();
+      if (!st.ok()) return c.Fail(st);
+      if (flag) *flag = 0;
+      *index = MPI_UNDEFINED;
+      // Second pass: anything that progress just completed.
+      for (int i = 0; i < count; ++i) {
+        ApiRequest* r = api::LookupRequest(reqs[i]);
+        if (!Pending(r) || !r->req.IsDone()) continue;
+        *index = i;
+        *flag = 1;
+        c.set_comm_handle(r->comm_handle);
+        return api::CompleteRequest(r, &reqs[i], status, true);
+      }
+      return MPI_SUCCESS;
+    }
+    if (!Step(c, b, &rc)) return rc;
+  }
+}
+
+int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
+  Call c("MPI_Waitany");
+  if (!ArrayArgs(c, count, reqs) || !c.NotNull(index, "index")) return c.Fail();
+  api::SweepOrphans(false);
+  return AnyImpl(c, count, reqs, index, nullptr, status, true);
+}
+
+int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  Call c("MPI_Testany");
+  if (!ArrayArgs(c, count, reqs) || !c.NotNull(index, "index") || !c.NotNull(flag, "flag"))
+    return c.Fail();
+  return AnyImpl(c, count, reqs, index, flag, status, false);
+}
+
+static int SomeImpl(Call& c, int incount, MPI_Request reqs[], int* outcount, int indices[],
+                    MPI_Status statuses[], bool block) {
+  rt::Backoff b;
+  int rc = MPI_SUCCESS;
+  bool progressed = false;
+  for (;;) {
+    bool any_pending = false;
+    for (int i = 0; i < incount && !any_pending; ++i)
+      any_pending = Pending(api::LookupRequest(reqs[i]));
+    if (!any_pending) {
+      *outcount = MPI_UNDEFINED;
+      return MPI_SUCCESS;
+    }
+    bool error = false;
+    int n = CompleteDone(incount, reqs, statuses, indices, &error);
+    if (n > 0 || (!block && progressed)) {
+      *outcount = n;
+      return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
+    }
+    if (!block) {
+      Status st = rt::Progress();
+      if (!st.ok()) return c.Fail(st);
+      progressed = true;
+      continue;
+    }
+    if (!Step(c, b, &rc)) return rc;
+  }
+}
+
+int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  Call c("MPI_Waitsome");
+  if (!ArrayArgs(c, incount, reqs) || !c.NotNull(outcount, "outcount") ||
+      !c.NotNull(incount ? indices : outcount, "array_of_indices"))
+    return c.Fail();
+  api::SweepOrphans(false);
+  return SomeImpl(c, incount, reqs, outcount, indices, statuses, true);
+}
+
+int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  Call c("MPI_Testsome");
+  if (!ArrayArgs(c, incount, reqs) || !c.NotNull(outcount, "outcount") ||
+      !c.NotNull(incount ? indices : outcount, "array_of_indices"))
+    return c.Fail();
+  return SomeImpl(c, incount, reqs, outcount, indices, statuses, false);
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  Call c("MPI_Request_free");
+  ApiRequest* r;
+  if (!c.Init() || !c.NotNull(request, "request") || !RequestArg(c, *request, &r)) return c.Fail();
+  if (!r) return c.Fail(Code::kRequest, "request is MPI_REQUEST_NULL");
+  UseCommOf(c, *request);
+  if (Pending(r) && !r->req.IsDone())
+    api::AddOrphan(r);  // finishes in the background; the slot is released then
+  else if (Pending(r)) {
+    // Done but not yet waited for: complete it (unpacks a receive), then release.
+    bool persistent = r->persistent;
+    (void)api::CompleteRequest(r, nullptr, MPI_STATUS_IGNORE, false);
+    if (persistent) api::FreeRequest(r);
+  } else
+    api::FreeRequest(r);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  Call c("MPI_Request_get_status");
+  ApiRequest* r;
+  if (!c.Init() || !c.NotNull(flag, "flag") || !RequestArg(c, request, &r)) return c.Fail();
+  if (!Pending(r)) {
+    *flag = 1;
+    api::EmptyStatus(status);
+    return MPI_SUCCESS;
+  }
+  if (!r->req.IsDone()) {
+    Status st = rt::Progress();
+    if (!st.ok()) return c.Fail(st);
+  }
+  *flag = r->req.IsDone();
+  if (*flag) {
+    // The data must be in the user's buffer once flag is set; unpacking
+    // again at the final wait rewrites the same bytes.
+    if (!r->is_send && r->staged && !r->req.status.cancelled)
+      dtype::Unpack(*r->type, r->staging.data(), static_cast<std::int64_t>(r->req.status.bytes),
+                    r->count, const_cast<void*>(r->user_buf));
+    api::FillStatus(status, r->req.status);
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request* request) {
+  Call c("MPI_Cancel");
+  ApiRequest* r;
+  if (!c.Init() || !c.NotNull(request, "request") || !RequestArg(c, *request, &r)) return c.Fail();
+  if (!r) return c.Fail(Code::kRequest, "request is MPI_REQUEST_NULL");
+  c.set_comm_handle(r->comm_handle);
+  if (!Pending(r)) return c.Fail(Code::kRequest, "persistent request is not active");
+  if (r->req.IsDone()) return MPI_SUCCESS;  // too late: it completes normally
+  return c.Fail(rt::Cancel(&r->req));
+}
+
+}  // extern "C"

@@ -1,0 +1,239 @@
+// MPI entry points for datatypes, status queries and reduction operations.
+#include <climits>
+#include <string>
+
+#include "api/api_internal.h"
+#include "dtype/reduce.h"
+
+using namespace nicq;
+using api::Call;
+
+namespace {
+
+// Any live datatype, committed or not (size/extent queries accept both).
+bool AnyType(Call& c, MPI_Datatype h, dtype::Type** out, const char* what = "datatype") {
+  if (h == MPI_DATATYPE_NULL)
+    return c.Check(false, Code::kType, std::string(what) + " is MPI_DATATYPE_NULL");
+  *out = dtype::Lookup(h);
+  if (*out) return true;
+  return c.Check(
+      false, Code::kType,
+      std::string("invalid ") + what + " " + std::to_string(h) + " " + dtype::TypeName(h));
+}
+
+bool StatusArg(Call& c, const MPI_Status* s) {
+  if (s != nullptr && s != MPI_STATUS_IGNORE) return true;
+  return c.Check(false, Code::kArg, "status is NULL or MPI_STATUS_IGNORE");
+}
+
+// *h_out is read after `st` was computed (the constructor filled it).
+int NewTypeResult(Call& c, const Status& st, MPI_Datatype* out, const int* h_out) {
+  if (!st.ok()) return c.Fail(st);
+  *out = *h_out;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Type_size(MPI_Datatype datatype, int* size) {
+  Call c("MPI_Type_size");
+  dtype::Type* t;
+  if (!AnyType(c, datatype, &t) || !c.NotNull(size, "size")) return c.Fail();
+  *size = t->size > INT_MAX ? MPI_UNDEFINED : static_cast<int>(t->size);
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  Call c("MPI_Type_size_x");
+  dtype::Type* t;
+  if (!AnyType(c, datatype, &t) || !c.NotNull(size, "size")) return c.Fail();
+  *size = t->size;
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  Call c("MPI_Type_get_extent");
+  dtype::Type* t;
+  if (!AnyType(c, datatype, &t) || !c.NotNull(lb, "lb") || !c.NotNull(extent, "extent"))
+    return c.Fail();
+  *lb = t->lb;
+  *extent = t->extent;
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  Call c("MPI_Type_get_extent_x");
+  dtype::Type* t;
+  if (!AnyType(c, datatype, &t) || !c.NotNull(lb, "lb") || !c.NotNull(extent, "extent"))
+    return c.Fail();
+  *lb = t->lb;
+  *extent = t->extent;
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  Call c("MPI_Type_contiguous");
+  dtype::Type* t;
+  if (!c.CountArg(count) || !AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype"))
+    return c.Fail();
+  int h = 0;
+  Status st = dtype::Contiguous(count, oldtype, &h);
+  return NewTypeResult(c, st, newtype, &h);
+}
+
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype* newtype) {
+  Call c("MPI_Type_vector");
+  dtype::Type* t;
+  if (!c.CountArg(count) || !c.CountArg(blocklength, "blocklength") ||
+      !AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype"))
+    return c.Fail();
+  int h = 0;
+  Status st = dtype::Vector(count, blocklength, stride, oldtype, &h);
+  return NewTypeResult(c, st, newtype, &h);
+}
+
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype) {
+  Call c("MPI_Type_create_hvector");
+  dtype::Type* t;
+  if (!c.CountArg(count) || !c.CountArg(blocklength, "blocklength") ||
+      !AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype"))
+    return c.Fail();
+  int h = 0;
+  Status st = dtype::Hvector(count, blocklength, stride, oldtype, &h);
+  return NewTypeResult(c, st, newtype, &h);
+}
+
+int MPI_Type_commit(MPI_Datatype* datatype) {
+  Call c("MPI_Type_commit");
+  dtype::Type* t;
+  if (!c.NotNull(datatype, "datatype") || !AnyType(c, *datatype, &t)) return c.Fail();
+  return c.Fail(dtype::Commit(*datatype));
+}
+
+int MPI_Type_free(MPI_Datatype* datatype) {
+  Call c("MPI_Type_free");
+  dtype::Type* t;
+  if (!c.NotNull(datatype, "datatype") || !AnyType(c, *datatype, &t)) return c.Fail();
+  if (t->predefined)
+    return c.Fail(Code::kType,
+                  std::string("cannot free predefined datatype ") + dtype::TypeName(*datatype));
+  return c.Fail(dtype::Free(datatype));
+}
+
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  Call c("MPI_Type_dup");
+  dtype::Type* t;
+  if (!AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype")) return c.Fail();
+  int h = 0;
+  Status st = dtype::Dup(oldtype, &h);
+  return NewTypeResult(c, st, newtype, &h);
+}
+
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  Call c("MPI_Get_count");
+  dtype::Type* t;
+  if (!StatusArg(c, status) || !AnyType(c, datatype, &t) || !c.NotNull(count, "count"))
+    return c.Fail();
+  std::int64_t n = dtype::CountFromBytes(*t, status->nicq_count);
+  *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  Call c("MPI_Get_elements_x");
+  dtype::Type* t;
+  if (!StatusArg(c, status) || !AnyType(c, datatype, &t) || !c.NotNull(count, "count"))
+    return c.Fail();
+  std::int64_t n = dtype::ElementsFromBytes(*t, status->nicq_count);
+  *count = n < 0 ? MPI_UNDEFINED : n;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  MPI_Count n = 0;
+  int rc = MPI_Get_elements_x(status, datatype, &n);
+  if (rc == MPI_SUCCESS) *count = n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
+  return rc;
+}
+
+int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  Call c("MPI_Status_set_elements_x");
+  dtype::Type* t;
+  if (!StatusArg(c, status) || !AnyType(c, datatype, &t) ||
+      !c.Check(count >= 0, Code::kCount, "negative count " + std::to_string(count)))
+    return c.Fail();
+  std::int64_t bytes = dtype::BytesFromElements(*t, count);
+  if (bytes < 0) return c.Fail(Code::kArg, "count is not a whole number of elements");
+  status->nicq_count = bytes;
+  return MPI_SUCCESS;
+}
+
+int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  return MPI_Status_set_elements_x(status, datatype, count);
+}
+
+int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  Call c("MPI_Status_set_cancelled");
+  if (!StatusArg(c, status)) return c.Fail();
+  status->nicq_cancelled = flag != 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  Call c("MPI_Test_cancelled");
+  if (!StatusArg(c, status) || !c.NotNull(flag, "flag")) return c.Fail();
+  *flag = status->nicq_cancelled;
+  return MPI_SUCCESS;
+}
+
+int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  Call c("MPI_Op_create");
+  if (!c.NotNull(reinterpret_cast<const void*>(user_fn), "user_fn") || !c.NotNull(op, "op"))
+    return c.Fail();
+  int h = 0;
+  Status st = dtype::OpCreate(reinterpret_cast<dtype::UserFunction>(user_fn), commute != 0, &h);
+  if (!st.ok()) return c.Fail(st);
+  *op = h;
+  return MPI_SUCCESS;
+}
+
+int MPI_Op_free(MPI_Op* op) {
+  Call c("MPI_Op_free");
+  if (!c.NotNull(op, "op")) return c.Fail();
+  const dtype::Op* o = dtype::LookupOp(*op);
+  if (!o) return c.Fail(Code::kOp, std::string("invalid op ") + dtype::OpName(*op));
+  if (o->predefined)
+    return c.Fail(Code::kOp, std::string("cannot free predefined op ") + dtype::OpName(*op));
+  return c.Fail(dtype::OpFree(op));
+}
+
+int MPI_Op_commutative(MPI_Op op, int* commute) {
+  Call c("MPI_Op_commutative");
+  const dtype::Op* o = dtype::LookupOp(op);
+  if (!c.Check(o != nullptr, Code::kOp, std::string("invalid op ") + dtype::OpName(op)) ||
+      !c.NotNull(commute, "commute"))
+    return c.Fail();
+  *commute = o->commute;
+  return MPI_SUCCESS;
+}
+
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op) {
+  Call c("MPI_Reduce_local");
+  dtype::Type* t;
+  if (!c.CountArg(count) || !c.TypeArg(datatype, &t) || !c.BufferArg(inbuf, count, t, "inbuf") ||
+      !c.BufferArg(inoutbuf, count, t, "inoutbuf"))
+    return c.Fail();
+  const dtype::Op* o = dtype::LookupOp(op);
+  if (!o) return c.Fail(Code::kOp, std::string("invalid op ") + dtype::OpName(op));
+  if (!dtype::OpAppliesTo(op, datatype))
+    return c.Fail(Code::kOp, std::string(dtype::OpName(op)) + " is not defined for datatype " +
+                                 dtype::TypeName(datatype));
+  return c.Fail(dtype::Reduce(op, datatype, inbuf, inoutbuf, count));
+}
+
+}  // extern "C"

@@ -1,0 +1,197 @@
+// The request table and the API half of a request's life: posting (pack
+// first for noncontiguous sends), completion in the waiter (unpack, status,
+// release), and requests freed by MPI_Request_free while still active.
+//
+// Hot path (MPI_Start / nonblocking post / completion): a slot comes from
+// the SlotTable free list and the staging buffer of a noncontiguous type is
+// reused, so a warm table makes no allocation and no syscall.
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/api_internal.h"
+#include "dtype/slot_table.h"
+#include "runtime/runtime.h"
+
+namespace nicq::api {
+namespace {
+
+using RequestTable = dtype::SlotTable<ApiRequest, 8, 4096>;
+RequestTable& Table() {
+  static auto* table = new RequestTable(1);
+  return *table;
+}
+
+struct Orphans {
+  std::mutex mu;
+  std::vector<ApiRequest*> list;
+  std::atomic<int> count{0};
+};
+Orphans& Orphanage() {
+  static auto* o = new Orphans();
+  return *o;
+}
+
+void ResetEngineRequest(Request& q) {
+  q.done.store(false, std::memory_order_relaxed);
+  q.status = RequestStatus{};
+  q.active = false;
+  q.persistent = false;
+  q.api_data = nullptr;
+  q.engine = nullptr;
+  for (auto& w : q.engine_word) w = 0;
+}
+
+// Grows the staging buffer only when a larger message needs it.
+char* Staging(ApiRequest* r, std::size_t bytes) {
+  if (r->staging.size() < bytes) r->staging.resize(bytes);
+  return r->staging.data();
+}
+
+}  // namespace
+
+ApiRequest* AllocRequest() {
+  int index = Table().Alloc();
+  if (index < 0) return nullptr;
+  ApiRequest* r = Table().Get(index);
+  r->handle = NICQ_HANDLE(NICQ_KIND_REQUEST, index);
+  ResetEngineRequest(r->req);
+  return r;
+}
+
+ApiRequest* LookupRequest(MPI_Request handle) {
+  if (KindOf(handle) != NICQ_KIND_REQUEST || IndexOf(handle) == 0) return nullptr;
+  return Table().Get(IndexOf(handle));
+}
+
+void FreeRequest(ApiRequest* r) {
+  if (r->type) dtype::Release(r->type);
+  r->type = nullptr;
+  r->persistent = r->active = r->free_pending = r->staged = false;
+  r->user_buf = nullptr;
+  r->req.comm = nullptr;
+  Table().Free(IndexOf(r->handle));
+}
+
+int LiveRequests() {
+  return Table().LiveCount();
+}
+
+Status PostRequest(ApiRequest* r) {
+  Request& q = r->req;
+  Comm* comm = q.comm;
+  ResetEngineRequest(q);
+  q.comm = comm;
+  q.api_data = r;
+  const dtype::Type& t = *r->type;
+  std::size_t bytes = static_cast<std::size_t>(r->count * t.size);
+  r->staged = !t.IsContiguous() && bytes > 0;
+  void* buf = const_cast<void*>(r->user_buf);
+  if (r->staged) {
+    buf = Staging(r, bytes);
+    if (r->is_send) dtype::Pack(t, r->user_buf, r->count, buf);
+  }
+  Status st;
+  if (r->persistent) {
+    // The engine re-posts from the arguments kept in the request (and may
+    // later run it as a matched, triggered operation).
+    q.kind = r->is_send ? ReqKind::kPersistentSend : ReqKind::kPersistentRecv;
+    q.persistent = true;
+    q.mode = r->mode;
+    q.buf = buf;
+    q.bytes = bytes;
+    q.peer = r->peer;
+    q.tag = r->tag;
+    st = rt::Start(&q);
+  } else if (r->is_send) {
+    st = rt::Isend(buf, bytes, r->peer, r->tag, comm, r->mode, &q);
+  } else {
+    st = rt::Irecv(buf, bytes, r->peer, r->tag, comm, &q);
+  }
+  if (st.ok() && r->persistent) r->active = true;
+  return st;
+}
+
+void EmptyStatus(MPI_Status* status) {
+  if (!status || status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->nicq_count = 0;
+  status->nicq_cancelled = 0;
+}
+
+void FillStatus(MPI_Status* status, const RequestStatus& rs) {
+  if (!status || status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = rs.source;
+  status->MPI_TAG = rs.tag;
+  status->nicq_count = static_cast<long long>(rs.bytes);
+  status->nicq_cancelled = rs.cancelled;
+}
+
+int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool raise) {
+  const RequestStatus rs = r->req.status;
+  if (!r->is_send && r->staged && !rs.cancelled)
+    dtype::Unpack(*r->type, r->staging.data(), static_cast<std::int64_t>(rs.bytes), r->count,
+                  const_cast<void*>(r->user_buf));
+  FillStatus(status, rs);
+  int code = MPI_SUCCESS;
+  if (rs.error != 0) {
+    std::string msg = std::string(r->call) + "(" + RankText() + "): ";
+    if (rs.error == static_cast<int>(Code::kTruncate)) {
+      msg += "message from rank " + std::to_string(rs.source) + " tag " + std::to_string(rs.tag) +
+             " is longer than the receive buffer (" + std::to_string(r->count * r->type->size) +
+             " bytes: count " + std::to_string(r->count) + " of " +
+             dtype::TypeName(r->type->handle) + ")";
+    } else {
+      msg += std::string(r->is_send ? "send to" : "receive from") + " rank " +
+             std::to_string(r->peer) + " tag " + std::to_string(r->tag) + " failed";
+    }
+    Code cls = static_cast<Code>(rs.error);
+    code = raise ? Raise(r->comm_handle, cls, msg) : RecordError(cls, msg);
+  }
+  if (r->persistent) {
+    r->active = false;
+  } else {
+    FreeRequest(r);
+    if (handle) *handle = MPI_REQUEST_NULL;
+  }
+  return code;
+}
+
+void AddOrphan(ApiRequest* r) {
+  Orphans& o = Orphanage();
+  std::lock_guard<std::mutex> lock(o.mu);
+  r->free_pending = true;
+  o.list.push_back(r);
+  o.count.fetch_add(1, std::memory_order_release);
+}
+
+void SweepOrphans(bool wait_all) {
+  Orphans& o = Orphanage();
+  if (o.count.load(std::memory_order_acquire) == 0) return;
+  std::lock_guard<std::mutex> lock(o.mu);
+  rt::Backoff backoff;
+  for (std::size_t i = 0; i < o.list.size();) {
+    ApiRequest* r = o.list[i];
+    if (wait_all)
+      while (!r->req.IsDone())
+        if (!rt::ProgressWait(backoff).ok()) break;  // dead peer: give the slot up anyway
+    if (r->req.IsDone() || wait_all) {
+      if (!r->is_send && r->staged && !r->req.status.cancelled && r->req.IsDone())
+        dtype::Unpack(*r->type, r->staging.data(), static_cast<std::int64_t>(r->req.status.bytes),
+                      r->count, const_cast<void*>(r->user_buf));
+      FreeRequest(r);
+      o.list[i] = o.list.back();
+      o.list.pop_back();
+      o.count.fetch_sub(1, std::memory_order_release);
+    } else {
+      ++i;
+    }
+  }
+}
+
+}  // namespace nicq::api

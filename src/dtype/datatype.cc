@@ -1,0 +1,370 @@
+#include "dtype/datatype.h"
+
+#include <wchar.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "dtype/slot_table.h"
+#include "mpi.h"
+
+namespace nicq::dtype {
+namespace {
+
+template <typename V>
+struct Pair {
+  V v;
+  int i;
+};
+struct ShortInt {
+  short v;
+  int i;
+};
+
+struct PredefinedInfo {
+  const char* name;
+  std::int64_t size;    // bytes of data
+  std::int64_t extent;  // sizeof the C type
+  // Pair types: value type index and offset of the int.
+  int value_index;
+  std::int64_t int_offset;
+};
+
+// Indexed by NICQ_DT(i); entry 0 is MPI_DATATYPE_NULL.
+const PredefinedInfo kInfo[kPredefinedCount] = {
+    {"MPI_DATATYPE_NULL", 0, 0, 0, 0},
+    {"MPI_CHAR", 1, 1, 0, 0},
+    {"MPI_SIGNED_CHAR", 1, 1, 0, 0},
+    {"MPI_UNSIGNED_CHAR", 1, 1, 0, 0},
+    {"MPI_BYTE", 1, 1, 0, 0},
+    {"MPI_SHORT", sizeof(short), sizeof(short), 0, 0},
+    {"MPI_UNSIGNED_SHORT", sizeof(short), sizeof(short), 0, 0},
+    {"MPI_INT", sizeof(int), sizeof(int), 0, 0},
+    {"MPI_UNSIGNED", sizeof(unsigned), sizeof(unsigned), 0, 0},
+    {"MPI_LONG", sizeof(long), sizeof(long), 0, 0},
+    {"MPI_UNSIGNED_LONG", sizeof(long), sizeof(long), 0, 0},
+    {"MPI_LONG_LONG", sizeof(long long), sizeof(long long), 0, 0},
+    {"MPI_UNSIGNED_LONG_LONG", sizeof(long long), sizeof(long long), 0, 0},
+    {"MPI_FLOAT", sizeof(float), sizeof(float), 0, 0},
+    {"MPI_DOUBLE", sizeof(double), sizeof(double), 0, 0},
+    {"MPI_LONG_DOUBLE", sizeof(long double), sizeof(long double), 0, 0},
+    {"MPI_C_BOOL", sizeof(bool), sizeof(bool), 0, 0},
+    {"MPI_WCHAR", sizeof(wchar_t), sizeof(wchar_t), 0, 0},
+    {"MPI_INT8_T", 1, 1, 0, 0},
+    {"MPI_INT16_T", 2, 2, 0, 0},
+    {"MPI_INT32_T", 4, 4, 0, 0},
+    {"MPI_INT64_T", 8, 8, 0, 0},
+    {"MPI_UINT8_T", 1, 1, 0, 0},
+    {"MPI_UINT16_T", 2, 2, 0, 0},
+    {"MPI_UINT32_T", 4, 4, 0, 0},
+    {"MPI_UINT64_T", 8, 8, 0, 0},
+    {"MPI_AINT", sizeof(MPI_Aint), sizeof(MPI_Aint), 0, 0},
+    {"MPI_COUNT", sizeof(MPI_Count), sizeof(MPI_Count), 0, 0},
+    {"MPI_OFFSET", sizeof(MPI_Offset), sizeof(MPI_Offset), 0, 0},
+    {"MPI_PACKED", 1, 1, 0, 0},
+    {"MPI_FLOAT_INT", sizeof(float) + sizeof(int), sizeof(Pair<float>), 13,
+     offsetof(Pair<float>, i)},
+    {"MPI_DOUBLE_INT", sizeof(double) + sizeof(int), sizeof(Pair<double>), 14,
+     offsetof(Pair<double>, i)},
+    {"MPI_LONG_INT", sizeof(long) + sizeof(int), sizeof(Pair<long>), 9, offsetof(Pair<long>, i)},
+    {"MPI_2INT", 2 * sizeof(int), sizeof(Pair<int>), 7, offsetof(Pair<int>, i)},
+    {"MPI_SHORT_INT", sizeof(short) + sizeof(int), sizeof(ShortInt), 5, offsetof(ShortInt, i)},
+    {"MPI_LONG_DOUBLE_INT", sizeof(long double) + sizeof(int), sizeof(Pair<long double>), 15,
+     offsetof(Pair<long double>, i)},
+};
+static_assert(MPI_LONG_DOUBLE_INT == NICQ_HANDLE(kKindDatatype, kPredefinedCount - 1));
+
+int KindOf(int handle) {
+  return (static_cast<unsigned>(handle) >> 24) & 0xff;
+}
+int IndexOf(int handle) {
+  return handle & 0xffffff;
+}
+
+// Appends a run, merging it into the previous one when adjacent and alike.
+void AddBlock(std::vector<Block>& blocks, std::int64_t offset, std::int64_t length, int basic) {
+  if (length == 0) return;
+  if (!blocks.empty()) {
+    Block& last = blocks.back();
+    if (last.basic == basic && last.offset + last.length == offset) {
+      last.length += length;
+      return;
+    }
+  }
+  blocks.push_back(Block{offset, length, basic});
+}
+
+struct Registry {
+  Type predefined[kPredefinedCount];
+  SlotTable<Type> user{kFirstUserIndex};
+
+  Registry() {
+    for (int i = 1; i < kPredefinedCount; ++i) {
+      Type& t = predefined[i];
+      const PredefinedInfo& in = kInfo[i];
+      t.handle = NICQ_HANDLE(kKindDatatype, i);
+      t.predefined = true;
+      t.committed = true;
+      t.size = in.size;
+      t.extent = in.extent;
+      t.unit = i;
+      t.unit_dense = true;
+      if (in.value_index) {
+        AddBlock(t.blocks, 0, kInfo[in.value_index].size, in.value_index);
+        AddBlock(t.blocks, in.int_offset, sizeof(int), 7);
+        t.elements = 2;
+      } else {
+        AddBlock(t.blocks, 0, in.size, i);
+        t.elements = 1;
+      }
+    }
+  }
+};
+
+Registry& Reg() {
+  static Registry* reg = new Registry();  // never destroyed: handles outlive statics
+  return *reg;
+}
+
+// A new derived type slot; fills *handle. Returns nullptr when the table is full.
+Type* NewType(int* handle) {
+  int index = Reg().user.Alloc();
+  if (index < 0) return nullptr;
+  Type* t = Reg().user.Get(index);
+  t->handle = NICQ_HANDLE(kKindDatatype, index);
+  t->predefined = false;
+  t->committed = false;
+  t->size = t->lb = t->extent = t->elements = 0;
+  t->blocks.clear();
+  t->unit = 0;
+  t->unit_dense = false;
+  t->refs.store(1, std::memory_order_relaxed);
+  *handle = t->handle;
+  return t;
+}
+
+Status BadOld(const char* call, int old) {
+  return Error(Code::kType, std::string(call) + ": invalid oldtype " + TypeName(old));
+}
+
+}  // namespace
+
+bool IsPairIndex(int index) {
+  return index > 0 && index < kPredefinedCount && kInfo[index].value_index != 0;
+}
+std::int64_t BasicSize(int index) {
+  return index > 0 && index < kPredefinedCount ? kInfo[index].size : 0;
+}
+
+const char* TypeName(int handle) {
+  if (handle == MPI_DATATYPE_NULL) return "MPI_DATATYPE_NULL";
+  if (KindOf(handle) != kKindDatatype) return "(not a datatype handle)";
+  int index = IndexOf(handle);
+  if (index < kPredefinedCount) return kInfo[index].name;
+  return Lookup(handle) ? "(derived datatype)" : "(freed or invalid datatype)";
+}
+
+Type* Lookup(int handle) {
+  if (KindOf(handle) != kKindDatatype) return nullptr;
+  int index = IndexOf(handle);
+  if (index == 0) return nullptr;
+  if (index < kPredefinedCount) return &Reg().predefined[index];
+  if (index < kFirstUserIndex) return nullptr;
+  return Reg().user.Get(index);
+}
+
+Status Hvector(int count, int blocklen, std::int64_t stride, int old, int* out) {
+  Type* o = Lookup(old);
+  if (!o) return BadOld("MPI_Type_vector", old);
+  if (count < 0)
+    return Error(Code::kCount, "MPI_Type_vector: negative count " + std::to_string(count));
+  if (blocklen < 0)
+    return Error(Code::kArg, "MPI_Type_vector: negative blocklength " + std::to_string(blocklen));
+  int handle;
+  Type* t = NewType(&handle);
+  if (!t) return Error(Code::kNoMem, "MPI_Type_vector: datatype table is full");
+  std::int64_t lo = 0, hi = 0;
+  bool first = true;
+  for (int i = 0; i < count; ++i) {
+    for (int j = 0; j < blocklen; ++j) {
+      std::int64_t disp = i * stride + j * o->extent;
+      for (const Block& b : o->blocks) AddBlock(t->blocks, disp + b.offset, b.length, b.basic);
+      std::int64_t item_lo = disp + o->lb, item_hi = disp + o->lb + o->extent;
+      lo = first ? item_lo : std::min(lo, item_lo);
+      hi = first ? item_hi : std::max(hi, item_hi);
+      first = false;
+    }
+  }
+  std::int64_t n = static_cast<std::int64_t>(count) * blocklen;
+  t->size = n * o->size;
+  t->elements = n * o->elements;
+  t->lb = lo;
+  t->extent = hi - lo;
+  t->unit = o->unit;
+  // Units stay back to back (what a pair-type reduction needs) when the old
+  // type's were and the blocks follow each other without gaps.
+  t->unit_dense = o->unit_dense && o->lb == 0 && (count <= 1 || stride == blocklen * o->extent);
+  *out = handle;
+  return Status::Ok();
+}
+
+Status Vector(int count, int blocklen, int stride, int old, int* out) {
+  Type* o = Lookup(old);
+  if (!o) return BadOld("MPI_Type_vector", old);
+  return Hvector(count, blocklen, static_cast<std::int64_t>(stride) * o->extent, old, out);
+}
+
+Status Contiguous(int count, int old, int* out) {
+  Type* o = Lookup(old);
+  if (!o) return BadOld("MPI_Type_contiguous", old);
+  if (count < 0)
+    return Error(Code::kCount, "MPI_Type_contiguous: negative count " + std::to_string(count));
+  return Hvector(1, count, 0, old, out);
+}
+
+Status Dup(int old, int* out) {
+  Type* o = Lookup(old);
+  if (!o) return BadOld("MPI_Type_dup", old);
+  int handle;
+  Type* t = NewType(&handle);
+  if (!t) return Error(Code::kNoMem, "MPI_Type_dup: datatype table is full");
+  t->committed = o->committed;
+  t->size = o->size;
+  t->lb = o->lb;
+  t->extent = o->extent;
+  t->elements = o->elements;
+  t->blocks = o->blocks;
+  t->unit = o->unit;
+  t->unit_dense = o->unit_dense;
+  *out = handle;
+  return Status::Ok();
+}
+
+Status Commit(int handle) {
+  Type* t = Lookup(handle);
+  if (!t)
+    return Error(Code::kType, std::string("MPI_Type_commit: invalid datatype ") + TypeName(handle));
+  t->committed = true;
+  return Status::Ok();
+}
+
+Status Free(int* handle) {
+  Type* t = Lookup(*handle);
+  if (!t)
+    return Error(Code::kType, std::string("MPI_Type_free: invalid datatype ") + TypeName(*handle));
+  if (t->predefined)
+    return Error(Code::kType, std::string("MPI_Type_free: cannot free predefined datatype ") +
+                                  TypeName(*handle));
+  *handle = MPI_DATATYPE_NULL;
+  Release(t);
+  return Status::Ok();
+}
+
+void Retain(Type* t) {
+  if (!t->predefined) t->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Release(Type* t) {
+  if (t->predefined) return;
+  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    int index = IndexOf(t->handle);
+    t->blocks.clear();
+    Reg().user.Free(index);
+  }
+}
+
+void Pack(const Type& t, const void* src, std::int64_t count, void* dst) {
+  auto* out = static_cast<char*>(dst);
+  const auto* base = static_cast<const char*>(src);
+  if (t.IsContiguous()) {
+    std::memcpy(out, base, static_cast<std::size_t>(count * t.size));
+    return;
+  }
+  for (std::int64_t i = 0; i < count; ++i) {
+    const char* item = base + i * t.extent;
+    for (const Block& b : t.blocks) {
+      std::memcpy(out, item + b.offset, static_cast<std::size_t>(b.length));
+      out += b.length;
+    }
+  }
+}
+
+void Unpack(const Type& t, const void* src, std::int64_t bytes, std::int64_t count, void* dst) {
+  const auto* in = static_cast<const char*>(src);
+  auto* base = static_cast<char*>(dst);
+  bytes = std::min(bytes, count * t.size);
+  if (t.IsContiguous()) {
+    std::memcpy(base, in, static_cast<std::size_t>(bytes));
+    return;
+  }
+  for (std::int64_t i = 0; i < count && bytes > 0; ++i) {
+    char* item = base + i * t.extent;
+    for (const Block& b : t.blocks) {
+      std::int64_t n = std::min(bytes, b.length);
+      std::memcpy(item + b.offset, in, static_cast<std::size_t>(n));
+      in += n;
+      bytes -= n;
+      if (bytes == 0) break;
+    }
+  }
+}
+
+std::int64_t CountFromBytes(const Type& t, std::int64_t bytes) {
+  if (t.size == 0) return bytes == 0 ? 0 : -1;
+  return bytes % t.size == 0 ? bytes / t.size : -1;
+}
+
+std::int64_t ElementsFromBytes(const Type& t, std::int64_t bytes) {
+  if (t.size == 0) return bytes == 0 ? 0 : -1;
+  std::int64_t n = (bytes / t.size) * t.elements;
+  std::int64_t rest = bytes % t.size;
+  for (const Block& b : t.blocks) {
+    if (rest == 0) break;
+    std::int64_t take = std::min(rest, b.length);
+    std::int64_t bs = BasicSize(b.basic);
+    if (take % bs) return -1;
+    n += take / bs;
+    rest -= take;
+  }
+  return n;
+}
+
+std::int64_t BytesFromElements(const Type& t, std::int64_t elements) {
+  if (t.elements == 0) return elements == 0 ? 0 : -1;
+  std::int64_t bytes = (elements / t.elements) * t.size;
+  std::int64_t rest = elements % t.elements;
+  for (const Block& b : t.blocks) {
+    if (rest == 0) break;
+    std::int64_t bs = BasicSize(b.basic);
+    std::int64_t take = std::min(rest, b.length / bs);
+    bytes += take * bs;
+    rest -= take;
+  }
+  return bytes;
+}
+
+void Span(const Type& t, const void* buf, std::int64_t count, std::uintptr_t* lo,
+          std::uintptr_t* hi) {
+  auto base = reinterpret_cast<std::uintptr_t>(buf);
+  if (count <= 0 || t.size == 0) {
+    *lo = *hi = base;
+    return;
+  }
+  std::int64_t first = t.blocks.front().offset, last = first;
+  for (const Block& b : t.blocks) {
+    first = std::min(first, b.offset);
+    last = std::max(last, b.offset + b.length);
+  }
+  std::int64_t step = (count - 1) * t.extent;
+  *lo = base + std::min<std::int64_t>(first, first + step);
+  *hi = base + std::max<std::int64_t>(last, last + step);
+}
+
+int LiveDerivedTypes() {
+  return Reg().user.LiveCount();
+}
+
+}  // namespace nicq::dtype

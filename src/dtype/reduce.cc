@@ -1,0 +1,315 @@
+#include "dtype/reduce.h"
+
+#include <wchar.h>
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "dtype/datatype.h"
+#include "dtype/slot_table.h"
+#include "mpi.h"
+
+namespace nicq::dtype {
+namespace {
+
+int IndexOf(int handle) {
+  return handle & 0xffffff;
+}
+int KindOf(int handle) {
+  return (static_cast<unsigned>(handle) >> 24) & 0xff;
+}
+
+const char* const kOpNames[] = {"MPI_OP_NULL", "MPI_MAX",     "MPI_MIN",  "MPI_SUM",
+                                "MPI_PROD",    "MPI_LAND",    "MPI_BAND", "MPI_LOR",
+                                "MPI_BOR",     "MPI_LXOR",    "MPI_BXOR", "MPI_MINLOC",
+                                "MPI_MAXLOC",  "MPI_REPLACE", "MPI_NO_OP"};
+constexpr int kPredefinedOps = 15;
+
+struct OpRegistry {
+  Op predefined[kPredefinedOps];
+  SlotTable<Op, 6, 64> user{kFirstUserOp};
+  OpRegistry() {
+    for (int i = 1; i < kPredefinedOps; ++i) {
+      predefined[i].handle = NICQ_HANDLE(kKindOp, i);
+      predefined[i].predefined = true;
+    }
+  }
+};
+OpRegistry& Ops() {
+  static OpRegistry* reg = new OpRegistry();
+  return *reg;
+}
+
+// Integer arithmetic in uint64 so overflow wraps (two's complement) instead
+// of being undefined behaviour.
+template <typename T>
+T WrapAdd(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>)
+    return a || b;
+  else
+    return static_cast<T>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+template <typename T>
+T WrapMul(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>)
+    return a && b;
+  else
+    return static_cast<T>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+
+enum class Cls { kInt, kFloat, kBool, kByte };
+
+template <typename T, typename F>
+void Loop(const void* in, void* inout, std::int64_t n, F f) {
+  const T* a = static_cast<const T*>(in);
+  T* b = static_cast<T*>(inout);
+  for (std::int64_t i = 0; i < n; ++i) b[i] = f(a[i], b[i]);
+}
+
+// Kernel for one value type; false when the op does not apply to the class.
+template <typename T, Cls kCls>
+bool Kernel(int op, const void* in, void* io, std::int64_t n) {
+  constexpr bool arith = kCls == Cls::kInt || kCls == Cls::kFloat;
+  constexpr bool logical = kCls == Cls::kInt || kCls == Cls::kBool;
+  constexpr bool bitwise = kCls == Cls::kInt || kCls == Cls::kByte;
+  switch (IndexOf(op)) {
+    case 1:  // MAX
+      if constexpr (arith) return Loop<T>(in, io, n, [](T a, T b) { return a > b ? a : b; }), true;
+      break;
+    case 2:  // MIN
+      if constexpr (arith) return Loop<T>(in, io, n, [](T a, T b) { return a < b ? a : b; }), true;
+      break;
+    case 3:  // SUM
+      if constexpr (kCls == Cls::kInt) return Loop<T>(in, io, n, WrapAdd<T>), true;
+      if constexpr (kCls == Cls::kFloat)
+        return Loop<T>(in, io, n, [](T a, T b) { return a + b; }), true;
+      break;
+    case 4:  // PROD
+      if constexpr (kCls == Cls::kInt) return Loop<T>(in, io, n, WrapMul<T>), true;
+      if constexpr (kCls == Cls::kFloat)
+        return Loop<T>(in, io, n, [](T a, T b) { return a * b; }), true;
+      break;
+    case 5:  // LAND
+      if constexpr (logical) return Loop<T>(in, io, n, [](T a, T b) { return T(a && b); }), true;
+      break;
+    case 6:  // BAND
+      if constexpr (bitwise) return Loop<T>(in, io, n, [](T a, T b) { return T(a & b); }), true;
+      break;
+    case 7:  // LOR
+      if constexpr (logical) return Loop<T>(in, io, n, [](T a, T b) { return T(a || b); }), true;
+      break;
+    case 8:  // BOR
+      if constexpr (bitwise) return Loop<T>(in, io, n, [](T a, T b) { return T(a | b); }), true;
+      break;
+    case 9:  // LXOR
+      if constexpr (logical) return Loop<T>(in, io, n, [](T a, T b) { return T(!a != !b); }), true;
+      break;
+    case 10:  // BXOR
+      if constexpr (bitwise) return Loop<T>(in, io, n, [](T a, T b) { return T(a ^ b); }), true;
+      break;
+  }
+  return false;
+}
+
+template <typename V>
+struct Pair {
+  V v;
+  int i;
+};
+
+// MINLOC/MAXLOC: the better value wins; on ties the smaller index.
+template <typename V>
+bool PairKernel(int op, const void* in, void* io, std::int64_t n) {
+  bool max = op == MPI_MAXLOC;
+  if (!max && op != MPI_MINLOC) return false;
+  const auto* a = static_cast<const Pair<V>*>(in);
+  auto* b = static_cast<Pair<V>*>(io);
+  for (std::int64_t k = 0; k < n; ++k) {
+    bool take = max ? a[k].v > b[k].v : a[k].v < b[k].v;
+    if (take || (a[k].v == b[k].v && a[k].i < b[k].i)) b[k] = a[k];
+  }
+  return true;
+}
+
+// Dispatch on the predefined type index; false when the op does not apply.
+bool ReducePredefined(int op, int index, const void* in, void* io, std::int64_t n) {
+  switch (index) {
+    case 2:
+    case 18:
+      return Kernel<std::int8_t, Cls::kInt>(op, in, io, n);
+    case 3:
+    case 22:
+      return Kernel<std::uint8_t, Cls::kInt>(op, in, io, n);
+    case 4:
+      return Kernel<std::uint8_t, Cls::kByte>(op, in, io, n);
+    case 5:
+      return Kernel<short, Cls::kInt>(op, in, io, n);
+    case 6:
+      return Kernel<unsigned short, Cls::kInt>(op, in, io, n);
+    case 7:
+      return Kernel<int, Cls::kInt>(op, in, io, n);
+    case 8:
+      return Kernel<unsigned, Cls::kInt>(op, in, io, n);
+    case 9:
+      return Kernel<long, Cls::kInt>(op, in, io, n);
+    case 10:
+      return Kernel<unsigned long, Cls::kInt>(op, in, io, n);
+    case 11:
+      return Kernel<long long, Cls::kInt>(op, in, io, n);
+    case 12:
+      return Kernel<unsigned long long, Cls::kInt>(op, in, io, n);
+    case 13:
+      return Kernel<float, Cls::kFloat>(op, in, io, n);
+    case 14:
+      return Kernel<double, Cls::kFloat>(op, in, io, n);
+    case 15:
+      return Kernel<long double, Cls::kFloat>(op, in, io, n);
+    case 16:
+      return Kernel<bool, Cls::kBool>(op, in, io, n);
+    case 19:
+      return Kernel<std::int16_t, Cls::kInt>(op, in, io, n);
+    case 20:
+      return Kernel<std::int32_t, Cls::kInt>(op, in, io, n);
+    case 21:
+      return Kernel<std::int64_t, Cls::kInt>(op, in, io, n);
+    case 23:
+      return Kernel<std::uint16_t, Cls::kInt>(op, in, io, n);
+    case 24:
+      return Kernel<std::uint32_t, Cls::kInt>(op, in, io, n);
+    case 25:
+      return Kernel<std::uint64_t, Cls::kInt>(op, in, io, n);
+    case 26:
+      return Kernel<MPI_Aint, Cls::kInt>(op, in, io, n);
+    case 27:
+      return Kernel<MPI_Count, Cls::kInt>(op, in, io, n);
+    case 28:
+      return Kernel<MPI_Offset, Cls::kInt>(op, in, io, n);
+    case 30:
+      return PairKernel<float>(op, in, io, n);
+    case 31:
+      return PairKernel<double>(op, in, io, n);
+    case 32:
+      return PairKernel<long>(op, in, io, n);
+    case 33:
+      return PairKernel<int>(op, in, io, n);
+    case 34:
+      return PairKernel<short>(op, in, io, n);
+    case 35:
+      return PairKernel<long double>(op, in, io, n);
+    default:
+      return false;  // MPI_CHAR, MPI_WCHAR, MPI_PACKED: no reductions
+  }
+}
+
+bool Applies(int op, int unit) {
+  if (op == MPI_REPLACE || op == MPI_NO_OP) return true;
+  // Probe the kernel table with an empty range.
+  return ReducePredefined(op, unit, nullptr, nullptr, 0);
+}
+
+}  // namespace
+
+const Op* LookupOp(int handle) {
+  if (KindOf(handle) != kKindOp) return nullptr;
+  int index = IndexOf(handle);
+  if (index == 0) return nullptr;
+  if (index < kPredefinedOps) return &Ops().predefined[index];
+  if (index < kFirstUserOp) return nullptr;
+  return Ops().user.Get(index);
+}
+
+const char* OpName(int handle) {
+  if (KindOf(handle) != kKindOp) return "(not an op handle)";
+  int index = IndexOf(handle);
+  if (index < kPredefinedOps) return kOpNames[index];
+  return LookupOp(handle) ? "(user op)" : "(freed or invalid op)";
+}
+
+bool OpAppliesTo(int op, int type) {
+  const Op* o = LookupOp(op);
+  const Type* t = Lookup(type);
+  if (!o || !t) return false;
+  if (!o->predefined) return true;
+  if (t->unit == 0) return op == MPI_REPLACE || op == MPI_NO_OP;
+  if (IsPairIndex(t->unit) && !t->unit_dense) return op == MPI_REPLACE || op == MPI_NO_OP;
+  return Applies(op, t->unit);
+}
+
+Status Reduce(int op, int type, const void* in, void* inout, std::int64_t count) {
+  const Op* o = LookupOp(op);
+  const Type* t = Lookup(type);
+  if (!o) return Error(Code::kOp, std::string("reduce: invalid op ") + OpName(op));
+  if (!t) return Error(Code::kType, std::string("reduce: invalid datatype ") + TypeName(type));
+  if (count <= 0 || op == MPI_NO_OP) return Status::Ok();
+  if (!o->predefined) {
+    // User functions take an int count; split huge reductions.
+    auto* a = static_cast<char*>(const_cast<void*>(in));
+    auto* b = static_cast<char*>(inout);
+    int dt = type;
+    while (count > 0) {
+      int len = count > (1 << 30) ? (1 << 30) : static_cast<int>(count);
+      o->fn(a, b, &len, &dt);
+      a += static_cast<std::int64_t>(len) * t->extent;
+      b += static_cast<std::int64_t>(len) * t->extent;
+      count -= len;
+    }
+    return Status::Ok();
+  }
+  if (op == MPI_REPLACE) {
+    // Copy only the data runs: padding in inout stays as it was.
+    for (std::int64_t k = 0; k < count; ++k)
+      for (const Block& bl : t->blocks)
+        std::memcpy(static_cast<char*>(inout) + k * t->extent + bl.offset,
+                    static_cast<const char*>(in) + k * t->extent + bl.offset,
+                    static_cast<std::size_t>(bl.length));
+    return Status::Ok();
+  }
+  if (!OpAppliesTo(op, type))
+    return Error(Code::kOp,
+                 std::string("reduce: ") + OpName(op) + " is not defined for " + TypeName(type));
+  if (IsPairIndex(t->unit)) {
+    // Dense array of pairs: size/unit-size pairs per item.
+    std::int64_t per = t->size / BasicSize(t->unit);
+    (void)ReducePredefined(op, t->unit, in, inout, count * per);
+    return Status::Ok();
+  }
+  if (t->IsContiguous()) {
+    std::int64_t n = count * t->size / BasicSize(t->unit);
+    (void)ReducePredefined(op, t->unit, in, inout, n);
+    return Status::Ok();
+  }
+  for (std::int64_t k = 0; k < count; ++k)
+    for (const Block& bl : t->blocks) {
+      std::int64_t off = k * t->extent + bl.offset;
+      (void)ReducePredefined(op, bl.basic, static_cast<const char*>(in) + off,
+                             static_cast<char*>(inout) + off, bl.length / BasicSize(bl.basic));
+    }
+  return Status::Ok();
+}
+
+Status OpCreate(UserFunction fn, bool commute, int* out) {
+  if (!fn) return Error(Code::kArg, "MPI_Op_create: user_fn is NULL");
+  int index = Ops().user.Alloc();
+  if (index < 0) return Error(Code::kNoMem, "MPI_Op_create: op table is full");
+  Op* o = Ops().user.Get(index);
+  o->handle = NICQ_HANDLE(kKindOp, index);
+  o->predefined = false;
+  o->commute = commute;
+  o->fn = fn;
+  *out = o->handle;
+  return Status::Ok();
+}
+
+Status OpFree(int* handle) {
+  const Op* o = LookupOp(*handle);
+  if (!o) return Error(Code::kOp, std::string("MPI_Op_free: invalid op ") + OpName(*handle));
+  if (o->predefined)
+    return Error(Code::kOp,
+                 std::string("MPI_Op_free: cannot free predefined op ") + OpName(*handle));
+  Ops().user.Free(IndexOf(*handle));
+  *handle = MPI_OP_NULL;
+  return Status::Ok();
+}
+
+}  // namespace nicq::dtype

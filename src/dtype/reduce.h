@@ -1,0 +1,39 @@
+// nicq::dtype reduction operations: kernels for every predefined op on the
+// predefined types MPI allows it on, and user ops from MPI_Op_create.
+// Handles are mpi.h's MPI_Op values (kind 0x58). Used by MPI_Reduce_local
+// now and by the collectives later:
+//   dtype::Reduce(MPI_SUM, MPI_DOUBLE, in, inout, n)  // inout[i] = in[i] op inout[i]
+#pragma once
+
+#include <cstdint>
+
+#include "core/status.h"
+
+namespace nicq::dtype {
+
+inline constexpr int kKindOp = 0x58;
+inline constexpr int kFirstUserOp = 32;
+
+using UserFunction = void (*)(void* in, void* inout, int* len, int* datatype);
+
+struct Op {
+  int handle = 0;
+  bool predefined = false;
+  bool commute = true;
+  UserFunction fn = nullptr;
+};
+
+const Op* LookupOp(int handle);  // nullptr: null, freed or not an op handle
+const char* OpName(int handle);  // "MPI_SUM", "(user op)", ...
+
+// Whether a predefined op has a kernel for this datatype (user ops: always).
+// Derived types qualify when built from one predefined type that does.
+bool OpAppliesTo(int op, int type);
+
+// inout[i] = in[i] op inout[i] for `count` items of `type`.
+Status Reduce(int op, int type, const void* in, void* inout, std::int64_t count);
+
+Status OpCreate(UserFunction fn, bool commute, int* out);
+Status OpFree(int* handle);
+
+}  // namespace nicq::dtype

@@ -1,0 +1,262 @@
+// A single-process stand-in for rt:: (world size 1) so the API layer's unit
+// tests run without a fabric: messages to self are matched in posting order
+// (MPI's non-overtaking rule), synchronous sends complete when matched,
+// cancel removes a posted receive. Blocking on something that can never
+// happen in one process returns an error instead of hanging.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <vector>
+
+#include "runtime/runtime.h"
+
+namespace nicq::rt {
+namespace {
+
+struct Message {
+  const Comm* comm;
+  int tag;
+  std::vector<char> data;
+  Request* ssend = nullptr;  // synchronous sender, completed at match
+};
+
+struct State {
+  bool initialized = false, finalized = false;
+  int thread_level = 0;
+  Comm world, self;
+  std::deque<Message> unexpected;
+  std::vector<Request*> posted;  // reserved: matching a posted receive never allocates
+  void* bsend_buf = nullptr;
+  std::size_t bsend_size = 0;
+  std::uint32_t next_context = 8;
+};
+State& S() {
+  static State* s = new State();
+  return *s;
+}
+
+bool Matches(const Request* recv, const Comm* comm, int tag) {
+  return recv->comm == comm && (recv->tag == kAnyTag || recv->tag == tag);
+}
+
+void Deliver(Request* recv, const void* data, std::size_t bytes, int tag) {
+  std::size_t n = std::min(bytes, recv->bytes);
+  if (n) std::memcpy(recv->buf, data, n);
+  recv->status.source = 0;
+  recv->status.tag = tag;
+  recv->status.bytes = n;
+  recv->status.error = bytes > recv->bytes ? int(Code::kTruncate) : 0;
+  recv->MarkDone();
+}
+
+void InitComm(Comm& c, std::uint32_t ctx) {
+  c.context_id = ctx;
+  c.rank = 0;
+  c.size = 1;
+  c.world_ranks = {0};
+}
+
+}  // namespace
+
+Status Init(int required, int* provided) {
+  State& s = S();
+  s.initialized = true;
+  s.thread_level = required;
+  *provided = required;
+  InitComm(s.world, 0);
+  InitComm(s.self, 4);
+  s.posted.reserve(1024);
+  return Status::Ok();
+}
+Status Finalize() {
+  S().finalized = true;
+  return Status::Ok();
+}
+bool Initialized() {
+  return S().initialized;
+}
+bool Finalized() {
+  return S().finalized;
+}
+int ThreadLevel() {
+  return S().thread_level;
+}
+int WorldRank() {
+  return 0;
+}
+int WorldSize() {
+  return 1;
+}
+const char* ProviderName() {
+  return "fake";
+}
+void Abort(int code, const char* why) {
+  std::fprintf(stderr, "fake runtime: abort(%d): %s\n", code, why);
+  std::fflush(stderr);
+  _exit(code);
+}
+int TagUpperBound() {
+  return (1 << 20) - 1;
+}
+
+Comm* World() {
+  return &S().world;
+}
+Comm* Self() {
+  return &S().self;
+}
+Status CommDup(Comm* parent, Comm** out) {
+  auto* c = new Comm(*parent);
+  c->context_id = S().next_context += 4;
+  c->name.clear();
+  *out = c;
+  return Status::Ok();
+}
+Status CommSplit(Comm* parent, int color, int key, Comm** out) {
+  if (color < 0) {
+    *out = nullptr;
+    return Status::Ok();
+  }
+  return CommDup(parent, out);
+}
+Status CommFree(Comm* comm) {
+  delete comm;
+  return Status::Ok();
+}
+
+Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, SendMode mode,
+             Request* req) {
+  req->comm = comm;
+  req->peer = dest;
+  req->tag = tag;
+  req->status = RequestStatus{};
+  req->status.source = dest;
+  req->status.tag = tag;
+  if (dest == kProcNull) {
+    req->MarkDone();
+    return Status::Ok();
+  }
+  if (dest != 0) return Error(Code::kRank, "fake runtime: only rank 0 exists");
+  State& s = S();
+  for (auto it = s.posted.begin(); it != s.posted.end(); ++it) {
+    if (Matches(*it, comm, tag)) {
+      Request* recv = *it;
+      s.posted.erase(it);
+      Deliver(recv, buf, bytes, tag);
+      req->MarkDone();
+      return Status::Ok();
+    }
+  }
+  Message m{
+      comm, tag,
+      std::vector<char>(static_cast<const char*>(buf), static_cast<const char*>(buf) + bytes)};
+  bool sync = mode == SendMode::kSynchronous;
+  if (sync) m.ssend = req;
+  s.unexpected.push_back(std::move(m));
+  if (!sync) req->MarkDone();  // buffered in the unexpected queue
+  return Status::Ok();
+}
+
+Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request* req) {
+  req->comm = comm;
+  req->buf = buf;
+  req->bytes = bytes;
+  req->peer = source;
+  req->tag = tag;
+  req->status = RequestStatus{};
+  if (source == kProcNull) {
+    req->status.source = kProcNull;
+    req->status.tag = kAnyTag;
+    req->MarkDone();
+    return Status::Ok();
+  }
+  State& s = S();
+  for (auto it = s.unexpected.begin(); it != s.unexpected.end(); ++it) {
+    if (Matches(req, it->comm, it->tag)) {
+      Message m = std::move(*it);
+      s.unexpected.erase(it);
+      Deliver(req, m.data.data(), m.data.size(), m.tag);
+      if (m.ssend) m.ssend->MarkDone();
+      return Status::Ok();
+    }
+  }
+  s.posted.push_back(req);
+  return Status::Ok();
+}
+
+Status Start(Request* req) {
+  req->active = true;
+  if (req->kind == ReqKind::kPersistentSend)
+    return Isend(req->buf, req->bytes, req->peer, req->tag, req->comm, req->mode, req);
+  return Irecv(req->buf, req->bytes, req->peer, req->tag, req->comm, req);
+}
+
+Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status) {
+  *flag = false;
+  if (source == kProcNull) {
+    *flag = true;
+    status->source = kProcNull;
+    status->tag = kAnyTag;
+    status->bytes = 0;
+    return Status::Ok();
+  }
+  for (const Message& m : S().unexpected) {
+    if (m.comm == comm && (tag == kAnyTag || tag == m.tag)) {
+      *flag = true;
+      status->source = 0;
+      status->tag = m.tag;
+      status->bytes = m.data.size();
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
+Status Probe(int source, int tag, Comm* comm, RequestStatus* status) {
+  bool flag = false;
+  NICQ_RETURN_IF_ERROR(Iprobe(source, tag, comm, &flag, status));
+  if (!flag) return Error(Code::kOther, "fake runtime: probe would block forever");
+  return Status::Ok();
+}
+
+Status Cancel(Request* req) {
+  State& s = S();
+  for (auto it = s.posted.begin(); it != s.posted.end(); ++it) {
+    if (*it == req) {
+      s.posted.erase(it);
+      req->status.cancelled = true;
+      req->MarkDone();
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
+Status BufferAttach(void* buf, std::size_t size) {
+  if (S().bsend_buf) return Error(Code::kBuffer, "a buffer is already attached");
+  S().bsend_buf = buf;
+  S().bsend_size = size;
+  return Status::Ok();
+}
+Status BufferDetach(void** buf, std::size_t* size) {
+  *buf = S().bsend_buf;
+  *size = S().bsend_size;
+  S().bsend_buf = nullptr;
+  S().bsend_size = 0;
+  return Status::Ok();
+}
+
+Status Progress(bool* progressed) {
+  if (progressed) *progressed = false;
+  return Status::Ok();
+}
+
+Status ProgressWait(Backoff& backoff) {
+  // Nothing completes by waiting in one process: report instead of hanging.
+  if (++backoff.polls > 1000) return Error(Code::kOther, "fake runtime: wait would block forever");
+  return Status::Ok();
+}
+
+}  // namespace nicq::rt
