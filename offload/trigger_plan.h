@@ -114,6 +114,11 @@ class TriggerPlan {
   // Buffer b as registered (for tests and the match exchange).
   const MemRegion& region(std::size_t b) const { return regions_[b]; }
 
+  // The bound descriptors epoch `epoch` uses (thresholds as last armed).
+  std::span<const TriggeredOp> bound_ops(std::uint64_t epoch) const {
+    return {live_.data() + (epoch % depth_) * proto_.size(), proto_.size()};
+  }
+
   std::string DumpText() const;
   std::string DumpDot() const;
 

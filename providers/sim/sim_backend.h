@@ -66,6 +66,9 @@ class SimBackend final : public offload::OffloadBackend {
   std::size_t FreeSlots() const override;
 
   void SetSlotLimit(std::size_t n);
+  // Pretend counters wrap above `v` (as sockets' 32-bit ones), so plans
+  // rebase: for tests of counter-wrap handling. The simulator itself keeps 64 bits.
+  void SetMaxCounterValue(std::uint64_t v) { caps_.max_counter_value = v; }
 
  private:
   std::shared_ptr<SimWorld> world_;

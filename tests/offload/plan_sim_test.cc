@@ -1,0 +1,171 @@
+// Allreduce plans run on the simulator with their data checked: 64 and
+// 1,000 ranks, several epochs, odd sizes, faults, counter rebasing, and
+// reporting of stuck or failed plans.
+#include <gtest/gtest.h>
+
+#include "offload/tool/sim_driver.h"
+#include "providers/common/backend_registry.h"
+#include "providers/common/backend_selector.h"
+
+namespace nicq::offload {
+namespace {
+
+void RunAndCheck(const SimRunConfig& cfg, int epochs) {
+  AllreduceSim sim;
+  Status s = sim.Setup(cfg);
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int e = 0; e < epochs; ++e) {
+    EpochResult r;
+    s = sim.RunEpoch(static_cast<std::uint64_t>(e), &r);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_TRUE(r.data_ok) << cfg.algo << " P=" << cfg.ranks << " epoch " << e << ": " << r.mismatch
+                           << " " << cfg.faults.Describe();
+    EXPECT_GT(r.elapsed, 0u);
+  }
+}
+
+SimRunConfig Config(const char* algo, int ranks, std::size_t count = 3) {
+  SimRunConfig c;
+  c.algo = algo;
+  c.ranks = ranks;
+  c.count = count;
+  c.depth = 2;
+  return c;
+}
+
+TEST(AllreducePlan, RecursiveDoubling64Ranks) {
+  RunAndCheck(Config("recursive_doubling", 64), 3);
+}
+TEST(AllreducePlan, NicTree64Ranks) {
+  RunAndCheck(Config("nic_tree", 64), 3);
+}
+TEST(AllreducePlan, RecursiveDoubling1000Ranks) {
+  RunAndCheck(Config("recursive_doubling", 1000, 1), 2);
+}
+TEST(AllreducePlan, NicTree1000Ranks) {
+  RunAndCheck(Config("nic_tree", 1000, 1), 2);
+}
+
+TEST(AllreducePlan, EverySmallSizeAndRadix) {
+  for (int p = 1; p <= 13; ++p) {
+    RunAndCheck(Config("recursive_doubling", p), 2);
+    for (int radix : {1, 2, 3}) {
+      SimRunConfig c = Config("nic_tree", p);
+      c.radix = radix;
+      RunAndCheck(c, 2);
+    }
+  }
+}
+
+TEST(AllreducePlan, DoublesAndLargerVectors) {
+  SimRunConfig c = Config("recursive_doubling", 12, 1000);
+  c.type = AtomicType::kDouble;
+  RunAndCheck(c, 2);
+  c.algo = "nic_tree";
+  RunAndCheck(c, 2);
+}
+
+TEST(AllreducePlan, SurvivesDelayReorderAndDrops) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    SimRunConfig c = Config("nic_tree", 40);
+    c.faults.seed = seed;
+    c.faults.delay_permille = 300;
+    c.faults.delay_max_ns = 5000;
+    c.faults.reorder_max_ns = 3000;
+    c.faults.drop_permille = 50;
+    RunAndCheck(c, 3);
+    c.algo = "recursive_doubling";
+    RunAndCheck(c, 3);
+  }
+}
+
+TEST(AllreducePlan, DeadNicIsReportedWithTheSeed) {
+  SimRunConfig c = Config("nic_tree", 16);
+  c.faults.seed = 77;
+  c.faults.dead_nic = 5;
+  AllreduceSim sim;
+  ASSERT_TRUE(sim.Setup(c).ok());
+  EpochResult r;
+  Status s = sim.RunEpoch(0, &r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("did not complete"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("seed=77"), std::string::npos) << s.message();
+}
+
+TEST(AllreducePlan, RebasesCountersBeforeTheyWrap) {
+  SimRunConfig c = Config("recursive_doubling", 8, 2);
+  AllreduceSim sim;
+  ASSERT_TRUE(sim.Setup(c).ok());
+  for (int r = 0; r < 8; ++r) sim.backend(r).SetMaxCounterValue(20);
+  for (std::uint64_t e = 0; e < 30; ++e) {
+    EpochResult res;
+    Status s = sim.RunEpoch(e, &res);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_TRUE(res.data_ok) << "epoch " << e << ": " << res.mismatch;
+    for (const auto& ctr : sim.plan(0).counters()) {
+      if (ctr.role == CounterRole::kRebase) continue;  // counts rebase ops; never reset
+      ASSERT_LE(sim.backend(0).ReadCounter(ctr.id), 20u) << ctr.name << " epoch " << e;
+    }
+  }
+  EXPECT_GE(sim.plan(0).rebases(), 3u);  // max delta 2 for rank 0: every ~8 epochs
+}
+
+TEST(AllreducePlan, ArmRefusesToRewriteARunningEpoch) {
+  SimRunConfig c = Config("recursive_doubling", 2, 1);
+  c.depth = 1;
+  AllreduceSim sim;
+  ASSERT_TRUE(sim.Setup(c).ok());
+  ASSERT_TRUE(sim.plan(0).Start().ok());
+  Status s = sim.plan(0).ArmNext();
+  EXPECT_EQ(s.code(), Code::kAgain) << s.message();
+  // Rank 1 never started: waiting reports a stuck plan instead of hanging.
+  s = sim.plan(0).Wait();
+  EXPECT_EQ(s.code(), Code::kPending);
+  EXPECT_NE(s.message().find("nothing left to simulate"), std::string::npos) << s.message();
+}
+
+TEST(AllreducePlan, TooFewSlotsFallsBackThroughTheSelector) {
+  auto world = sim::SimWorld::Make(fwsim::LogGP{}, 2);
+  sim::SimBackend small(world, 0), big(world, 1);
+  small.SetSlotLimit(4);
+  Schedule s("needs_ten");
+  for (int i = 0; i < 10; ++i) s.Nop({});
+  std::unique_ptr<TriggerPlan> plan;
+  ASSERT_TRUE(Lower(s, &plan).ok());
+  BackendSelector sel({&small, &big});
+  std::size_t where = 0;
+  ASSERT_TRUE(sel.Choose(plan->name(), plan->ops(), plan->slots_needed(), &where).ok());
+  EXPECT_EQ(where, 1u);
+  EXPECT_NE(sel.Decisions()[0].refused.find("needs 10 trigger slots, 4 free"), std::string::npos)
+      << sel.Decisions()[0].refused;
+  ASSERT_TRUE(plan->Bind(sel.at(where)).ok());
+  ASSERT_TRUE(plan->Start().ok());
+  ASSERT_TRUE(plan->Wait().ok());
+  EXPECT_NE(sel.Describe().find("sim plans=1 ops=10 refusals=0"), std::string::npos)
+      << sel.Describe();
+}
+
+TEST(BackendRegistry, CreatesSimAndListsNamesOnError) {
+  RegisterSimBackend();
+  std::unique_ptr<OffloadBackend> b;
+  BackendOptions o;
+  ASSERT_TRUE(CreateBackend("sim", o, &b).ok());
+  EXPECT_STREQ(b->Name(), "sim");
+  Status s = CreateBackend("nonexistent", o, &b);
+  EXPECT_EQ(s.code(), Code::kArg);
+  EXPECT_NE(s.message().find("sim"), std::string::npos) << s.message();
+  o.world_size = 4;
+  EXPECT_EQ(CreateBackend("sim", o, &b).code(), Code::kUnsupportedOperation);
+  auto world = sim::SimWorld::Make(fwsim::LogGP{}, 4);
+  o.context = &world;
+  o.rank = 3;
+  o.slot_budget = 7;
+  ASSERT_TRUE(CreateBackend("sim", o, &b).ok());
+  EXPECT_EQ(b->FreeSlots(), 7u);
+  bool listed = false;
+  for (const BackendInfo& i : RegisteredBackends()) listed |= i.name == "sim";
+  EXPECT_TRUE(listed);
+}
+
+}  // namespace
+}  // namespace nicq::offload
