@@ -11,8 +11,10 @@
 namespace nicq {
 
 struct Comm {
-  std::uint32_t context_id = 0;  // p2p context; context_id+1 collectives; +2 internal
-  int rank = 0;                  // this process's rank in the comm
+  // p2p context; context_id+1 collectives; +2 internal (collective layers);
+  // +3 the runtime's own traffic (comm creation, finalize). Ids come in steps of 4.
+  std::uint32_t context_id = 0;
+  int rank = 0;  // this process's rank in the comm
   int size = 1;
   std::vector<int> world_ranks;  // comm rank -> world rank
   std::uint64_t coll_seq = 0;    // collective sequence number (tags internal coll messages)
@@ -22,7 +24,16 @@ struct Comm {
   std::string name;
   void* api_data = nullptr;
 
+  // Runtime fields (additive): world rank -> comm rank, -1 for non-members;
+  // empty means the identity (World and its duplicates).
+  std::vector<int> world_to_rank;
+  std::uint64_t rt_seq = 0;  // tags of the runtime's own messages (comm creation)
+
   int WorldRank(int comm_rank) const { return world_ranks[comm_rank]; }
+  int RankOfWorld(int world) const {
+    if (world_to_rank.empty()) return world;
+    return world >= 0 && world < int(world_to_rank.size()) ? world_to_rank[world] : -1;
+  }
 };
 
 }  // namespace nicq

@@ -32,7 +32,7 @@ enum class SendMode : std::uint8_t { kStandard, kBuffered, kSynchronous, kReady 
 struct RequestStatus {
   int source = -1;  // comm rank (MPI_ANY_SOURCE until matched)
   int tag = -1;
-  int error = 0;     // nicq::Code value
+  int error = 0;  // nicq::Code value
   std::size_t bytes = 0;
   bool cancelled = false;
 };
@@ -41,16 +41,16 @@ struct Request {
   ReqKind kind = ReqKind::kSend;
   SendMode mode = SendMode::kStandard;
   bool persistent = false;
-  bool active = false;   // persistent: started, not yet completed by a wait/test
+  bool active = false;  // persistent: started, not yet completed by a wait/test
   std::atomic<bool> done{false};
   RequestStatus status;
 
   // Arguments (kept for persistent restart; also used by the engines).
   Comm* comm = nullptr;
-  void* buf = nullptr;       // contiguous byte buffer the engine reads/writes
+  void* buf = nullptr;  // contiguous byte buffer the engine reads/writes
   std::size_t bytes = 0;
-  int peer = -1;             // comm rank, MPI_ANY_SOURCE(-2) or MPI_PROC_NULL(-1) as in mpi.h
-  int tag = 0;               // user tag or MPI_ANY_TAG(-1)
+  int peer = -1;  // comm rank, MPI_ANY_SOURCE(-2) or MPI_PROC_NULL(-1) as in mpi.h
+  int tag = 0;    // user tag or MPI_ANY_TAG(-1)
 
   // Owner hooks (API layer): e.g. unpack a noncontiguous datatype. Called by
   // the waiter thread after `done`, never by the progress engine.

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/status.h"
 #include "runtime/comm.h"
@@ -63,7 +64,7 @@ Status Cancel(Request* req);
 // Buffered mode (MPI_Buffer_attach/detach).
 Status BufferAttach(void* buf, std::size_t size);
 Status BufferDetach(void** buf, std::size_t* size);  // waits for pending bsends
-inline constexpr std::size_t kBsendOverhead = 96;  // = MPI_BSEND_OVERHEAD
+inline constexpr std::size_t kBsendOverhead = 96;    // = MPI_BSEND_OVERHEAD
 
 // ---- progress -------------------------------------------------------------------
 // Poll the fabric once; *progressed is set when any completion was handled.
@@ -78,5 +79,23 @@ struct Backoff {
   void Reset() { polls = 0; }
 };
 Status ProgressWait(Backoff& backoff);
+
+// ---- additions (RUNTIME) ----------------------------------------------------------
+// Re-post a persistent kPersistentSend/kPersistentRecv request from the
+// arguments stored in it (buf, bytes, peer, tag, comm, mode); sets active.
+Status Start(Request* req);
+// Block until req is done (progressing the fabric); Test polls once.
+Status Wait(Request* req);
+Status Test(Request* req, bool* done);
+// Context ids step by 4 per communicator (see comm.h).
+inline constexpr std::uint32_t kContextStride = 4;
+inline constexpr std::uint32_t kRuntimeContextOffset = 3;
+// The libfabric domain (NIC) in use and why it was chosen.
+const char* FabricDomain();
+// For nicq_info, without Init: providers usable for p2p, their domains and
+// the one Init would choose on this core (multi-line text).
+std::string DescribeFabric();
+// Largest message sent eagerly (NICQ_EAGER_LIMIT after clamping).
+std::size_t EagerLimit();
 
 }  // namespace nicq::rt

@@ -1,0 +1,305 @@
+// Posting sends and receives, matching, delivery.
+#include "p2p/engine.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/config.h"
+#include "core/log.h"
+
+namespace nicq::p2p {
+
+using transport::Proto;
+
+namespace {
+constexpr int kBounces = 64;
+constexpr std::size_t kMaxEager = 1u << 20;
+}  // namespace
+
+Status Engine::Init(transport::Fabric* fabric, int my_world) {
+  fab_ = fabric;
+  me_ = my_world;
+  std::int64_t lim = config::GetInt("NICQ_EAGER_LIMIT");
+  if (lim < 0) lim = 0;
+  if (std::size_t(lim) > kMaxEager) {
+    NICQ_LOG(kWarn, kP2p, "NICQ_EAGER_LIMIT=%lld too large; using %zu", (long long)lim, kMaxEager);
+    lim = kMaxEager;
+  }
+  eager_limit_ = std::size_t(lim);
+  if (fab_->max_msg_size() > 0) read_chunk_ = std::min(read_chunk_, fab_->max_msg_size());
+  const int n = fab_->size();
+  send_seq_.assign(n, 0);
+  recv_seq_.assign(n, 0);
+  out_of_order_.assign(n, {});
+  dead_.assign(n, false);
+  tokens_.assign(1, nullptr);
+  // Every eager message and every rendezvous header fits one bounce buffer.
+  const std::size_t bsize =
+      sizeof(transport::WireHeader) + std::max(eager_limit_, sizeof(transport::RndvHeader));
+  for (int i = 0; i < kBounces; ++i) {
+    bounce_mem_.push_back(std::make_unique<std::uint8_t[]>(bsize));
+    Op* b = new Op;
+    b->kind = Op::Kind::kBounce;
+    b->bounce = bounce_mem_.back().get();
+    b->bounce_size = bsize;
+    bounces_.push_back(b);
+    SubmitRx(b);
+  }
+  return Status::Ok();
+}
+
+void Engine::Shutdown() {
+  if (!fab_) return;
+  for (Op* b : bounces_) {
+    if (fab_->ep()) fi_cancel(&fab_->ep()->fid, b);
+  }
+  // The endpoint is closed right after; drop the bounce state with it.
+  fab_ = nullptr;
+}
+
+Op* Engine::NewOp(Op::Kind kind) {
+  Op* op = ops_.Get();
+  Op* keep = op->next_free;
+  *op = Op{};
+  op->next_free = keep;
+  op->kind = kind;
+  return op;
+}
+
+void Engine::PutOp(Op* op) {
+  ops_.Put(op);
+}
+
+std::uint32_t Engine::AllocToken(Op* op) {
+  std::uint32_t t;
+  if (!free_tokens_.empty()) {
+    t = free_tokens_.back();
+    free_tokens_.pop_back();
+    tokens_[t] = op;
+  } else {
+    t = std::uint32_t(tokens_.size());
+    tokens_.push_back(op);
+  }
+  op->token = t;
+  return t;
+}
+
+void Engine::FreeToken(Op* op) {
+  if (op->token == 0) return;
+  tokens_[op->token] = nullptr;
+  free_tokens_.push_back(op->token);
+  op->token = 0;
+}
+
+Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t ctx, int tag,
+                     SendMode mode, Request* req) {
+  if (dead_[dest])
+    return Error(Code::kProcFailed, "send to rank " + std::to_string(dest) + " which has failed");
+  Op* op = NewOp(Op::Kind::kSend);
+  op->peer = dest;
+  op->req = req;
+  op->sbuf = buf;
+  op->slen = len;
+  if (mode == SendMode::kBuffered) {
+    void* block = bsend_.Alloc(len);
+    if (!block) {
+      PutOp(op);
+      return Error(Code::kBuffer, "buffered send of " + std::to_string(len) +
+                                      " bytes: attached buffer too small or full (each message "
+                                      "needs its size + MPI_BSEND_OVERHEAD)");
+    }
+    if (len) std::memcpy(block, buf, len);
+    op->sbuf = block;
+    op->bsend_block = block;
+    op->req = nullptr;  // the request completes now; the copy travels alone
+  }
+  const bool sync = mode == SendMode::kSynchronous;
+  Proto proto;
+  op->local_pending = 1;
+  if (len <= eager_limit_ || !fab_->has_rma_read()) {
+    if (len > eager_limit_) {
+      PutOp(op);
+      return Error(Code::kUnsupportedOperation, "send of " + std::to_string(len) +
+                                                    " bytes: provider " + fab_->provider() +
+                                                    " has no RMA read for rendezvous");
+    }
+    proto = sync ? Proto::kEagerSync : Proto::kEager;
+    if (sync) {
+      op->remote_pending = 1;
+      AllocToken(op);
+    }
+  } else {
+    proto = Proto::kRts;
+    Status s = fab_->RegisterForRead(op->sbuf, len, &op->mr, &op->hdr.addr, &op->hdr.key);
+    if (!s.ok()) {
+      if (op->bsend_block) bsend_.Free(op->bsend_block);
+      PutOp(op);
+      return s.WithContext("rendezvous send to rank " + std::to_string(dest));
+    }
+    op->hdr.len = len;
+    op->sbuf = &op->hdr;
+    op->slen = sizeof op->hdr;
+    op->remote_pending = 1;
+    AllocToken(op);
+  }
+  op->proto = proto;
+  op->wire.tag = transport::PackTag(proto, ctx, std::uint32_t(me_), std::uint32_t(tag));
+  op->wire.data = transport::PackData(send_seq_[dest]++, op->token);
+  ++sends_in_flight_;
+  if (req) req->engine = op;
+  SubmitTx(op);
+  if (mode == SendMode::kBuffered && req) {
+    req->status.bytes = len;
+    req->MarkDone();
+  }
+  return Status::Ok();
+}
+
+Status Engine::Irecv(void* buf, std::size_t len, int src, std::uint32_t ctx, int tag,
+                     const Comm* comm, Request* req) {
+  Op* op = NewOp(Op::Kind::kRecv);
+  req->buf = buf;  // delivery reads the destination from the request
+  req->bytes = len;
+  op->req = req;
+  op->comm = const_cast<Comm*>(comm);
+  op->match = transport::MakeMatch(ctx, src, tag);
+  op->peer = src;
+  req->engine = op;
+  if (src >= 0 && dead_[src]) {
+    FailRequest(op, Code::kProcFailed);
+    PutOp(op);
+    return Status::Ok();
+  }
+  for (Unexpected* u = unexpected_.front(); u; u = u->next) {
+    if (!transport::Matches(op->match, u->tag)) continue;
+    unexpected_.erase(u);
+    if (transport::TagProto(u->tag) == Proto::kRts)
+      Deliver(op, u->tag, u->data, reinterpret_cast<const std::uint8_t*>(&u->hdr), sizeof u->hdr);
+    else
+      Deliver(op, u->tag, u->data, u->payload.data(), u->len);
+    unexp_pool_.Put(u);
+    return Status::Ok();
+  }
+  op->in_posted = true;
+  posted_.push_back(op);
+  return Status::Ok();
+}
+
+bool Engine::Iprobe(int src, std::uint32_t ctx, int tag, const Comm* comm, RequestStatus* st) {
+  const transport::MatchSpec m = transport::MakeMatch(ctx, src, tag);
+  for (Unexpected* u = unexpected_.front(); u; u = u->next) {
+    if (!transport::Matches(m, u->tag)) continue;
+    int w = transport::TagSrc(u->tag);
+    st->source = comm ? comm->RankOfWorld(w) : w;
+    st->tag = transport::TagUser(u->tag);
+    st->bytes = transport::TagProto(u->tag) == Proto::kRts ? u->hdr.len : u->len;
+    st->error = 0;
+    st->cancelled = false;
+    return true;
+  }
+  return false;
+}
+
+Status Engine::Cancel(Request* req) {
+  if (req->IsDone()) return Status::Ok();
+  Op* op = static_cast<Op*>(req->engine);
+  if (!op || op->kind != Op::Kind::kRecv || !op->in_posted) return Status::Ok();
+  posted_.erase(op);
+  req->status.cancelled = true;
+  req->status.bytes = 0;
+  req->engine = nullptr;
+  PutOp(op);
+  req->MarkDone();
+  return Status::Ok();
+}
+
+// A message is in order: hand it to the first posted receive it matches, or
+// keep it as unexpected.
+void Engine::Dispatch(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
+                      std::size_t len) {
+  for (Op* op = posted_.front(); op; op = op->next) {
+    if (!transport::Matches(op->match, tag)) continue;
+    posted_.erase(op);
+    op->in_posted = false;
+    Deliver(op, tag, data, payload, len);
+    return;
+  }
+  unexpected_.push_back(Stash(tag, data, payload, len));
+}
+
+Unexpected* Engine::Stash(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
+                          std::size_t len) {
+  Unexpected* u = unexp_pool_.Get();
+  u->prev = u->next = nullptr;
+  u->tag = tag;
+  u->data = data;
+  if (transport::TagProto(tag) == Proto::kRts) {
+    std::memcpy(&u->hdr, payload, sizeof u->hdr);
+    u->len = 0;
+  } else {
+    u->payload.resize(len);  // keeps capacity from earlier use
+    if (len) std::memcpy(u->payload.data(), payload, len);
+    u->len = len;
+  }
+  return u;
+}
+
+void Engine::Deliver(Op* op, std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
+                     std::size_t len) {
+  op->msg_tag = transport::TagUser(tag);
+  op->peer = transport::TagSrc(tag);
+  const Proto proto = transport::TagProto(tag);
+  if (proto == Proto::kRts) {
+    transport::RndvHeader hdr;
+    std::memcpy(&hdr, payload, sizeof hdr);
+    StartRead(op, hdr, transport::DataToken(data));
+    return;
+  }
+  const std::size_t cap = op->req->bytes;
+  const std::size_t n = std::min(len, cap);
+  if (n) std::memcpy(op->req->buf, payload, n);
+  if (proto == Proto::kEagerSync) SendCtrl(Proto::kAck, op->peer, transport::DataToken(data));
+  CompleteRecv(op, n, len);
+}
+
+void Engine::StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t token) {
+  op->raddr = hdr.addr;
+  op->rkey = hdr.key;
+  op->full_len = hdr.len;
+  op->read_len = std::min<std::size_t>(hdr.len, op->req->bytes);
+  op->read_off = 0;
+  op->peer_token = token;
+  if (op->read_len == 0) {  // truncated to nothing: the sender may go at once
+    SendCtrl(Proto::kFin, op->peer, token);
+    CompleteRecv(op, 0, hdr.len);
+    return;
+  }
+  AllocToken(op);  // so a dead sender can fail this receive
+  SubmitTx(op);
+}
+
+void Engine::CompleteRecv(Op* op, std::size_t delivered, std::size_t full_len) {
+  Request* req = op->req;
+  if (req) {
+    req->status.source = op->comm ? op->comm->RankOfWorld(op->peer) : op->peer;
+    req->status.tag = op->msg_tag;
+    req->status.bytes = delivered;
+    req->status.cancelled = false;
+    req->status.error = int(full_len > delivered ? Code::kTruncate : Code::kOk);
+    req->engine = nullptr;
+  }
+  FreeToken(op);
+  PutOp(op);
+  if (req) req->MarkDone();
+}
+
+void Engine::FailRequest(Op* op, Code code) {
+  Request* req = op->req;
+  if (!req) return;
+  op->req = nullptr;
+  req->status.error = int(code);
+  req->engine = nullptr;
+  req->MarkDone();
+}
+
+}  // namespace nicq::p2p

@@ -1,0 +1,127 @@
+// The tagged point-to-point engine.
+//
+// Every message is one libfabric tagged send whose tag is the header (see
+// transport/tag.h). The receiver keeps a ring of wildcard bounce receives
+// posted and matches in software against its posted-receive list, in MPI
+// order: per-source sequence numbers restore send order, the posted list and
+// the unexpected list are FIFOs, and the first match wins. Eager payloads are
+// copied out of the bounce buffer; larger messages are fetched with an RMA
+// read from the sender's registered buffer (rendezvous), after which the
+// receiver sends kFin. Synchronous eager sends are answered with kAck when
+// they match.
+//
+// The engine is not thread-safe; the runtime serializes calls (a lock under
+// MPI_THREAD_MULTIPLE only).
+#pragma once
+
+#include <rdma/fi_eq.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "p2p/bsend_buffer.h"
+#include "p2p/op.h"
+#include "runtime/comm.h"
+#include "runtime/request.h"
+#include "transport/fabric.h"
+#include "transport/intrusive_list.h"
+#include "transport/post_queue.h"
+
+namespace nicq::p2p {
+
+class Engine {
+ public:
+  Status Init(transport::Fabric* fabric, int my_world);
+  // Cancels the bounce receives and drops all engine state.
+  void Shutdown();
+
+  // Ranks are world ranks here; src_world < 0 is any source, tag < 0 any tag.
+  // `comm` (may be null) only translates status.source into a comm rank.
+  Status Isend(const void* buf, std::size_t len, int dest_world, std::uint32_t ctx, int tag,
+               SendMode mode, Request* req);
+  Status Irecv(void* buf, std::size_t len, int src_world, std::uint32_t ctx, int tag,
+               const Comm* comm, Request* req);
+  bool Iprobe(int src_world, std::uint32_t ctx, int tag, const Comm* comm, RequestStatus* st);
+  Status Cancel(Request* req);
+
+  BsendBuffer& bsend() { return bsend_; }
+
+  // One non-blocking pass: retry queued posts, read the completion queue.
+  // Returns how many events were handled.
+  int Poll();
+  // Like Poll but sleeps up to timeout_ms in fi_cq_sread when nothing is ready.
+  int BlockingPoll(int timeout_ms);
+
+  // Dead-peer handling: fails every operation that depends on `world`.
+  void FailPeer(int world, const char* why);
+  // kill(pid, 0) for every peer on this node; returns true if one died.
+  bool CheckLocalPeers();
+  // One line of queue depths for "why is this wait stuck" logs.
+  std::string DescribeState() const;
+  bool any_dead() const { return any_dead_; }
+  bool peer_dead(int world) const { return dead_[world]; }
+  std::size_t eager_limit() const { return eager_limit_; }
+  // Sends (incl. detached bsends) whose provider work is not finished.
+  std::size_t sends_in_flight() const { return sends_in_flight_; }
+
+ private:
+  Op* NewOp(Op::Kind kind);
+  void PutOp(Op* op);
+  std::uint32_t AllocToken(Op* op);
+  void FreeToken(Op* op);
+
+  // posting
+  Status TryPost(Op* op);
+  void OnPostError(Op* op, const Status& s);
+  void SubmitTx(Op* op);
+  void SubmitRx(Op* op);
+  void SendCtrl(transport::Proto proto, int peer, std::uint32_t token);
+
+  // completions
+  int HandleEntries(const fi_cq_tagged_entry* e, int n);
+  void HandleCqError();
+  void OnSendDone(Op* op);
+  void MaybeFinishSend(Op* op);
+  void OnReadDone(Op* op);
+  void OnArrival(const std::uint8_t* buf, std::size_t len, std::uint64_t tag, std::uint64_t data);
+  void Dispatch(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
+                std::size_t len);
+  void Deliver(Op* op, std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
+               std::size_t len);
+  void StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t token);
+  void CompleteRecv(Op* op, std::size_t delivered, std::size_t full_len);
+  void FailRequest(Op* op, Code code);
+  Unexpected* Stash(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
+                    std::size_t len);
+
+  transport::Fabric* fab_ = nullptr;
+  int me_ = 0;
+  std::size_t eager_limit_ = 16384;
+  std::size_t read_chunk_ = 8u << 20;
+
+  Pool<Op> ops_;
+  Pool<Unexpected> unexp_pool_;
+  std::vector<Op*> bounces_;
+  std::vector<std::unique_ptr<std::uint8_t[]>> bounce_mem_;
+  transport::PostQueue<Op, &Op::next_post> tx_queue_;
+  transport::PostQueue<Op, &Op::next_post> rx_queue_;
+  transport::IntrusiveList<Op> posted_;
+  transport::IntrusiveList<Unexpected> unexpected_;
+
+  std::vector<Op*> tokens_;  // token -> op awaiting a peer's kAck/kFin (0 unused)
+  std::vector<std::uint32_t> free_tokens_;
+  std::vector<std::uint32_t> send_seq_;                             // per destination
+  std::vector<std::uint32_t> recv_seq_;                             // next expected, per source
+  std::vector<std::map<std::uint32_t, Unexpected*>> out_of_order_;  // rare: provider reordered
+
+  std::vector<bool> dead_;
+  bool any_dead_ = false;
+  std::size_t sends_in_flight_ = 0;
+  BsendBuffer bsend_;
+};
+
+}  // namespace nicq::p2p

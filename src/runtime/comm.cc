@@ -1,0 +1,163 @@
+// Communicators: World/Self at init, Dup/Split collectively over the parent
+// using the runtime's own p2p context (parent id + kRuntimeContextOffset).
+//
+// Context ids: each process keeps a byte per context slot (id / 4). A new
+// communicator takes the lowest slot free on *every* member of the parent
+// (the union of the members' used maps), so ids are reused after CommFree.
+// Disjoint colors of one split may share a slot: their members differ and
+// the source rank is part of every match.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "core/log.h"
+#include "runtime/runtime.h"
+#include "runtime/runtime_state.h"
+#include "transport/tag.h"
+
+namespace nicq::rt {
+
+using detail::EngineLock;
+using detail::S;
+
+namespace {
+
+constexpr std::size_t kSlots = (std::size_t(transport::kMaxContextId) + 1) / kContextStride;
+
+// Every member contributes `len` bytes; `all` gets them in comm-rank order.
+Status ExchangeAll(Comm* comm, const void* mine, std::size_t len, std::vector<std::uint8_t>& all) {
+  const int n = comm->size;
+  all.assign(std::size_t(n) * len, 0);
+  std::memcpy(all.data() + std::size_t(comm->rank) * len, mine, len);
+  if (n == 1) return Status::Ok();
+  const std::uint32_t ctx = comm->context_id + kRuntimeContextOffset;
+  const int tag = int(comm->rt_seq++ & transport::kUserTagMask);
+  auto reqs = std::make_unique<Request[]>(2 * std::size_t(n));
+  {
+    EngineLock lock;
+    for (int r = 0; r < n; ++r) {
+      if (r == comm->rank) continue;
+      NICQ_RETURN_IF_ERROR(S().engine.Irecv(all.data() + std::size_t(r) * len, len,
+                                            comm->WorldRank(r), ctx, tag, nullptr, &reqs[r]));
+    }
+    for (int r = 0; r < n; ++r) {
+      if (r == comm->rank) continue;
+      NICQ_RETURN_IF_ERROR(S().engine.Isend(mine, len, comm->WorldRank(r), ctx, tag,
+                                            SendMode::kStandard, &reqs[n + r]));
+    }
+  }
+  for (int i = 0; i < 2 * n; ++i) {
+    if ((i % n) == comm->rank) continue;
+    NICQ_RETURN_IF_ERROR(Wait(&reqs[i]));
+    if (reqs[i].status.error != 0)
+      return Error(Code(reqs[i].status.error),
+                   "exchange with rank " + std::to_string(i % n) + " failed");
+  }
+  return Status::Ok();
+}
+
+Comm* NewComm(std::uint32_t slot, std::vector<int> world_ranks, int my_world) {
+  auto* c = new Comm;
+  c->context_id = slot * kContextStride;
+  c->size = int(world_ranks.size());
+  c->world_ranks = std::move(world_ranks);
+  bool identity = c->size == WorldSize();
+  for (int r = 0; r < c->size && identity; ++r) identity = c->world_ranks[r] == r;
+  if (!identity) {
+    c->world_to_rank.assign(WorldSize(), -1);
+    for (int r = 0; r < c->size; ++r) c->world_to_rank[c->world_ranks[r]] = r;
+  }
+  c->rank = c->RankOfWorld(my_world);
+  S().ctx_used[slot] = 1;
+  return c;
+}
+
+struct SplitBlob {
+  std::int32_t color;
+  std::int32_t key;
+  std::uint8_t used[kSlots];
+};
+
+}  // namespace
+
+namespace detail {
+
+Status BuildWorldAndSelf() {
+  auto& s = S();
+  s.ctx_used.assign(kSlots, 0);
+  const int me = s.boot->Rank();
+  std::vector<int> all(s.boot->Size());
+  std::iota(all.begin(), all.end(), 0);
+  s.world = NewComm(0, std::move(all), me);
+  s.self = NewComm(1, std::vector<int>{me}, me);
+  return Status::Ok();
+}
+
+Status FabricBarrier() {
+  std::uint8_t token = 1;
+  std::vector<std::uint8_t> all;
+  return ExchangeAll(S().world, &token, 1, all).WithContext("barrier");
+}
+
+void DestroyComms() {
+  delete S().world;
+  delete S().self;
+  S().world = S().self = nullptr;
+}
+
+}  // namespace detail
+
+Status CommSplit(Comm* parent, int color, int key, Comm** out) {
+  if (!S().initialized) return Error(Code::kOther, "CommSplit: runtime not initialized");
+  if (!parent) return Error(Code::kComm, "CommSplit: null parent communicator");
+  *out = nullptr;
+  auto blob = std::make_unique<SplitBlob>();
+  blob->color = color < 0 ? -1 : color;
+  blob->key = key;
+  std::memcpy(blob->used, S().ctx_used.data(), kSlots);
+  std::vector<std::uint8_t> all;
+  NICQ_RETURN_IF_ERROR(
+      ExchangeAll(parent, blob.get(), sizeof(SplitBlob), all).WithContext("CommSplit"));
+  auto at = [&](int r) {
+    return reinterpret_cast<const SplitBlob*>(all.data() + std::size_t(r) * sizeof(SplitBlob));
+  };
+  std::uint32_t slot = 0;
+  for (; slot < kSlots; ++slot) {
+    bool used = false;
+    for (int r = 0; r < parent->size && !used; ++r) used = at(r)->used[slot] != 0;
+    if (!used) break;
+  }
+  if (slot == kSlots)
+    return Error(Code::kOther, "CommSplit: no free context id left (16384 in use)");
+  if (color < 0) return Status::Ok();
+  std::vector<int> members;
+  for (int r = 0; r < parent->size; ++r)
+    if (at(r)->color == color) members.push_back(r);
+  std::stable_sort(members.begin(), members.end(),
+                   [&](int a, int b) { return at(a)->key < at(b)->key; });
+  std::vector<int> world;
+  for (int r : members) world.push_back(parent->WorldRank(r));
+  *out = NewComm(slot, std::move(world), WorldRank());
+  NICQ_LOG(kDebug, kCore, "comm split: color %d, size %d, context %u", color, (*out)->size,
+           (*out)->context_id);
+  return Status::Ok();
+}
+
+Status CommDup(Comm* parent, Comm** out) {
+  if (!parent) return Error(Code::kComm, "CommDup: null parent communicator");
+  return CommSplit(parent, 0, parent->rank, out).WithContext("CommDup");
+}
+
+Status CommFree(Comm* comm) {
+  if (!comm) return Error(Code::kComm, "CommFree: null communicator");
+  if (comm == S().world || comm == S().self)
+    return Error(Code::kComm, "CommFree: cannot free the world or self communicator");
+  S().ctx_used[comm->context_id / kContextStride] = 0;
+  delete comm;
+  return Status::Ok();
+}
+
+}  // namespace nicq::rt

@@ -1,0 +1,164 @@
+// rt:: point-to-point entry points: argument checks, comm -> world rank
+// translation, then the engine.
+#include <string>
+
+#include "runtime/runtime.h"
+#include "runtime/runtime_state.h"
+
+namespace nicq::rt {
+
+using detail::EngineLock;
+using detail::S;
+
+namespace {
+
+void ResetRequest(Request* req) {
+  req->done.store(false, std::memory_order_relaxed);
+  req->status = RequestStatus{};
+  req->engine = nullptr;
+}
+
+void CompleteProcNull(Request* req) {
+  req->status.source = kProcNull;
+  req->status.tag = kAnyTag;
+  req->status.bytes = 0;
+  req->MarkDone();
+}
+
+Status CheckComm(const char* call, Comm* comm) {
+  if (!S().initialized) return Error(Code::kOther, std::string(call) + ": runtime not initialized");
+  if (!comm) return Error(Code::kComm, std::string(call) + ": null communicator");
+  return Status::Ok();
+}
+
+Status CheckRank(const char* call, const char* arg, int r, const Comm* comm, bool any_ok) {
+  if (r >= 0 && r < comm->size) return Status::Ok();
+  if (r == kProcNull || (any_ok && r == kAnySource)) return Status::Ok();
+  return Error(Code::kRank, std::string(call) + ": " + arg + " " + std::to_string(r) +
+                                " is not a rank of a communicator of size " +
+                                std::to_string(comm->size));
+}
+
+Status CheckTag(const char* call, int tag, bool any_ok) {
+  if ((tag >= 0 && tag <= TagUpperBound()) || (any_ok && tag == kAnyTag)) return Status::Ok();
+  return Error(Code::kTag, std::string(call) + ": tag " + std::to_string(tag) + " outside [0, " +
+                               std::to_string(TagUpperBound()) + "]");
+}
+
+}  // namespace
+
+Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, SendMode mode,
+             Request* req) {
+  NICQ_RETURN_IF_ERROR(CheckComm("Isend", comm));
+  NICQ_RETURN_IF_ERROR(CheckRank("Isend", "dest", dest, comm, false));
+  NICQ_RETURN_IF_ERROR(CheckTag("Isend", tag, false));
+  ResetRequest(req);
+  if (dest == kProcNull) {
+    CompleteProcNull(req);
+    return Status::Ok();
+  }
+  EngineLock lock;
+  return S().engine.Isend(buf, bytes, comm->WorldRank(dest), comm->context_id, tag, mode, req);
+}
+
+Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request* req) {
+  NICQ_RETURN_IF_ERROR(CheckComm("Irecv", comm));
+  NICQ_RETURN_IF_ERROR(CheckRank("Irecv", "source", source, comm, true));
+  NICQ_RETURN_IF_ERROR(CheckTag("Irecv", tag, true));
+  ResetRequest(req);
+  req->buf = buf;
+  req->bytes = bytes;
+  if (source == kProcNull) {
+    CompleteProcNull(req);
+    return Status::Ok();
+  }
+  const int src_world = source == kAnySource ? -1 : comm->WorldRank(source);
+  EngineLock lock;
+  return S().engine.Irecv(buf, bytes, src_world, comm->context_id, tag, comm, req);
+}
+
+Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status) {
+  NICQ_RETURN_IF_ERROR(CheckComm("Iprobe", comm));
+  NICQ_RETURN_IF_ERROR(CheckRank("Iprobe", "source", source, comm, true));
+  NICQ_RETURN_IF_ERROR(CheckTag("Iprobe", tag, true));
+  if (source == kProcNull) {
+    *flag = true;
+    *status = RequestStatus{};
+    status->source = kProcNull;
+    status->tag = kAnyTag;
+    return Status::Ok();
+  }
+  const int src_world = source == kAnySource ? -1 : comm->WorldRank(source);
+  EngineLock lock;
+  S().engine.Poll();
+  RequestStatus st;
+  *flag = S().engine.Iprobe(src_world, comm->context_id, tag, comm, &st);
+  if (*flag && status) *status = st;
+  if (!*flag && src_world >= 0 && S().engine.peer_dead(src_world))
+    return Error(Code::kProcFailed,
+                 "Iprobe: source rank " + std::to_string(source) + " has failed");
+  return Status::Ok();
+}
+
+Status Probe(int source, int tag, Comm* comm, RequestStatus* status) {
+  Backoff b;
+  for (;;) {
+    bool flag = false;
+    NICQ_RETURN_IF_ERROR(Iprobe(source, tag, comm, &flag, status));
+    if (flag) return Status::Ok();
+    NICQ_RETURN_IF_ERROR(ProgressWait(b).WithContext("Probe"));
+  }
+}
+
+Status Cancel(Request* req) {
+  if (!req) return Error(Code::kRequest, "Cancel: null request");
+  EngineLock lock;
+  return S().engine.Cancel(req);
+}
+
+Status Start(Request* req) {
+  if (!req) return Error(Code::kRequest, "Start: null request");
+  if (req->active && !req->IsDone())
+    return Error(Code::kRequest, "Start: persistent request is already active");
+  Status s;
+  if (req->kind == ReqKind::kPersistentSend)
+    s = Isend(req->buf, req->bytes, req->peer, req->tag, req->comm, req->mode, req);
+  else if (req->kind == ReqKind::kPersistentRecv)
+    s = Irecv(req->buf, req->bytes, req->peer, req->tag, req->comm, req);
+  else
+    return Error(Code::kRequest, "Start: not a persistent point-to-point request");
+  if (s.ok()) req->active = true;
+  return s;
+}
+
+Status BufferAttach(void* buf, std::size_t size) {
+  EngineLock lock;
+  auto& b = S().engine.bsend();
+  if (b.attached()) return Error(Code::kBuffer, "BufferAttach: a buffer is already attached");
+  if (!buf && size) return Error(Code::kBuffer, "BufferAttach: null buffer");
+  b.Attach(buf, size);
+  return Status::Ok();
+}
+
+Status BufferDetach(void** buf, std::size_t* size) {
+  // MPI: detach blocks until every message in the buffer has been sent.
+  Backoff bo;
+  for (;;) {
+    {
+      EngineLock lock;
+      auto& b = S().engine.bsend();
+      if (!b.attached()) {
+        *buf = nullptr;
+        *size = 0;
+        return Status::Ok();
+      }
+      if (b.blocks_in_use() == 0) {
+        b.Detach(buf, size);
+        return Status::Ok();
+      }
+    }
+    NICQ_RETURN_IF_ERROR(ProgressWait(bo).WithContext("BufferDetach"));
+  }
+}
+
+}  // namespace nicq::rt

@@ -1,0 +1,218 @@
+// rt:: environment and progress: Init/Finalize, thread level, ProgressWait.
+#include "runtime/runtime.h"
+
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "runtime/runtime_state.h"
+#include "transport/tag.h"
+
+namespace nicq::rt {
+
+namespace detail {
+State& S() {
+  static State* s = new State;  // never destroyed: atexit order must not matter
+  return *s;
+}
+double NowSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+// comm.cc
+Status BuildWorldAndSelf();
+Status FabricBarrier();
+void DestroyComms();
+}  // namespace detail
+
+using detail::EngineLock;
+using detail::S;
+
+Status Init(int required, int* provided) {
+  auto& s = S();
+  if (s.initialized) return Error(Code::kOther, "Init: the runtime is already initialized");
+  if (s.finalized) return Error(Code::kOther, "Init: the runtime was already finalized");
+  NICQ_RETURN_IF_ERROR(CreateBootstrap(s.boot).WithContext("Init: bootstrap"));
+  log::SetRank(s.boot->Rank());
+  if (s.boot->Size() > transport::kMaxWorldSize)
+    return Error(Code::kOther, "Init: " + std::to_string(s.boot->Size()) +
+                                   " ranks exceed the tag layout's limit of " +
+                                   std::to_string(transport::kMaxWorldSize));
+  s.thread_level = std::clamp(required, 0, 3);
+  if (provided) *provided = s.thread_level;
+  s.locking = s.thread_level == 3;
+  s.peer_timeout_s = double(std::max<std::int64_t>(1, config::GetInt("NICQ_PEER_TIMEOUT")));
+  NICQ_RETURN_IF_ERROR(s.fabric.Open(*s.boot).WithContext("Init: fabric"));
+  NICQ_RETURN_IF_ERROR(s.engine.Init(&s.fabric, s.boot->Rank()));
+  NICQ_RETURN_IF_ERROR(detail::BuildWorldAndSelf());
+  // Every endpoint is enabled and every bounce buffer posted before anyone sends.
+  NICQ_RETURN_IF_ERROR(s.boot->Barrier().WithContext("Init: barrier"));
+  s.last_event_s = detail::NowSeconds();
+  s.initialized = true;
+  NICQ_LOG(kInfo, kCore, "initialized: %d ranks, provider %s, domain %s, eager limit %zu",
+           s.boot->Size(), s.fabric.provider().c_str(), s.fabric.domain_name().c_str(),
+           s.engine.eager_limit());
+  return Status::Ok();
+}
+
+Status Finalize() {
+  auto& s = S();
+  if (!s.initialized || s.finalized)
+    return Error(Code::kOther, "Finalize: runtime not initialized");
+  // A fabric barrier first: with manual-progress providers a peer may still
+  // need our progress (e.g. to read our rendezvous buffer); after it, every
+  // message of ours has been received.
+  Status st = detail::FabricBarrier();
+  Backoff b;
+  while (st.ok() && s.engine.sends_in_flight() > 0) st = ProgressWait(b);
+  if (!st.ok()) NICQ_LOG(kWarn, kCore, "Finalize: %s; closing anyway", st.message().c_str());
+  if (!s.engine.any_dead()) {
+    Status bs = s.boot->Barrier();
+    if (!bs.ok()) NICQ_LOG(kWarn, kCore, "Finalize: bootstrap barrier: %s", bs.message().c_str());
+  }
+  s.engine.Shutdown();
+  s.fabric.Close();
+  detail::DestroyComms();
+  Status fs = s.boot->Finalize();
+  s.finalized = true;
+  s.initialized = false;
+  return st.ok() ? fs : st;
+}
+
+bool Initialized() {
+  return S().initialized;
+}
+bool Finalized() {
+  return S().finalized;
+}
+int ThreadLevel() {
+  return S().thread_level;
+}
+int WorldRank() {
+  return S().boot ? S().boot->Rank() : 0;
+}
+int WorldSize() {
+  return S().boot ? S().boot->Size() : 1;
+}
+Bootstrap& Boot() {
+  return *S().boot;
+}
+const char* ProviderName() {
+  return S().fabric.provider().c_str();
+}
+const char* FabricDomain() {
+  return S().fabric.domain_name().c_str();
+}
+std::string DescribeFabric() {
+  return transport::DescribeFabric();
+}
+std::size_t EagerLimit() {
+  return S().engine.eager_limit();
+}
+int TagUpperBound() {
+  return transport::kMaxUserTag;
+}
+Comm* World() {
+  return S().world;
+}
+Comm* Self() {
+  return S().self;
+}
+
+void Abort(int code, const char* why) {
+  auto& s = S();
+  NICQ_LOG(kError, kCore, "abort(%d): %s", code, why ? why : "");
+  if (s.boot) s.boot->Abort(code, why ? why : "");
+  std::fflush(stderr);
+  _exit(code ? code : 1);
+}
+
+Status Progress(bool* progressed) {
+  int n;
+  {
+    EngineLock lock;
+    n = S().engine.Poll();
+  }
+  if (progressed) *progressed = n > 0;
+  return Status::Ok();
+}
+
+namespace {
+constexpr std::uint32_t kSpinPolls = 32;
+constexpr std::uint32_t kYieldPolls = 64;
+constexpr int kBlockMs = 1;
+
+void ShortSleep(std::uint32_t sleeps) {
+  // 5 us growing to 80 us: short enough for latency, long enough to give
+  // the other ranks and progress threads on a shared core their turn.
+  long ns = 5000L << std::min<std::uint32_t>(sleeps, 4);
+  timespec ts{0, ns};
+  nanosleep(&ts, nullptr);
+}
+}  // namespace
+
+Status ProgressWait(Backoff& b) {
+  auto& s = S();
+  int n;
+  {
+    EngineLock lock;
+    n = s.engine.Poll();
+  }
+  if (n > 0) {
+    b.Reset();
+    s.last_event_s = detail::NowSeconds();
+    return Status::Ok();
+  }
+  if (s.engine.any_dead())
+    return Error(Code::kProcFailed, "a peer process has failed; the operation cannot complete");
+  ++b.polls;
+  if (b.polls <= kSpinPolls) return Status::Ok();
+  if (b.polls <= kSpinPolls + kYieldPolls) {
+    sched_yield();
+    return Status::Ok();
+  }
+  // Blocking phase. Under MPI_THREAD_MULTIPLE we sleep without the lock so
+  // other threads can post; otherwise the CQ's wait object is best.
+  if (!s.locking && s.fabric.cq_can_block())
+    n = s.engine.BlockingPoll(kBlockMs);
+  else
+    ShortSleep(b.polls - kSpinPolls - kYieldPolls);
+  const double now = detail::NowSeconds();
+  if (n > 0) {
+    b.Reset();
+    s.last_event_s = now;
+    return Status::Ok();
+  }
+  // A long silence: make sure the peers on this node still exist (remote
+  // peers show up as provider errors on our sends).
+  if (now - s.last_event_s >= s.peer_timeout_s && now - s.last_liveness_s >= 1.0) {
+    s.last_liveness_s = now;
+    EngineLock lock;
+    NICQ_LOG(kDebug, kP2p, "no progress for %.0f s: %s", now - s.last_event_s,
+             s.engine.DescribeState().c_str());
+    if (s.engine.CheckLocalPeers())
+      return Error(Code::kProcFailed, "a peer process on this node has exited");
+  }
+  return Status::Ok();
+}
+
+Status Wait(Request* req) {
+  Backoff b;
+  while (!req->IsDone()) NICQ_RETURN_IF_ERROR(ProgressWait(b));
+  return Status::Ok();
+}
+
+Status Test(Request* req, bool* done) {
+  if (!req->IsDone()) NICQ_RETURN_IF_ERROR(Progress());
+  *done = req->IsDone();
+  return Status::Ok();
+}
+
+}  // namespace nicq::rt

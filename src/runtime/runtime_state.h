@@ -1,0 +1,53 @@
+// The runtime's process-wide state, shared by runtime.cc, comm.cc and p2p.cc.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "boot/bootstrap.h"
+#include "p2p/engine.h"
+#include "runtime/comm.h"
+#include "transport/fabric.h"
+
+namespace nicq::rt::detail {
+
+struct State {
+  std::unique_ptr<Bootstrap> boot;
+  transport::Fabric fabric;
+  p2p::Engine engine;
+  Comm* world = nullptr;
+  Comm* self = nullptr;
+  int thread_level = 0;
+  bool initialized = false;
+  bool finalized = false;
+  // Only MPI_THREAD_MULTIPLE takes the lock; lower levels are serialized by
+  // the application (MPI's promise), so they pay nothing.
+  bool locking = false;
+  std::mutex mu;
+  std::vector<std::uint8_t> ctx_used;  // one byte per context slot (id / kContextStride)
+  double peer_timeout_s = 30;
+  double last_event_s = 0;
+  double last_liveness_s = 0;
+};
+
+State& S();
+
+class EngineLock {
+ public:
+  EngineLock() : locked_(S().locking) {
+    if (locked_) S().mu.lock();
+  }
+  ~EngineLock() {
+    if (locked_) S().mu.unlock();
+  }
+  EngineLock(const EngineLock&) = delete;
+  EngineLock& operator=(const EngineLock&) = delete;
+
+ private:
+  bool locked_;
+};
+
+double NowSeconds();  // CLOCK_MONOTONIC_COARSE: no syscall (vDSO)
+
+}  // namespace nicq::rt::detail

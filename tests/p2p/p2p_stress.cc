@@ -1,0 +1,109 @@
+// Stress and failure cases over rt::: many outstanding requests, one very
+// large message, a peer that dies.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "mp_util.h"
+
+using namespace nicq;
+using namespace nicq::test;
+
+namespace {
+
+Comm* W() {
+  return rt::World();
+}
+
+// Every rank keeps `count` Isend and `count` Irecv outstanding at once to its
+// ring neighbours, far more than any provider queue holds.
+void Many(int count) {
+  const int n = W()->size, me = W()->rank;
+  const int right = (me + 1) % n, left = (me - 1 + n) % n;
+  auto out = std::make_unique<std::uint64_t[]>(count);
+  auto in = std::make_unique<std::uint64_t[]>(count);
+  auto sreq = std::make_unique<Request[]>(count);
+  auto rreq = std::make_unique<Request[]>(count);
+  for (int i = 0; i < count; ++i) {
+    in[i] = ~0ull;
+    MP_OK(rt::Irecv(&in[i], sizeof in[i], left, i % 1000, W(), &rreq[i]));
+  }
+  for (int i = 0; i < count; ++i) {
+    out[i] = (std::uint64_t(me) << 40) | std::uint64_t(i);
+    MP_OK(rt::Isend(&out[i], sizeof out[i], right, i % 1000, W(), SendMode::kStandard, &sreq[i]));
+  }
+  for (int i = 0; i < count; ++i) {
+    MP_OK(rt::Wait(&sreq[i]));
+    MP_OK(rt::Wait(&rreq[i]));
+    MP_CHECK(in[i] == ((std::uint64_t(left) << 40) | std::uint64_t(i)), "message %d: %llx", i,
+             (unsigned long long)in[i]);
+  }
+  // And the other way round: all sends first, receives posted late
+  // (everything arrives unexpected).
+  for (int i = 0; i < count; ++i)
+    MP_OK(rt::Isend(&out[i], sizeof out[i], right, 5, W(), SendMode::kStandard, &sreq[i]));
+  Barrier(W());
+  for (int i = 0; i < count; ++i) MP_OK(rt::Irecv(&in[i], sizeof in[i], left, 5, W(), &rreq[i]));
+  for (int i = 0; i < count; ++i) {
+    MP_OK(rt::Wait(&rreq[i]));
+    MP_CHECK(in[i] == ((std::uint64_t(left) << 40) | std::uint64_t(i)), "late message %d", i);
+  }
+  for (int i = 0; i < count; ++i) MP_OK(rt::Wait(&sreq[i]));
+}
+
+// One message of `bytes` from rank 0 to rank 1, checked byte for byte.
+void Large(std::size_t bytes) {
+  if (W()->rank > 1) return;
+  std::unique_ptr<std::uint8_t[]> buf(new std::uint8_t[bytes]);
+  if (W()->rank == 0) {
+    for (std::size_t i = 0; i < bytes; ++i) buf[i] = PatternByte(0, 1, 1, i);
+    Send(buf.get(), bytes, 1, 1, W());
+  } else {
+    std::memset(buf.get(), 0, bytes);
+    RequestStatus st = Recv(buf.get(), bytes, 0, 1, W());
+    MP_CHECK(st.bytes == bytes && st.error == 0, "got %zu bytes, error %d", st.bytes, st.error);
+    long long bad = FirstBad(buf.get(), bytes, 0, 1, 1);
+    MP_CHECK(bad < 0, "byte %lld of %zu wrong", bad, bytes);
+  }
+}
+
+// The last rank exits abruptly; rank 0 waits on a receive from it and must
+// get kProcFailed instead of hanging.
+void DeadPeer() {
+  const int n = W()->size, me = W()->rank, victim = n - 1;
+  Barrier(W());
+  if (me == victim) _exit(0);  // no Finalize, no goodbye
+  if (me == 0) {
+    int v = 0;
+    Request r;
+    Status s = rt::Irecv(&v, sizeof v, victim, 1, W(), &r);
+    rt::Backoff b;
+    while (s.ok() && !r.IsDone()) s = rt::ProgressWait(b);
+    const int code = s.ok() ? r.status.error : int(s.code());
+    MP_CHECK(code == int(Code::kProcFailed), "wait on a dead peer gave code %d", code);
+    std::printf("DEADPEER-OK: rank 0 saw kProcFailed\n");
+    std::fflush(stdout);
+  }
+  _exit(0);  // the job is broken: no collective Finalize
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MP_OK(rt::Init(0, nullptr));
+  std::string what = argc > 1 ? argv[1] : "many";
+  if (what == "many")
+    Many(argc > 2 ? std::atoi(argv[2]) : 100000);
+  else if (what == "large")
+    Large(argc > 2 ? std::strtoull(argv[2], nullptr, 0) : (1ull << 30));
+  else if (what == "deadpeer")
+    DeadPeer();
+  else
+    MP_CHECK(false, "unknown scenario %s", what.c_str());
+  Barrier(W());
+  if (W()->rank == 0)
+    std::printf("p2p %s: ok on %s with %d ranks\n", what.c_str(), rt::ProviderName(), W()->size);
+  MP_OK(rt::Finalize());
+  return 0;
+}
