@@ -2,6 +2,7 @@
 //   nicq_info      libfabric providers and the offload backend each would get,
 //                  and the hwloc topology summary (cores, NICs)
 //   nicq_info -e   every NICQ_* environment variable with type, default, help
+// The runtime adds its own choice of NIC per provider (rt::DescribeFabric).
 // The backend rule mirrors the runtime's choice under NICQ_OFFLOAD=auto: a
 // provider whose endpoints offer FI_TRIGGER gets the native (NIC triggered)
 // backend, any other the emulated (software counter) backend.
@@ -11,6 +12,7 @@
 
 #include "core/config.h"
 #include "nicq_info.h"
+#include "runtime/runtime.h"
 
 static int Usage(const char* argv0) {
   std::fprintf(stderr,
@@ -50,7 +52,12 @@ int main(int argc, char** argv) {
   }
   if (!env && !prov && !topo) prov = topo = true;
   int rc = 0;
-  if (prov) rc |= nicq::info::PrintProviders();
+  if (prov) {
+    rc |= nicq::info::PrintProviders();
+    // The runtime's own view: which domain (NIC) it would open per provider.
+    std::printf("nicq point-to-point fabric choice (NICQ_PROVIDER candidates):\n%s",
+                nicq::rt::DescribeFabric().c_str());
+  }
   if (topo) rc |= nicq::info::PrintTopology();
   return rc;
 }
