@@ -5,6 +5,7 @@
 //   abort <code>        rank 1 calls Bootstrap::Abort(code, "test abort")
 //   hang                every rank sleeps forever (for --timeout)
 //   early-exit          rank 1 exits 0 without joining a barrier the others enter
+//   mismatch            rank 1 contributes 8 bytes to an Allgather, the others 4
 //   print <lines>       every rank prints <lines> numbered lines on stdout and one
 //                       on stderr, then exits 0
 //   status <code>       the last rank exits with <code> (no bootstrap use)
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "boot/bootstrap.h"
 
@@ -51,6 +53,12 @@ int main(int argc, char** argv) {
     }
     if (mode == "abort") boot->Abort(arg, "test abort");
     if (mode == "early-exit") return 0;
+  }
+  if (mode == "mismatch") {
+    std::vector<std::uint8_t> all;
+    char mine[8] = {};
+    // nicqrun kills the job; a successful return would be the bug.
+    return boot->Allgather(mine, rank == 1 ? 8 : 4, all).ok() ? 6 : 7;
   }
   // The others block here until nicqrun kills them or reports the job.
   if (!boot->Barrier().ok()) return 5;

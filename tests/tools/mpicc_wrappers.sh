@@ -16,12 +16,11 @@ echo "mpicc -show: $show"
 cshow=$("$bindir/mpicc" -show -c x.c)
 [[ $cshow != *"-lnicq"* ]] || fail "mpicc -show -c still links: $cshow"
 [[ $("$bindir/mpicxx" -showme:compile) == *"-I$incdir"* ]] || fail "mpicxx -showme:compile"
-[[ -f $incdir/mpi.h ]] || fail "$incdir/mpi.h missing"
-
 if ! nm -D --defined-only "$libdir/libnicq.so" 2>/dev/null | grep -qw MPI_Init; then
   echo "SKIP: $libdir/libnicq.so does not export MPI_Init yet (API layer not in the library)"
   exit 77
 fi
+[[ -f $incdir/mpi.h ]] || fail "$incdir/mpi.h missing"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$bindir/mpicc" -O2 -o "$tmp/ring" "$ring" || fail "mpicc could not build $ring"
