@@ -110,15 +110,8 @@ Status TriggerPlan::Bind(OffloadBackend* backend, std::size_t depth) {
       live_[d * proto_.size() + i] = op;
     }
   }
-  const CounterId rebase_id = counters_.back().id;
-  for (std::size_t c = 0; c + 1 < counters_.size(); ++c) {
-    TriggeredOp op;
-    op.kind = OpKind::kCounterSet;
-    op.target_counter = counters_[c].id;
-    op.value = 0;
-    op.completion = rebase_id;
-    rebase_ops_.push_back(op);
-  }
+  // Rebase ops only where counters can wrap (a descriptor per counter).
+  if (backend->Caps().max_counter_value != ~std::uint64_t{0}) BuildRebaseOps();
   return Status::Ok();
 }
 
@@ -196,10 +189,26 @@ Status TriggerPlan::Arm(std::uint64_t epoch) {
   return Status::Ok();
 }
 
+void TriggerPlan::BuildRebaseOps() {
+  const CounterId rebase_id = counters_.back().id;
+  rebase_ops_.clear();
+  for (std::size_t c = 0; c + 1 < counters_.size(); ++c) {
+    TriggeredOp op;
+    op.kind = OpKind::kCounterSet;
+    op.target_counter = counters_[c].id;
+    op.value = 0;
+    op.completion = rebase_id;
+    rebase_ops_.push_back(op);
+  }
+}
+
 Status TriggerPlan::Rebase() {
   if (!Test()) {
     return Error(Code::kAgain, "TriggerPlan::Rebase(" + name_ + "): previous epoch not complete");
   }
+  // Built at Bind when the backend's counters can wrap; here only if the
+  // limit appeared later (a rare path, not the per-epoch one).
+  if (rebase_ops_.empty()) BuildRebaseOps();
   NICQ_RETURN_IF_ERROR(backend_->Post(rebase_ops_));
   rebase_target_ += rebase_ops_.size();
   NICQ_RETURN_IF_ERROR(backend_->WaitCounter(counters_.back().id, rebase_target_, -1));

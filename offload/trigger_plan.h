@@ -126,6 +126,7 @@ class TriggerPlan {
   friend class Lowering;
   TriggerPlan() = default;
   Status Rebase();
+  void BuildRebaseOps();
 
   std::string name_;
   std::vector<TriggeredOp> proto_;

@@ -117,10 +117,11 @@ Status SimBackend::DeregisterMemory(offload::MemRegion* mr) {
 }
 
 Status SimBackend::Post(std::span<const TriggeredOp> ops) {
-  if (scratch_.size() < ops.size()) scratch_.resize(ops.size());  // grows to the largest batch once
+  std::vector<fwsim::Command>& scratch = world_->scratch;
+  if (scratch.size() < ops.size()) scratch.resize(ops.size());  // grows to the largest batch once
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const TriggeredOp& op = ops[i];
-    fwsim::Command& c = scratch_[i];
+    fwsim::Command& c = scratch[i];
     c.kind = static_cast<fwsim::CmdKind>(op.kind);
     c.aop = static_cast<fwsim::AluOp>(op.aop);
     c.atype = static_cast<fwsim::AluType>(op.atype);
@@ -145,7 +146,7 @@ Status SimBackend::Post(std::span<const TriggeredOp> ops) {
     c.host_fn = op.host_fn;
     c.host_arg = op.host_arg;
   }
-  return world_->fw().Post(nic_, std::span<const fwsim::Command>(scratch_.data(), ops.size()));
+  return world_->fw().Post(nic_, std::span<const fwsim::Command>(scratch.data(), ops.size()));
 }
 
 Status SimBackend::Cancel(CounterId trigger) {
@@ -199,6 +200,11 @@ Status CreateSimBackend(const offload::BackendOptions& options,
 }
 
 }  // namespace nicq::sim
+
+// In libnicq.so (layers linked whole-archive) "sim" registers itself; tests
+// linking the layer archives call RegisterSimBackend().
+NICQ_REGISTER_BACKEND(sim, "sim", 0, &nicq::sim::CreateSimBackend,
+                      "deterministic NIC simulator (firmware-sim), all ranks in one process; for tests");
 
 namespace nicq::offload {
 void RegisterSimBackend() {

@@ -25,6 +25,9 @@ class SimWorld {
   std::size_t size() const { return world_.size(); }
   // Events one Progress() call runs at most (keeps callers responsive).
   std::size_t progress_batch = 4096;
+  // Post() translation buffer shared by every backend of this world (they
+  // run on one thread); grows to the largest batch once.
+  std::vector<fwsim::Command> scratch;
 
   explicit SimWorld(fwsim::World w) : world_(std::move(w)) {}
 
