@@ -203,8 +203,9 @@ Status CreateSimBackend(const offload::BackendOptions& options,
 
 // In libnicq.so (layers linked whole-archive) "sim" registers itself; tests
 // linking the layer archives call RegisterSimBackend().
-NICQ_REGISTER_BACKEND(sim, "sim", 0, &nicq::sim::CreateSimBackend,
-                      "deterministic NIC simulator (firmware-sim), all ranks in one process; for tests");
+NICQ_REGISTER_BACKEND(
+    sim, "sim", 0, &nicq::sim::CreateSimBackend,
+    "deterministic NIC simulator (firmware-sim), all ranks in one process; for tests");
 
 namespace nicq::offload {
 void RegisterSimBackend() {

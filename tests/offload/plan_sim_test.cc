@@ -3,6 +3,8 @@
 // reporting of stuck or failed plans.
 #include <gtest/gtest.h>
 
+#include "offload/algorithms/persistent_p2p.h"
+#include "offload/algorithms/select.h"
 #include "offload/tool/sim_driver.h"
 #include "providers/common/backend_registry.h"
 #include "providers/common/backend_selector.h"
@@ -143,6 +145,49 @@ TEST(AllreducePlan, TooFewSlotsFallsBackThroughTheSelector) {
   ASSERT_TRUE(plan->Wait().ok());
   EXPECT_NE(sel.Describe().find("sim plans=1 ops=10 refusals=0"), std::string::npos)
       << sel.Describe();
+}
+
+TEST(PersistentP2p, EachStartIsOneWriteGatedOnBothSides) {
+  auto world = sim::SimWorld::Make(fwsim::LogGP{}, 2);
+  sim::SimBackend b0(world, 0), b1(world, 1);
+  std::vector<std::int64_t> src(32), dst(32, 0);
+  Schedule ss("psend"), rs("precv");
+  ASSERT_TRUE(BuildPersistentSend(1, src.data(), 32 * 8, &ss).ok());
+  ASSERT_TRUE(BuildPersistentRecv(0, dst.data(), 32 * 8, &rs).ok());
+  std::unique_ptr<TriggerPlan> send, recv;
+  ASSERT_TRUE(Lower(ss, &send).ok());
+  ASSERT_TRUE(Lower(rs, &recv).ok());
+  ASSERT_TRUE(send->Bind(&b0).ok());
+  ASSERT_TRUE(recv->Bind(&b1).ok());
+  const PlanExports e[2] = {send->Exports(), recv->Exports()};
+  auto lookup = [&](PeerId p) { return &e[p]; };
+  ASSERT_TRUE(send->Resolve(lookup).ok());
+  ASSERT_TRUE(recv->Resolve(lookup).ok());
+  for (std::int64_t k = 0; k < 5; ++k) {
+    for (int i = 0; i < 32; ++i) src[i] = 100 * k + i;
+    ASSERT_TRUE(send->Start().ok());
+    world->fw().RunUntilIdle();
+    EXPECT_FALSE(send->Test()) << "wrote before the receiver was ready";
+    EXPECT_NE(dst[1], src[1]);
+    ASSERT_TRUE(recv->Start().ok());
+    ASSERT_TRUE(recv->Wait().ok());
+    ASSERT_TRUE(send->Wait().ok());
+    EXPECT_EQ(dst, src) << "epoch " << k;
+  }
+}
+
+TEST(AllreduceSelect, ScoresByCapabilitiesAndSize) {
+  auto world = sim::SimWorld::Make(fwsim::LogGP{}, 1);
+  sim::SimBackend b(world, 0);
+  EXPECT_EQ(PickAllreduce(b.Caps(), 64, 8, AtomicType::kDouble, AtomicOp::kSum), "nic_tree");
+  EXPECT_EQ(PickAllreduce(b.Caps(), 64, 1 << 20, AtomicType::kDouble, AtomicOp::kSum),
+            "recursive_doubling");
+  EXPECT_EQ(PickAllreduce(b.Caps(), 64, 8, AtomicType::kDouble, AtomicOp::kBand),
+            "recursive_doubling");
+  Capabilities none;
+  EXPECT_EQ(PickAllreduce(none, 64, 8, AtomicType::kInt64, AtomicOp::kSum), "recursive_doubling");
+  Schedule s("x");
+  EXPECT_EQ(BuildAllreduce("ring", AllreduceArgs{}, &s).code(), Code::kArg);
 }
 
 TEST(BackendRegistry, CreatesSimAndListsNamesOnError) {
