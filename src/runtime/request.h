@@ -11,9 +11,24 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/status.h"
+
 namespace nicq {
 
 struct Comm;
+struct Request;
+
+// Operations of engines other than point-to-point (collectives, queues,
+// matching) on requests the API layer does not know how to start, free or
+// cancel itself. The API layer calls these when Request::ops is set.
+struct RequestOps {
+  Status (*start)(Request* req) = nullptr;   // MPI_Start of a persistent request
+  Status (*free)(Request* req) = nullptr;    // MPI_Request_free (inactive request)
+  Status (*cancel)(Request* req) = nullptr;  // MPI_Cancel; nullptr: not cancellable
+  // Called by the waiter after IsDone(), before the status is reported
+  // (e.g. unpack, mark a persistent request inactive); may be nullptr.
+  Status (*complete)(Request* req) = nullptr;
+};
 
 enum class ReqKind : std::uint8_t {
   kSend,
@@ -59,6 +74,7 @@ struct Request {
   // Engine-private state (p2p: rendezvous slot, posted context; coll: plan).
   void* engine = nullptr;
   std::uint64_t engine_word[4] = {};
+  const RequestOps* ops = nullptr;  // set by non-p2p engines; see RequestOps
 
   void MarkDone() { done.store(true, std::memory_order_release); }
   bool IsDone() const { return done.load(std::memory_order_acquire); }

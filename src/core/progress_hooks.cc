@@ -1,0 +1,46 @@
+#include "core/progress_hooks.h"
+
+#include <atomic>
+
+namespace nicq::progress {
+namespace {
+struct Hook {
+  std::atomic<HookFn> fn{nullptr};
+  void* arg = nullptr;
+};
+Hook g_hooks[kMaxHooks];
+std::atomic<int> g_count{0};
+}  // namespace
+
+bool RegisterHook(HookFn fn, void* arg) {
+  for (auto& h : g_hooks) {
+    if (h.fn.load(std::memory_order_acquire) == nullptr) {
+      h.arg = arg;
+      h.fn.store(fn, std::memory_order_release);
+      g_count.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+  }
+  return false;
+}
+
+void UnregisterHook(HookFn fn, void* arg) {
+  for (auto& h : g_hooks) {
+    if (h.fn.load(std::memory_order_acquire) == fn && h.arg == arg) {
+      h.fn.store(nullptr, std::memory_order_release);
+      g_count.fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
+}
+
+bool PollAll() {
+  if (g_count.load(std::memory_order_relaxed) == 0) return false;
+  bool any = false;
+  for (auto& h : g_hooks) {
+    HookFn fn = h.fn.load(std::memory_order_acquire);
+    if (fn != nullptr) any |= fn(h.arg);
+  }
+  return any;
+}
+
+}  // namespace nicq::progress
