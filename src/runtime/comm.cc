@@ -71,6 +71,7 @@ Comm* NewComm(std::uint32_t slot, std::vector<int> world_ranks, int my_world) {
     for (int r = 0; r < c->size; ++r) c->world_to_rank[c->world_ranks[r]] = r;
   }
   c->rank = c->RankOfWorld(my_world);
+  c->rt_map_checked = true;
   S().ctx_used[slot] = 1;
   return c;
 }
@@ -144,6 +145,19 @@ Status CommSplit(Comm* parent, int color, int key, Comm** out) {
   NICQ_LOG(kDebug, kCore, "comm split: color %d, size %d, context %u", color, (*out)->size,
            (*out)->context_id);
   return Status::Ok();
+}
+
+Status CommCreateFromRanks(Comm* parent, const int* parent_ranks, int n, Comm** out) {
+  if (!parent) return Error(Code::kComm, "CommCreateFromRanks: null parent communicator");
+  int key = -1;
+  for (int i = 0; i < n; ++i) {
+    if (parent_ranks[i] < 0 || parent_ranks[i] >= parent->size)
+      return Error(Code::kRank, "CommCreateFromRanks: rank " + std::to_string(parent_ranks[i]) +
+                                    " is not in the parent (size " + std::to_string(parent->size) +
+                                    ")");
+    if (parent_ranks[i] == parent->rank) key = i;
+  }
+  return CommSplit(parent, key < 0 ? -1 : 0, key, out).WithContext("CommCreateFromRanks");
 }
 
 Status CommDup(Comm* parent, Comm** out) {

@@ -27,7 +27,8 @@ struct Comm {
   // Runtime fields (additive): world rank -> comm rank, -1 for non-members;
   // empty means the identity (World and its duplicates).
   std::vector<int> world_to_rank;
-  std::uint64_t rt_seq = 0;  // tags of the runtime's own messages (comm creation)
+  std::uint64_t rt_seq = 0;     // tags of the runtime's own messages (comm creation)
+  bool rt_map_checked = false;  // world_to_rank validated (comms built outside the runtime)
 
   int WorldRank(int comm_rank) const { return world_ranks[comm_rank]; }
   int RankOfWorld(int world) const {

@@ -25,9 +25,26 @@ void CompleteProcNull(Request* req) {
   req->MarkDone();
 }
 
+// A Comm built by another layer may lack the world -> comm rank map that
+// status.source needs; build it the first time the runtime sees the comm.
+void EnsureRankMap(Comm* comm) {
+  if (comm->rt_map_checked) return;
+  comm->rt_map_checked = true;
+  bool identity = comm->size == WorldSize();
+  for (int r = 0; r < comm->size && identity; ++r) identity = comm->world_ranks[r] == r;
+  if (identity || !comm->world_to_rank.empty()) return;
+  comm->world_to_rank.assign(WorldSize(), -1);
+  for (int r = 0; r < comm->size; ++r) comm->world_to_rank[comm->world_ranks[r]] = r;
+}
+
 Status CheckComm(const char* call, Comm* comm) {
   if (!S().initialized) return Error(Code::kOther, std::string(call) + ": runtime not initialized");
   if (!comm) return Error(Code::kComm, std::string(call) + ": null communicator");
+  if (int(comm->world_ranks.size()) != comm->size)
+    return Error(Code::kComm, std::string(call) + ": communicator has " +
+                                  std::to_string(comm->world_ranks.size()) +
+                                  " world ranks for size " + std::to_string(comm->size));
+  EnsureRankMap(comm);
   return Status::Ok();
 }
 

@@ -47,6 +47,10 @@ Status CommDup(Comm* parent, Comm** out);
 // color < 0 means MPI_UNDEFINED (out = nullptr on that rank).
 Status CommSplit(Comm* parent, int color, int key, Comm** out);
 Status CommFree(Comm* comm);
+// Collective over `parent` (MPI_Comm_create / create_group by ranks): the
+// members are `parent_ranks` in that order; every parent rank passes the same
+// list. Ranks not in the list get out = nullptr.
+Status CommCreateFromRanks(Comm* parent, const int* parent_ranks, int n, Comm** out);
 
 // ---- point-to-point ------------------------------------------------------------
 // Start a send/receive of `bytes` contiguous bytes; `req` is filled in and

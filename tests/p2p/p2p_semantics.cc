@@ -1,5 +1,6 @@
 // MPI point-to-point semantics over rt::, one scenario per run (argv[1]).
 #include <cinttypes>
+#include <thread>
 
 #include "mp_util.h"
 
@@ -315,14 +316,58 @@ void Comms() {
   MP_OK(rt::Wait(&s4));
   MP_OK(rt::Wait(&r4));
   MP_CHECK(zz == 42 && r4.status.source == 0, "self");
+  std::vector<std::uint8_t> big(rt::EagerLimit() * 4 + 3), bigin(big.size());
+  Fill(big, me, me, 77);
+  MP_OK(rt::Irecv(bigin.data(), bigin.size(), 0, 2, rt::Self(), &r4));
+  MP_OK(rt::Isend(big.data(), big.size(), 0, 2, rt::Self(), SendMode::kSynchronous, &s4));
+  MP_OK(rt::Wait(&s4));
+  MP_OK(rt::Wait(&r4));
+  MP_CHECK(FirstBad(bigin.data(), bigin.size(), me, me, 77) < 0, "large self message");
+  // A communicator from an explicit rank list (reversed world order).
+  std::vector<int> rev(n);
+  for (int i = 0; i < n; ++i) rev[i] = n - 1 - i;
+  Comm* rc = nullptr;
+  MP_OK(rt::CommCreateFromRanks(W(), rev.data(), n, &rc));
+  MP_CHECK(rc && rc->rank == n - 1 - me, "created comm rank %d", rc ? rc->rank : -1);
+  int q = me, qq = -1;
+  MP_OK(rt::Irecv(&qq, sizeof qq, rt::kAnySource, 3, rc, &r4));
+  MP_OK(rt::Isend(&q, sizeof q, (rc->rank + 1) % n, 3, rc, SendMode::kStandard, &s4));
+  MP_OK(rt::Wait(&s4));
+  MP_OK(rt::Wait(&r4));
+  MP_CHECK(r4.status.source == (rc->rank - 1 + n) % n && qq == rc->WorldRank(r4.status.source),
+           "created comm source %d value %d", r4.status.source, qq);
+  MP_OK(rt::CommFree(rc));
+}
+
+// MPI_THREAD_MULTIPLE: two threads per rank exchange with both ring
+// neighbours at once, each on its own tag, all waits concurrent.
+void Threads() {
+  MP_CHECK(rt::ThreadLevel() == 3, "thread level %d", rt::ThreadLevel());
+  const int n = W()->size, me = W()->rank;
+  auto body = [&](int t) {
+    const int right = (me + 1) % n, left = (me - 1 + n) % n;
+    for (int i = 0; i < 300; ++i) {
+      std::vector<std::uint8_t> out(i % 3 == 0 ? rt::EagerLimit() + 64 : 40 + i), in(out.size());
+      Fill(out, me, t, i);
+      Request s, r;
+      MP_OK(rt::Irecv(in.data(), in.size(), left, 100 + t, W(), &r));
+      MP_OK(rt::Isend(out.data(), out.size(), right, 100 + t, W(), SendMode::kStandard, &s));
+      MP_OK(rt::Wait(&r));
+      MP_OK(rt::Wait(&s));
+      MP_CHECK(FirstBad(in.data(), in.size(), left, t, i) < 0, "thread %d message %d", t, i);
+    }
+  };
+  std::thread a(body, 0), b(body, 1);
+  a.join();
+  b.join();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int provided = 0;
-  MP_OK(rt::Init(0, &provided));
   std::string what = argc > 1 ? argv[1] : "all";
+  MP_OK(rt::Init(what == "threads" ? 3 : 0, &provided));
   auto run = [&](const char* name, void (*f)()) {
     if (what != "all" && what != name) return;
     f();
@@ -338,6 +383,7 @@ int main(int argc, char** argv) {
   run("probe", Probe);
   run("cancel", CancelTruncate);
   run("comms", Comms);
+  if (what == "threads") run("threads", Threads);
   MP_OK(rt::Finalize());
   return 0;
 }

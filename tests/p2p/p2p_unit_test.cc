@@ -128,7 +128,12 @@ TEST(PostQueue, ManyQueuedPostsAllocateNothing) {
   EXPECT_EQ(q.size(), items.size());
   int expect = 0;
   bool in_order = true;
-  q.Drain([&](Item* x) { in_order &= x->id == expect++; return Status::Ok(); }, fail);
+  q.Drain(
+      [&](Item* x) {
+        in_order &= x->id == expect++;
+        return Status::Ok();
+      },
+      fail);
   EXPECT_TRUE(in_order);
   EXPECT_EQ(expect, 100000);
 }
