@@ -204,13 +204,17 @@ Status EmulatedBackend::Cancel(CounterId trigger) {
 }
 
 Status EmulatedBackend::Flush() {
+  queue_.CancelAll();  // fire nothing more; what is ready or in flight completes
   const std::int64_t limit_ms = config::GetInt("NICQ_PEER_TIMEOUT") * 1000;
   const std::int64_t deadline = NowMs() + limit_ms;
   Backoff backoff(200, 20);
-  while (in_flight_.load() > 0 || queue_.HasReady()) {
+  // After CancelAll every node still in use is ready, being issued, or in
+  // flight (an EAGAIN moves it back to ready): wait for the pool to drain.
+  // Nodes return to the pool only after their completion counter moved.
+  while (queue_.nodes_in_use() > 0) {
     if (NowMs() >= deadline)
-      return Error(Code::kPending, "emulated Flush: " + std::to_string(in_flight_.load()) +
-                                       " op(s) still in flight after NICQ_PEER_TIMEOUT");
+      return Error(Code::kPending, "emulated Flush: " + std::to_string(queue_.nodes_in_use()) +
+                                       " op(s) still ready or in flight after NICQ_PEER_TIMEOUT");
     if (thread_.running() ? Drain() : Progress())
       backoff.Reset();
     else
@@ -238,7 +242,11 @@ bool EmulatedBackend::Drain() {
         eagain = true;
         break;
       }
-      if (r < 0) Fail(n, r);
+      if (r < 0) {
+        const bool counted = n->stage == 2;
+        Fail(n, r);
+        if (counted) in_flight_.fetch_sub(1, std::memory_order_release);
+      }
     }
     retry_.store(eagain, std::memory_order_relaxed);
     draining_.store(false, std::memory_order_release);
@@ -259,8 +267,10 @@ long EmulatedBackend::IssueDoorbell(EmuNode* n, offload::PeerId peer, CounterId 
 
 long EmulatedBackend::Issue(EmuNode* n) {
   const TriggeredOp& op = *n->op;
-  if (n->stage == 2) {
-    const long r = IssueDoorbell(n, op.peer, ArrivalCounter(op), 1);
+  if (n->stage == 2) {  // still counted in flight since its atomic was issued
+    const long r = fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
+                                EncodeCqData(ArrivalCounter(op), 1), ep_->Peer(op.peer),
+                                doorbells_[op.peer], doorbell_keys_[op.peer], &n->ctx);
     if (r == 0) n->stage = 3;
     return r;
   }
@@ -336,17 +346,16 @@ void EmulatedBackend::Complete(EmuNode* n) {
   }
   const CounterId completion = n->op->completion;
   const std::uint64_t inc = n->op->completion_inc;
-  queue_.Release(n);
   if (completion != kNoCounter) queue_.Add(completion, inc);
+  queue_.Release(n);
 }
 
 void EmulatedBackend::Fail(EmuNode* n, long err) {
   const TriggeredOp& op = *n->op;
   NICQ_LOG(kError, kProvider, "emulated: %s to peer %d failed: %s", offload::OpKindName(op.kind),
            op.peer, fi_strerror(static_cast<int>(err < 0 ? -err : err)));
-  const CounterId completion = op.completion;
+  if (op.completion != kNoCounter) queue_.AddError(op.completion);
   queue_.Release(n);
-  if (completion != kNoCounter) queue_.AddError(completion);
 }
 
 int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
@@ -357,8 +366,13 @@ int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
       continue;
     }
     if (e.op_context == nullptr) continue;
-    in_flight_.fetch_sub(1, std::memory_order_relaxed);
-    Complete(queue_.NodeOfContext(e.op_context));
+    // Complete before leaving in_flight_: Flush must not see the op gone
+    // before its completion counter moved. An atomic whose doorbell is next
+    // stays counted in flight until the doorbell completes.
+    EmuNode* node = queue_.NodeOfContext(e.op_context);
+    const bool continues = node->stage == 1;
+    Complete(node);
+    if (!continues) in_flight_.fetch_sub(1, std::memory_order_release);
   }
   return n;
 }
@@ -378,8 +392,8 @@ int EmulatedBackend::ReadCq() {
       if (fi_cq_readerr(ep_->cq(), &err, 0) > 0) {
         ++total;
         if (err.op_context != nullptr) {
-          in_flight_.fetch_sub(1, std::memory_order_relaxed);
           Fail(queue_.NodeOfContext(err.op_context), -err.err);
+          in_flight_.fetch_sub(1, std::memory_order_release);
         } else {
           NICQ_LOG(kWarn, kProvider, "emulated: error completion without context: %s",
                    fi_strerror(err.err));

@@ -182,7 +182,8 @@ Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
     free_head_ = n->next;
     --free_count_;
     in_use_.fetch_add(1, std::memory_order_relaxed);
-    n->op = &op;
+    n->copy = op;
+    n->op = &n->copy;
     n->seq = next_seq_++;
     n->stage = 0;
     if (op.trigger == kNoCounter) {
@@ -215,6 +216,11 @@ std::size_t TriggerQueue::Cancel(CounterId trigger) {
   c.head.store(-1);
   c.tail = -1;
   return n;
+}
+
+void TriggerQueue::CancelAll() {
+  for (std::size_t id = 0; id < num_counters_; ++id)
+    if (counters_[id].head.load(std::memory_order_relaxed) >= 0) Cancel(static_cast<CounterId>(id));
 }
 
 EmuNode* TriggerQueue::PopReady() {

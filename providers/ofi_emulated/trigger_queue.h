@@ -9,9 +9,8 @@
 // increment adds first and then looks at the list head, both sequentially
 // consistent, so at least one of them sees the other (no lost wake-up).
 //
-// Posting allocates nothing: nodes come from the pool, and the op itself is
-// not copied (the caller keeps its TriggeredOp storage alive until the op
-// completes, backend.h).
+// Posting allocates nothing: nodes come from the pool and the op is copied
+// into its node.
 #pragma once
 
 #include <rdma/fabric.h>
@@ -29,7 +28,10 @@ namespace nicq::ofi {
 
 struct EmuNode {
   fi_context2 ctx;  // first: libfabric hands this pointer back in completions
-  const offload::TriggeredOp* op = nullptr;
+  // The op is copied into the node (preallocated, so still no allocation):
+  // callers need not keep their descriptors alive after Post returns.
+  offload::TriggeredOp copy;
+  const offload::TriggeredOp* op = nullptr;  // &copy while in use
   std::uint64_t seq = 0;
   std::int32_t prev = -1, next = -1;
   std::int32_t index = 0;
@@ -45,7 +47,7 @@ class TriggerQueue {
 
   std::size_t num_counters() const { return num_counters_; }
   std::size_t capacity() const { return num_nodes_; }
-  std::size_t nodes_in_use() const { return in_use_.load(std::memory_order_relaxed); }
+  std::size_t nodes_in_use() const { return in_use_.load(std::memory_order_seq_cst); }
 
   Status AllocCounters(std::size_t n, offload::CounterId* out);
   // Frees the counter and drops (never fires) its pending ops.
@@ -75,6 +77,8 @@ class TriggerQueue {
   Status Post(std::span<const offload::TriggeredOp> ops);
   // Drops pending (not yet ready) ops gated on `trigger`; returns how many.
   std::size_t Cancel(offload::CounterId trigger);
+  // Drops every pending op (Flush: nothing more fires).
+  void CancelAll();
 
   // Ready FIFO: the drainer pops in order and pushes back at the front when
   // the provider says EAGAIN.

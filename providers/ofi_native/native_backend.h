@@ -62,14 +62,19 @@ class NativeBackend final : public offload::OffloadBackend {
   Status Cancel(offload::CounterId trigger) override;
   Status Flush() override;
   bool Progress() override;
-  std::size_t SlotsInUse() const override { return entries_in_use_.load(); }
+  std::size_t SlotsInUse() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return SlotsInUseLocked();
+  }
+  // Deferred-work entries on the NIC (up to two per slot), for nicq_info.
+  std::size_t NicEntriesInUse() const { return entries_in_use_.load(); }
   Status CheckOps(std::span<const offload::TriggeredOp> ops) const override;
 
  private:
   struct Counter;
   struct Record;
   struct HostOp {
-    const offload::TriggeredOp* op;
+    offload::TriggeredOp op;  // a copy: callers need not keep descriptors alive
     std::uint64_t seq;
   };
 
@@ -82,10 +87,13 @@ class NativeBackend final : public offload::OffloadBackend {
   Status HwThreshold(offload::CounterId id, std::uint64_t threshold, std::uint64_t* hw);
   static std::size_t EntriesFor(const offload::TriggeredOp& op);
   Status PostOne(const offload::TriggeredOp& op);
+  Status ValidateLocked(std::span<const offload::TriggeredOp> ops) const;
   Status QueueWork(fi_deferred_work* w, const char* what);
   Record* TakeRecord();
   // Returns records whose ops are done to the pool; nudges stalled triggers.
   std::size_t ReclaimLocked();
+  std::size_t SlotsInUseLocked() const { return budget_ - free_records_.size() + host_ops_.size(); }
+  std::size_t NeutralizeLocked(offload::CounterId trigger);
   bool RunHostOps();
 
   NativeConfig config_;

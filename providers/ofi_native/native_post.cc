@@ -36,6 +36,8 @@ std::size_t NativeBackend::EntriesFor(const TriggeredOp& op) {
   return op.completion != kNoCounter ? 2 : 1;
 }
 
+// Capability checks only (the selector asks before the plan's counters
+// exist on this backend); Post also validates counters and peers.
 Status NativeBackend::CheckOps(std::span<const TriggeredOp> ops) const {
   NICQ_RETURN_IF_ERROR(OffloadBackend::CheckOps(ops));
   for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -44,25 +46,32 @@ Status NativeBackend::CheckOps(std::span<const TriggeredOp> ops) const {
       return Error(Code::kUnsupportedOperation, "native CheckOps: op " + std::to_string(i) + " (" +
                                                     offload::OpKindName(op.kind) + "): " + why);
     };
+    // sockets fires a counter op while holding its trigger counter's lock;
+    // touching that same counter again would deadlock its progress thread.
+    if ((op.kind == OpKind::kCounterAdd || op.kind == OpKind::kCounterSet) &&
+        op.trigger != kNoCounter &&
+        (op.target_counter == op.trigger || op.completion == op.trigger))
+      return refuse("a counter op may not add to its own trigger counter on the NIC");
+    if (op.kind == OpKind::kRemoteCounterAdd && op.value != 1)
+      return refuse("remote counter add of " + std::to_string(op.value) +
+                    " (the NIC counts one per doorbell write; only 1 is offloaded)");
+  }
+  return Status::Ok();
+}
+
+Status NativeBackend::ValidateLocked(std::span<const TriggeredOp> ops) const {
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const TriggeredOp& op = ops[i];
     auto counter_ok = [&](CounterId id) {
       return id == kNoCounter || (id < config_.num_counters && counters_[id].in_use);
     };
     if (!counter_ok(op.trigger) || !counter_ok(op.completion))
       return Error(Code::kArg, "native Post: op " + std::to_string(i) +
                                    ": trigger or completion counter is not allocated");
-    if (op.kind == OpKind::kCounterAdd || op.kind == OpKind::kCounterSet) {
-      if (op.target_counter == kNoCounter || !counter_ok(op.target_counter))
-        return Error(Code::kArg,
-                     "native Post: op " + std::to_string(i) + ": target_counter is not allocated");
-      // sockets fires a counter op while holding its trigger counter's lock;
-      // touching that same counter again would deadlock its progress thread.
-      if (op.trigger != kNoCounter &&
-          (op.target_counter == op.trigger || op.completion == op.trigger))
-        return refuse("a counter op may not add to its own trigger counter on the NIC");
-    }
-    if (op.kind == OpKind::kRemoteCounterAdd && op.value != 1)
-      return refuse("remote counter add of " + std::to_string(op.value) +
-                    " (the NIC counts one per doorbell write; only 1 is offloaded)");
+    if ((op.kind == OpKind::kCounterAdd || op.kind == OpKind::kCounterSet) &&
+        (op.target_counter == kNoCounter || !counter_ok(op.target_counter)))
+      return Error(Code::kArg,
+                   "native Post: op " + std::to_string(i) + ": target_counter is not allocated");
     if (IsData(op.kind) &&
         (op.peer < 0 || static_cast<std::size_t>(op.peer) >= peer_doorbells_.size()))
       return Error(Code::kRank, "native Post: op " + std::to_string(i) + ": peer " +
@@ -77,6 +86,7 @@ Status NativeBackend::Post(std::span<const TriggeredOp> ops) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     NICQ_RETURN_IF_ERROR(CheckOps(ops));
+    NICQ_RETURN_IF_ERROR(ValidateLocked(ops));
     for (const TriggeredOp& op : ops) {
       entries += EntriesFor(op);
       if (op.kind == OpKind::kHost)
@@ -84,26 +94,28 @@ Status NativeBackend::Post(std::span<const TriggeredOp> ops) {
       else
         ++records;
     }
+    // A slot is one op (a NIC op takes up to two deferred-work entries: the
+    // op and its completion report; a host op sits in the host list).
     auto fits = [&] {
-      return entries_in_use_.load() + entries <= budget_ && records <= free_records_.size() &&
+      return SlotsInUseLocked() + ops.size() <= budget_ && records <= free_records_.size() &&
              host_ops_.size() + hosts <= host_ops_.capacity();
     };
     if (!fits()) ReclaimLocked();
     if (!fits())
-      return Error(Code::kAgain, "native Post: " + std::to_string(ops.size()) + " ops need " +
-                                     std::to_string(entries) + " trigger slots, " +
-                                     std::to_string(budget_ - entries_in_use_.load()) + " of " +
-                                     std::to_string(budget_) + " free (NICQ_NATIVE_SLOTS)");
+      return Error(Code::kAgain,
+                   "native Post: " + std::to_string(ops.size()) + " ops, " +
+                       std::to_string(budget_ - std::min(budget_, SlotsInUseLocked())) + " of " +
+                       std::to_string(budget_) + " trigger slots free (NICQ_NATIVE_SLOTS)");
     for (const TriggeredOp& op : ops) {
       if (op.kind == OpKind::kHost) {
         // Sorted by (trigger, threshold, posting order); capacity reserved.
-        HostOp h{&op, host_seq_++};
+        HostOp h{op, host_seq_++};
         auto pos = std::upper_bound(host_ops_.begin(), host_ops_.end(), h,
                                     [](const HostOp& a, const HostOp& b) {
-                                      if (a.op->trigger != b.op->trigger)
-                                        return a.op->trigger < b.op->trigger;
-                                      if (a.op->threshold != b.op->threshold)
-                                        return a.op->threshold < b.op->threshold;
+                                      if (a.op.trigger != b.op.trigger)
+                                        return a.op.trigger < b.op.trigger;
+                                      if (a.op.threshold != b.op.threshold)
+                                        return a.op.threshold < b.op.threshold;
                                       return a.seq < b.seq;
                                     });
         host_ops_.insert(pos, h);

@@ -77,33 +77,53 @@ bool NativeBackend::RunHostOps() {
   for (;;) {
     if (host_ops_.empty() || running_host_.exchange(true)) return did;
     constexpr std::size_t kBatch = 16;
-    const TriggeredOp* ready[kBatch];
+    TriggeredOp ready[kBatch];
     std::size_t n = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto it = host_ops_.begin(); it != host_ops_.end() && n < kBatch;) {
-        const TriggeredOp* op = it->op;
+        const TriggeredOp& op = it->op;
         const bool reached =
-            op->trigger == kNoCounter || Logical(counters_[op->trigger]) >= op->threshold;
+            op.trigger == kNoCounter || Logical(counters_[op.trigger]) >= op.threshold;
         if (reached) {
           ready[n++] = op;
           it = host_ops_.erase(it);
         } else {
           // Later ops on this counter have higher thresholds: skip to the next counter.
-          const CounterId t = op->trigger;
-          while (it != host_ops_.end() && it->op->trigger == t) ++it;
+          const CounterId t = op.trigger;
+          while (it != host_ops_.end() && it->op.trigger == t) ++it;
         }
       }
     }
     for (std::size_t i = 0; i < n; ++i) {
-      ready[i]->host_fn(ready[i]->host_arg);
-      if (ready[i]->completion != kNoCounter)
-        fi_cntr_add(counters_[ready[i]->completion].cntr, ready[i]->completion_inc);
+      ready[i].host_fn(ready[i].host_arg);
+      if (ready[i].completion != kNoCounter)
+        fi_cntr_add(counters_[ready[i].completion].cntr, ready[i].completion_inc);
     }
     running_host_.store(false);
     if (n == 0) return did;
     did = true;
   }
+}
+
+// libfabric cannot withdraw a trigger-list entry, but sockets reads a
+// counter op's value when it fires: unfired counter adds (and completion
+// reports) on `trigger` (kNoCounter: every counter) are turned into adds of
+// 0. Returns how many unfired ops could not be neutralized (data ops, sets).
+std::size_t NativeBackend::NeutralizeLocked(CounterId trigger) {
+  const bool narrow = hw_limit_ <= INT32_MAX;
+  std::size_t stuck = 0;
+  for (Record* r = busy_head_; r != nullptr; r = r->next) {
+    if (trigger != kNoCounter && r->trigger != trigger) continue;
+    if (HwRead(r->trigger_cntr, narrow) >= r->hw_threshold) continue;  // already fired
+    if (r->is_data || r->work[0].op_type == FI_OP_CNTR_SET) {
+      ++stuck;
+      continue;
+    }
+    __atomic_store_n(&r->cntr[0].value, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->cntr[1].value, 0, __ATOMIC_RELEASE);
+  }
+  return stuck;
 }
 
 bool NativeBackend::Progress() {
@@ -119,12 +139,10 @@ Status NativeBackend::Cancel(CounterId trigger) {
     return Error(Code::kArg,
                  "native Cancel: counter " + std::to_string(trigger) + " is not allocated");
   host_ops_.erase(std::remove_if(host_ops_.begin(), host_ops_.end(),
-                                 [&](const HostOp& h) { return h.op->trigger == trigger; }),
+                                 [&](const HostOp& h) { return h.op.trigger == trigger; }),
                   host_ops_.end());
   ReclaimLocked();
-  std::size_t on_nic = 0;
-  for (Record* r = busy_head_; r != nullptr; r = r->next)
-    if (r->trigger == trigger) ++on_nic;
+  const std::size_t on_nic = NeutralizeLocked(trigger);
   if (on_nic > 0)
     return Error(Code::kUnsupportedOperation,
                  "native Cancel(counter " + std::to_string(trigger) +
@@ -137,8 +155,16 @@ Status NativeBackend::Flush() {
   const std::int64_t deadline = NowMs() + config::GetInt("NICQ_PEER_TIMEOUT") * 1000;
   const bool narrow = hw_limit_ <= INT32_MAX;
   Backoff backoff(100, 20, 1000);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    host_ops_.clear();
+    ReclaimLocked();
+    const std::size_t stuck = NeutralizeLocked(kNoCounter);
+    if (stuck > 0)
+      NICQ_LOG(kWarn, kProvider, "native Flush: %zu unfired data op(s) stay on the NIC's lists",
+               stuck);
+  }
   for (;;) {
-    RunHostOps();
     std::size_t fired_busy = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
