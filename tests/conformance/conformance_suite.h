@@ -53,6 +53,20 @@ struct HostLog {
   }
 };
 
+// Exclusions for tests added to the suite after a backend's instantiation
+// was written, as observed when the test was added; the backend's owner
+// moves them into its own exclusion list (or fixes the backend) and deletes
+// them here.
+inline const std::map<std::string, std::map<std::string, std::string>>& PendingExclusions() {
+  static const std::map<std::string, std::map<std::string, std::string>> m = {
+      {"native_sockets",
+       {{"TruncatedReceiveFailsAndStopsChain",
+         "observed: no error reaches the completion counter of a triggered receive that a longer "
+         "send truncates (sockets); to be confirmed by the native backend's owner"}}},
+  };
+  return m;
+}
+
 class TriggeredOpConformance : public ::testing::TestWithParam<BackendUnderTest> {
  protected:
   void SetUp() override {
@@ -61,6 +75,11 @@ class TriggeredOpConformance : public ::testing::TestWithParam<BackendUnderTest>
     test = test.substr(0, test.find('/'));
     auto it = GetParam().exclusions.find(test);
     if (it != GetParam().exclusions.end()) GTEST_SKIP() << "excluded: " << it->second;
+    auto pending = PendingExclusions().find(GetParam().name);
+    if (pending != PendingExclusions().end()) {
+      auto p = pending->second.find(test);
+      if (p != pending->second.end()) GTEST_SKIP() << "excluded (pending): " << p->second;
+    }
   }
   // Builds the world; returns false (test skipped) when the factory cannot.
   bool MakeWorld(std::size_t ranks, std::size_t slot_limit = 0) {
@@ -438,6 +457,39 @@ TEST_P(TriggeredOpConformance, ErrorStopsChainAndIsReported) {
   Status s = B(0).WaitCounter(comp, 1, 1000);
   EXPECT_FALSE(s.ok());
   ASSERT_TRUE(B(0).Cancel(comp).ok());
+}
+
+// The same clause with a local failure every transport reports: a receive
+// shorter than the matching send fails (as MPI_ERR_TRUNCATE).
+TEST_P(TriggeredOpConformance, TruncatedReceiveFailsAndStopsChain) {
+  ASSERT_TRUE(MakeWorld(2));
+  CounterId trig = Counter(0), scomp = Counter(0), rcomp = Counter(1), next = Counter(1);
+  std::vector<std::uint64_t> src(16, 7), dst(4, 0);
+  TriggeredOp recv;
+  recv.kind = OpKind::kRecv;
+  recv.peer = 0;
+  recv.tag = 9;
+  recv.local_rbuf = dst.data();
+  recv.bytes = dst.size() * 8;
+  recv.completion = rcomp;
+  Post(1, {recv, CounterAdd(rcomp, 1, next, 1, next)});
+  TriggeredOp send;
+  send.kind = OpKind::kSend;
+  send.trigger = trig;
+  send.threshold = 1;
+  send.peer = 1;
+  send.tag = 9;
+  send.local_buf = src.data();
+  send.bytes = src.size() * 8;
+  send.completion = scomp;
+  Post(0, {send});
+  Bump(0, trig);
+  ASSERT_TRUE(Drive([&] { return B(1).ReadErrors(rcomp) >= 1; }));
+  Quiet();
+  EXPECT_EQ(B(1).ReadCounter(rcomp), 0u);
+  EXPECT_EQ(B(1).ReadCounter(next), 0u) << "an op gated on a failed receive fired";
+  EXPECT_FALSE(B(1).WaitCounter(rcomp, 1, 1000).ok());
+  ASSERT_TRUE(B(1).Cancel(rcomp).ok());
 }
 
 TEST_P(TriggeredOpConformance, SlotsReturnAfterCompletion) {
