@@ -1,0 +1,153 @@
+// Backend-specific properties the conformance suite does not cover: the
+// native slot budget and counter rebasing, and that posting and firing on
+// the emulator allocate nothing.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "providers/ofi_emulated/emulated_backend.h"
+#include "providers/ofi_native/native_backend.h"
+
+// Counts every heap allocation of this test binary while armed.
+static std::atomic<bool> g_armed{false};
+static std::atomic<long> g_allocs{0};
+void* operator new(std::size_t n) {
+  if (g_armed.load(std::memory_order_relaxed)) g_allocs.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+
+namespace nicq::ofi {
+namespace {
+
+using offload::CounterId;
+using offload::kNoCounter;
+using offload::OpKind;
+using offload::TriggeredOp;
+
+TriggeredOp CounterAdd(CounterId trig, std::uint64_t thr, CounterId target, std::uint64_t v,
+                       CounterId comp) {
+  TriggeredOp op;
+  op.kind = OpKind::kCounterAdd;
+  op.trigger = trig;
+  op.threshold = thr;
+  op.target_counter = target;
+  op.value = v;
+  op.completion = comp;
+  return op;
+}
+
+std::unique_ptr<offload::OffloadBackend> SelfWired(std::unique_ptr<offload::OffloadBackend> b) {
+  std::vector<std::uint8_t> a;
+  EXPECT_TRUE(b->LocalAddress(a).ok());
+  std::vector<std::vector<std::uint8_t>> peers{a};
+  EXPECT_TRUE(b->SetPeers(peers).ok());
+  return b;
+}
+
+TEST(NativeBudget, TinyBudgetAnswersAgainAndRecovers) {
+  NativeConfig c;
+  c.slot_budget = 2;
+  c.num_counters = 16;
+  std::unique_ptr<NativeBackend> n;
+  Status s = NativeBackend::Create(c, &n);
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto b = SelfWired(std::move(n));
+  EXPECT_EQ(b->Caps().max_trigger_slots, 2u);
+  CounterId ids[3];
+  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
+  const CounterId t = ids[0], x = ids[1], done = ids[2];
+  std::vector<TriggeredOp> two{CounterAdd(t, 1, x, 1, done), CounterAdd(t, 2, x, 1, done)};
+  ASSERT_TRUE(b->Post(two).ok());
+  EXPECT_EQ(b->FreeSlots(), 0u);
+  std::vector<TriggeredOp> one{CounterAdd(t, 3, x, 1, done)};
+  s = b->Post(one);
+  EXPECT_EQ(s.code(), Code::kAgain) << s.message();
+  EXPECT_NE(s.message().find("NICQ_NATIVE_SLOTS"), std::string::npos);
+  EXPECT_EQ(b->SlotsInUse(), 2u) << "a refused batch left something behind";
+  ASSERT_TRUE(b->AddCounter(t, 2).ok());
+  ASSERT_TRUE(b->WaitCounter(done, 2, 20000).ok());
+  // Slots come back once the ops are done: the retry fits.
+  s = b->Post(one);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(b->AddCounter(t, 1).ok());
+  ASSERT_TRUE(b->WaitCounter(x, 3, 20000).ok());
+}
+
+TEST(NativeCounters, RebaseKeepsLogicalValuesPastTheHardwareLimit) {
+  // A 16-unit "hardware" counter: 60 epochs of 2 cross it several times;
+  // each epoch is posted after the previous one completed, so the counter
+  // is idle and can be rebased.
+  NativeConfig c;
+  c.slot_budget = 8;
+  c.num_counters = 16;
+  c.counter_limit = 16;
+  std::unique_ptr<NativeBackend> n;
+  ASSERT_TRUE(NativeBackend::Create(c, &n).ok());
+  auto b = SelfWired(std::move(n));
+  CounterId ids[3];
+  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
+  const CounterId t = ids[0], x = ids[1], done = ids[2];
+  std::vector<TriggeredOp> op(1);
+  for (std::uint64_t e = 1; e <= 60; ++e) {
+    op[0] = CounterAdd(t, 2 * e, x, 1, done);
+    Status s = b->Post(op);
+    ASSERT_TRUE(s.ok()) << "epoch " << e << ": " << s.message();
+    ASSERT_TRUE(b->AddCounter(t, 2).ok());
+    ASSERT_TRUE(b->WaitCounter(done, e, 20000).ok());
+    EXPECT_EQ(b->ReadCounter(t), 2 * e);
+    EXPECT_EQ(b->ReadCounter(x), e);
+  }
+}
+
+void Touch(void* arg) {
+  static_cast<std::atomic<int>*>(arg)->fetch_add(1);
+}
+
+TEST(EmulatedAllocations, PostingAndFiringAllocateNothing) {
+  EmulatedConfig c;
+  c.provider = "tcp;ofi_rxm";
+  c.progress_thread = 0;
+  c.num_counters = 16;
+  c.num_ops = 64;
+  std::unique_ptr<EmulatedBackend> e;
+  ASSERT_TRUE(EmulatedBackend::Create(c, &e).ok());
+  auto b = SelfWired(std::move(e));
+  CounterId ids[3];
+  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
+  const CounterId t = ids[0], x = ids[1], done = ids[2];
+  std::atomic<int> hits{0};
+  std::vector<TriggeredOp> epoch(2);
+  epoch[1].kind = OpKind::kHost;
+  epoch[1].host_fn = &Touch;
+  epoch[1].host_arg = &hits;
+  epoch[1].completion = done;
+  // Warm up once, then count over many epochs.
+  constexpr int kEpochs = 200;
+  g_allocs = 0;
+  for (int i = 0; i <= kEpochs; ++i) {
+    if (i == 1) g_armed = true;
+    epoch[0] = CounterAdd(t, i + 1, x, 1, done);
+    epoch[1].trigger = t;
+    epoch[1].threshold = i + 1;
+    ASSERT_TRUE(b->Post(epoch).ok());
+    ASSERT_TRUE(b->AddCounter(t, 1).ok());
+    ASSERT_TRUE(b->WaitCounter(done, 2 * (i + 1), 20000).ok());
+  }
+  g_armed = false;
+  EXPECT_EQ(g_allocs.load(), 0) << "heap allocations while posting and firing";
+  EXPECT_EQ(hits.load(), kEpochs + 1);
+  EXPECT_EQ(b->ReadCounter(x), static_cast<std::uint64_t>(kEpochs + 1));
+}
+
+}  // namespace
+}  // namespace nicq::ofi
