@@ -126,7 +126,7 @@ void WaitCompletions(Fabric& f, int& done, int n) {
   while (done < n) {
     int got = Progress(f, true);
     done += got;
-    if (got == 0 && ++spins % 256 == 0) sched_yield();
+    if (got == 0 && ++spins % 4096 == 0) sched_yield();
   }
 }
 
