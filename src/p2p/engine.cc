@@ -27,6 +27,11 @@ Status Engine::Init(transport::Fabric* fabric, int my_world) {
   }
   eager_limit_ = std::size_t(lim);
   if (fab_->max_msg_size() > 0) read_chunk_ = std::min(read_chunk_, fab_->max_msg_size());
+  const std::string rndv = config::GetString("NICQ_RNDV");
+  push_rndv_ = rndv == "push" || !fab_->has_rma_read();
+  if (rndv == "read" && !fab_->has_rma_read())
+    NICQ_LOG(kWarn, kP2p, "NICQ_RNDV=read but provider %s has no RMA read: pushing chunks",
+             fab_->provider().c_str());
   const int n = fab_->size();
   send_seq_.assign(n, 0);
   recv_seq_.assign(n, 0);
@@ -116,13 +121,7 @@ Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t c
   const bool sync = mode == SendMode::kSynchronous;
   Proto proto;
   op->local_pending = 1;
-  if (len <= eager_limit_ || !fab_->has_rma_read()) {
-    if (len > eager_limit_) {
-      PutOp(op);
-      return Error(Code::kUnsupportedOperation, "send of " + std::to_string(len) +
-                                                    " bytes: provider " + fab_->provider() +
-                                                    " has no RMA read for rendezvous");
-    }
+  if (len <= eager_limit_) {
     proto = sync ? Proto::kEagerSync : Proto::kEager;
     if (sync) {
       op->remote_pending = 1;
@@ -130,7 +129,14 @@ Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t c
     }
   } else {
     proto = Proto::kRts;
-    Status s = fab_->RegisterForRead(op->sbuf, len, &op->mr, &op->hdr.addr, &op->hdr.key);
+    Status s;
+    if (push_rndv_) {
+      op->push_buf = static_cast<const std::uint8_t*>(op->sbuf);
+      op->push_len = len;
+      op->hdr.push = 1;
+    } else {
+      s = fab_->RegisterForRead(op->sbuf, len, &op->mr, &op->hdr.addr, &op->hdr.key);
+    }
     if (!s.ok()) {
       if (op->bsend_block) bsend_.Free(op->bsend_block);
       PutOp(op);
@@ -269,6 +275,21 @@ void Engine::StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t t
   op->read_len = std::min<std::size_t>(hdr.len, op->req->bytes);
   op->read_off = 0;
   op->peer_token = token;
+  if (hdr.push) {  // ask for the chunks; OnChunk completes the receive
+    AllocToken(op);
+    op->delivered = 0;
+    if (dead_[op->peer]) {
+      FailRequest(op, Code::kProcFailed);
+      return;
+    }
+    Op* cts = NewOp(Op::Kind::kCtrl);
+    cts->peer = op->peer;
+    cts->proto = Proto::kCts;
+    cts->wire.tag = transport::PackTag(Proto::kCts, 0, std::uint32_t(me_), 0);
+    cts->wire.data = transport::PackData(op->token, token);
+    SubmitTx(cts);
+    return;
+  }
   if (op->read_len == 0) {  // truncated to nothing: the sender may go at once
     SendCtrl(Proto::kFin, op->peer, token);
     CompleteRecv(op, 0, hdr.len);
@@ -276,6 +297,46 @@ void Engine::StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t t
   }
   AllocToken(op);  // so a dead sender can fail this receive
   SubmitTx(op);
+}
+
+std::size_t Engine::chunk_size() const {
+  return std::max(eager_limit_, sizeof(transport::RndvHeader));  // what a bounce holds
+}
+
+// Sender side of a push rendezvous: the receiver matched (kCts); post the
+// payload as bounce-sized chunks, each tagged with its offset.
+void Engine::StartPush(Op* op, std::uint32_t receiver_token) {
+  const std::size_t cs = chunk_size();
+  const std::size_t n = (op->push_len + cs - 1) / cs;
+  op->chunk_hdrs = new transport::WireHeader[n];
+  for (std::size_t i = 0; i < n; ++i) {
+    op->chunk_hdrs[i].tag = transport::PackChunkTag(i * cs);
+    op->chunk_hdrs[i].data = transport::PackData(0, receiver_token);
+  }
+  op->pushing = true;
+  op->push_off = 0;
+  SubmitTx(op);
+}
+
+// Receiver side: one chunk of a pushed message.
+void Engine::OnChunk(const std::uint8_t* buf, std::size_t len, std::uint64_t tag,
+                     std::uint64_t data) {
+  const std::uint32_t t = transport::DataToken(data);
+  Op* op = t < tokens_.size() ? tokens_[t] : nullptr;
+  if (!op || op->kind != Op::Kind::kRecv) return;
+  const std::size_t off = transport::ChunkOffset(tag);
+  if (op->req && off < op->read_len) {
+    std::memcpy(static_cast<std::uint8_t*>(op->req->buf) + off, buf,
+                std::min(len, op->read_len - off));
+  }
+  op->delivered += len;
+  if (op->delivered < op->full_len) return;
+  if (!op->req) {  // failed earlier
+    FreeToken(op);
+    PutOp(op);
+    return;
+  }
+  CompleteRecv(op, op->read_len, op->full_len);
 }
 
 void Engine::CompleteRecv(Op* op, std::size_t delivered, std::size_t full_len) {

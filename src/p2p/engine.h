@@ -93,6 +93,9 @@ class Engine {
   void Deliver(Op* op, std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
                std::size_t len);
   void StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t token);
+  void StartPush(Op* op, std::uint32_t receiver_token);
+  void OnChunk(const std::uint8_t* buf, std::size_t len, std::uint64_t tag, std::uint64_t data);
+  std::size_t chunk_size() const;
   void CompleteRecv(Op* op, std::size_t delivered, std::size_t full_len);
   void FailRequest(Op* op, Code code);
   Unexpected* Stash(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
@@ -102,6 +105,7 @@ class Engine {
   int me_ = 0;
   std::size_t eager_limit_ = 16384;
   std::size_t read_chunk_ = 8u << 20;
+  bool push_rndv_ = false;  // large messages pushed in chunks instead of RMA-read
 
   Pool<Op> ops_;
   Pool<Unexpected> unexp_pool_;

@@ -45,6 +45,21 @@ Status Engine::TryPost(Op* op) {
       rc = fi_recv(ep, op->bounce, op->bounce_size, nullptr, FI_ADDR_UNSPEC, op);
       break;
     case Op::Kind::kSend:
+      if (op->pushing) {  // push rendezvous: post the remaining chunks in order
+        if (dead_[op->peer]) return Error(Code::kProcFailed, "peer is dead");
+        const std::size_t cs = chunk_size();
+        while (op->push_off < op->push_len) {
+          const std::size_t n = std::min(cs, op->push_len - op->push_off);
+          iovec iov[2] = {{&op->chunk_hdrs[op->push_off / cs], sizeof(transport::WireHeader)},
+                          {const_cast<std::uint8_t*>(op->push_buf) + op->push_off, n}};
+          rc = fi_sendv(ep, iov, nullptr, 2, fab_->peer(op->peer).addr, op);
+          if (rc) break;
+          op->push_off += n;
+          ++op->local_pending;
+        }
+        break;
+      }
+      [[fallthrough]];
     case Op::Kind::kCtrl:
       if (dead_[op->peer]) return Error(Code::kProcFailed, "peer is dead");
       {
@@ -88,7 +103,10 @@ void Engine::OnPostError(Op* op, const Status& s) {
       PutOp(op);
       break;
     case Op::Kind::kSend:
-      op->local_pending = 0;
+      if (op->pushing)
+        op->push_off = op->push_len;  // posted chunks still complete
+      else
+        op->local_pending = 0;
       op->remote_pending = 0;
       op->error = code;
       MaybeFinishSend(op);
@@ -229,6 +247,9 @@ void Engine::HandleCqError() {
 
 void Engine::MaybeFinishSend(Op* op) {
   if (op->local_pending > 0 || op->remote_pending > 0) return;
+  if (op->pushing && op->push_off < op->push_len) return;  // chunks still queued
+  delete[] op->chunk_hdrs;
+  op->chunk_hdrs = nullptr;
   if (op->mr) fi_close(&op->mr->fid);
   if (op->bsend_block) bsend_.Free(op->bsend_block);
   FreeToken(op);
@@ -258,6 +279,15 @@ void Engine::OnReadDone(Op* op) {
 void Engine::OnArrival(const std::uint8_t* buf, std::size_t len, std::uint64_t tag,
                        std::uint64_t data) {
   const Proto proto = transport::TagProto(tag);
+  if (proto == Proto::kData) return OnChunk(buf, len, tag, data);
+  if (proto == Proto::kCts) {
+    const std::uint32_t t = transport::DataToken(data);
+    Op* op = t < tokens_.size() ? tokens_[t] : nullptr;
+    if (!op || op->kind != Op::Kind::kSend || op->pushing) return;
+    --op->remote_pending;
+    StartPush(op, transport::DataSeq(data));
+    return;
+  }
   if (proto == Proto::kAck || proto == Proto::kFin) {
     std::uint32_t t = transport::DataToken(data);
     Op* op = t < tokens_.size() ? tokens_[t] : nullptr;

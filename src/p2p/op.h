@@ -43,6 +43,11 @@ struct Op {
   fid_mr* mr = nullptr;
   transport::RndvHeader hdr;
   void* bsend_block = nullptr;
+  // push rendezvous (sender): payload still to post, one header per chunk
+  bool pushing = false;
+  const std::uint8_t* push_buf = nullptr;
+  std::size_t push_len = 0, push_off = 0;
+  transport::WireHeader* chunk_hdrs = nullptr;  // owned; freed when the send finishes
 
   // receive side
   transport::MatchSpec match;

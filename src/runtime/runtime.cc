@@ -178,12 +178,17 @@ Status ProgressWait(Backoff& b) {
     sched_yield();
     return Status::Ok();
   }
-  // Blocking phase. Under MPI_THREAD_MULTIPLE we sleep without the lock so
-  // other threads can post; otherwise the CQ's wait object is best.
-  if (!s.locking && s.fabric.cq_can_block())
+  // Blocking phase: sleep in the CQ's wait object when it has one. Under
+  // MPI_THREAD_MULTIPLE only one thread sleeps there (holding the lock for at
+  // most kBlockMs); the others take short sleeps without the lock.
+  if (s.fabric.cq_can_block() && !s.locking) {
     n = s.engine.BlockingPoll(kBlockMs);
-  else
+  } else if (s.fabric.cq_can_block() && s.mu.try_lock()) {
+    n = s.engine.BlockingPoll(kBlockMs);
+    s.mu.unlock();
+  } else {
     ShortSleep(b.polls - kSpinPolls - kYieldPolls);
+  }
   const double now = detail::NowSeconds();
   if (n > 0) {
     b.Reset();

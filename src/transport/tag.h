@@ -25,7 +25,8 @@ enum class Proto : std::uint8_t {
   kRts = 2,        // payload is a RndvHeader; receiver RMA-reads, then kFin(token)
   kAck = 3,        // control: sync send matched
   kFin = 4,        // control: rendezvous read finished
-  kBarrier = 5,    // control: finalize barrier token
+  kCts = 5,        // control (push rendezvous): receiver matched, send the chunks
+  kData = 6,       // push rendezvous chunk; tag bits 59..0 hold its byte offset
 };
 
 inline constexpr int kTagBits = 24;
@@ -106,6 +107,15 @@ struct RndvHeader {
   std::uint64_t addr = 0;  // remote address as the provider wants it (VA or offset)
   std::uint64_t key = 0;   // memory key
   std::uint64_t len = 0;   // full message length
+  std::uint64_t push = 0;  // 1: no RMA; the receiver answers kCts and the sender pushes chunks
 };
+
+inline constexpr std::uint64_t kOffsetMask = ~kProtoMask;
+constexpr std::uint64_t PackChunkTag(std::uint64_t offset) {
+  return (std::uint64_t(Proto::kData) << kProtoShift) | (offset & kOffsetMask);
+}
+constexpr std::uint64_t ChunkOffset(std::uint64_t tag) {
+  return tag & kOffsetMask;
+}
 
 }  // namespace nicq::transport
