@@ -362,21 +362,21 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                   MPI_Request* request);
 int MPI_Start(MPI_Request* request);
-int MPI_Startall(int count, MPI_Request array_of_requests[]);
+int MPI_Startall(int count, MPI_Request* array_of_requests);
 
 /* ---- completion ---------------------------------------------------------------------- */
 int MPI_Wait(MPI_Request* request, MPI_Status* status);
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
-int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
-                MPI_Status array_of_statuses[]);
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status);
-int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
+int MPI_Waitall(int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses);
+int MPI_Testall(int count, MPI_Request* array_of_requests, int* flag,
+                MPI_Status* array_of_statuses);
+int MPI_Waitany(int count, MPI_Request* array_of_requests, int* index, MPI_Status* status);
+int MPI_Testany(int count, MPI_Request* array_of_requests, int* index, int* flag,
                 MPI_Status* status);
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[]);
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Waitsome(int incount, MPI_Request* array_of_requests, int* outcount,
+                 int* array_of_indices, MPI_Status* array_of_statuses);
+int MPI_Testsome(int incount, MPI_Request* array_of_requests, int* outcount,
+                 int* array_of_indices, MPI_Status* array_of_statuses);
 int MPI_Request_free(MPI_Request* request);
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
 int MPI_Cancel(MPI_Request* request);
@@ -385,5 +385,9 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag);
 #ifdef __cplusplus
 }
 #endif
+
+/* Collectives (MPI-4.1 7.12/7.13) and queued communication (draft chapter 13). */
+#include "nicq/mpi_coll.h"
+#include "nicq/mpi_queue.h"
 
 #endif /* NICQ_MPI_H_INCLUDED */

@@ -120,6 +120,14 @@ struct ApiRequest {
 
 // A fresh request slot; nullptr when the table is full.
 ApiRequest* AllocRequest();
+// For engines above point-to-point (collectives, queues, matching): a request
+// handle whose Request the engine fills in, setting Request::ops so that the
+// generic paths (MPI_Start, MPI_Wait*/Test*, MPI_Request_free, MPI_Cancel)
+// call the engine. `call` names the creating MPI function in messages.
+// ops->free is called once, when the slot is released (after the final
+// wait of a nonblocking request; at MPI_Request_free of a persistent one).
+// Returns nullptr when the table is full; *handle is the MPI_Request.
+Request* AllocEngineRequest(MPI_Comm comm, const char* call, bool persistent, MPI_Request* handle);
 ApiRequest* LookupRequest(MPI_Request handle);
 void FreeRequest(ApiRequest* r);
 int LiveRequests();  // for tests

@@ -62,12 +62,30 @@ ApiRequest* AllocRequest() {
   return r;
 }
 
+Request* AllocEngineRequest(MPI_Comm comm, const char* call, bool persistent, MPI_Request* handle) {
+  ApiRequest* r = AllocRequest();
+  if (!r) return nullptr;
+  r->call = call;
+  r->comm_handle = comm;
+  r->req.comm = LookupComm(comm);
+  r->persistent = persistent;
+  r->req.persistent = persistent;
+  r->is_send = false;
+  r->type = nullptr;
+  r->count = 0;
+  r->staged = false;
+  *handle = r->handle;
+  return &r->req;
+}
+
 ApiRequest* LookupRequest(MPI_Request handle) {
   if (KindOf(handle) != NICQ_KIND_REQUEST || IndexOf(handle) == 0) return nullptr;
   return Table().Get(IndexOf(handle));
 }
 
 void FreeRequest(ApiRequest* r) {
+  if (r->req.ops && r->req.ops->free) r->req.ops->free(&r->req).IgnoreError();
+  r->req.ops = nullptr;
   if (r->type) dtype::Release(r->type);
   r->type = nullptr;
   r->persistent = r->active = r->free_pending = r->staged = false;
@@ -82,6 +100,13 @@ int LiveRequests() {
 
 Status PostRequest(ApiRequest* r) {
   Request& q = r->req;
+  if (q.ops) {
+    // Another engine's persistent request: it re-arms its own state.
+    if (!q.ops->start) return Error(Code::kRequest, "this request cannot be started");
+    Status st = q.ops->start(&q);
+    if (st.ok()) r->active = true;
+    return st;
+  }
   Comm* comm = q.comm;
   ResetEngineRequest(q);
   q.comm = comm;
@@ -133,6 +158,19 @@ void FillStatus(MPI_Status* status, const RequestStatus& rs) {
 }
 
 int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool raise) {
+  if (r->req.ops && r->req.ops->complete) {
+    Status st = r->req.ops->complete(&r->req);
+    if (!st.ok()) {
+      if (r->persistent) r->active = false;
+      std::string msg = std::string(r->call) + "(" + RankText() + "): " + st.message();
+      int code = raise ? Raise(r->comm_handle, st.code(), msg) : RecordError(st.code(), msg);
+      if (!r->persistent) {
+        FreeRequest(r);
+        if (handle) *handle = MPI_REQUEST_NULL;
+      }
+      return code;
+    }
+  }
   const RequestStatus rs = r->req.status;
   if (!r->is_send && r->staged && !rs.cancelled)
     dtype::Unpack(*r->type, r->staging.data(), static_cast<std::int64_t>(rs.bytes), r->count,
@@ -141,7 +179,7 @@ int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool
   int code = MPI_SUCCESS;
   if (rs.error != 0) {
     std::string msg = std::string(r->call) + "(" + RankText() + "): ";
-    if (rs.error == static_cast<int>(Code::kTruncate)) {
+    if (rs.error == static_cast<int>(Code::kTruncate) && r->type) {
       msg += "message from rank " + std::to_string(rs.source) + " tag " + std::to_string(rs.tag) +
              " is longer than the receive buffer (" + std::to_string(r->count * r->type->size) +
              " bytes: count " + std::to_string(r->count) + " of " +

@@ -1,0 +1,75 @@
+/* Helpers for the API layer's multi-process test programs (C11, MPI only).
+ * CHECK aborts the whole job with a message naming rank, file and line, so a
+ * failed check never leaves peers waiting. */
+#ifndef NICQ_TESTS_API_MP_CHECK_H
+#define NICQ_TESTS_API_MP_CHECK_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int mp_rank = -1;
+
+#define CHECK(cond, ...)                                                                         \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", mp_rank, __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                                              \
+      fputc('\n', stderr);                                                                       \
+      fflush(stderr);                                                                            \
+      MPI_Abort(MPI_COMM_WORLD, 2);                                                              \
+    }                                                                                            \
+  } while (0)
+
+#define CHECK_OK(call)                                                   \
+  do {                                                                   \
+    int rc_ = (call);                                                    \
+    if (rc_ != MPI_SUCCESS) {                                            \
+      char msg_[MPI_MAX_ERROR_STRING];                                   \
+      int len_ = 0;                                                      \
+      MPI_Error_string(rc_, msg_, &len_);                                \
+      CHECK(rc_ == MPI_SUCCESS, "%s returned %d: %s", #call, rc_, msg_); \
+    }                                                                    \
+  } while (0)
+
+/* Barrier from point-to-point (collectives are another layer's work): a tag
+ * no test uses, gathered at rank 0 and released from there. */
+#define MP_BARRIER_TAG 32000
+static inline void mp_barrier(MPI_Comm comm) {
+  int rank, size, token = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (rank == 0) {
+    for (int i = 1; i < size; ++i)
+      CHECK_OK(MPI_Recv(&token, 1, MPI_INT, i, MP_BARRIER_TAG, comm, MPI_STATUS_IGNORE));
+    for (int i = 1; i < size; ++i) CHECK_OK(MPI_Send(&token, 1, MPI_INT, i, MP_BARRIER_TAG, comm));
+  } else {
+    CHECK_OK(MPI_Send(&token, 1, MPI_INT, 0, MP_BARRIER_TAG, comm));
+    CHECK_OK(MPI_Recv(&token, 1, MPI_INT, 0, MP_BARRIER_TAG, comm, MPI_STATUS_IGNORE));
+  }
+}
+
+/* The byte at position i of message `seq` of length n: varies with all three. */
+static inline unsigned char mp_pattern(size_t i, size_t n, int seq) {
+  return (unsigned char)(i * 131u + n * 7u + (unsigned)seq * 29u + 1u);
+}
+
+static inline void mp_fill(unsigned char* buf, size_t n, int seq) {
+  for (size_t i = 0; i < n; ++i) buf[i] = mp_pattern(i, n, seq);
+}
+
+static inline void mp_verify(const unsigned char* buf, size_t n, int seq, const char* what) {
+  for (size_t i = 0; i < n; ++i)
+    CHECK(buf[i] == mp_pattern(i, n, seq), "%s: %zu-byte message %d: byte %zu is %u, expected %u",
+          what, n, seq, i, buf[i], mp_pattern(i, n, seq));
+}
+
+static inline void mp_init(int* argc, char*** argv, int* rank, int* size) {
+  CHECK_OK(MPI_Init(argc, argv));
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, size);
+  mp_rank = *rank;
+}
+
+#endif

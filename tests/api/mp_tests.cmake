@@ -1,0 +1,36 @@
+# Multi-process MPI programs of the API layer (C, one C++), run under nicqrun
+# on every loopback provider. Test names: mp.api_<program>.<provider>.n<ranks>.
+foreach(p order pingpong persistent completion errors fatal)
+  nicq_add_mp_program(api_mp_${p} SOURCES mp_${p}.c)
+endforeach()
+nicq_add_mp_program(api_mp_cxx SOURCES mp_cxx.cc)
+
+set(_api_providers sockets tcp tcp+ofi_rxm shm)
+nicq_add_mp_test(api_order PROGRAM api_mp_order RANKS 2 3 4 PROVIDERS ${_api_providers}
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_pingpong PROGRAM api_mp_pingpong RANKS 2 3 PROVIDERS ${_api_providers}
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_persistent PROGRAM api_mp_persistent RANKS 2 4 PROVIDERS ${_api_providers}
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_completion PROGRAM api_mp_completion RANKS 3 4 PROVIDERS ${_api_providers}
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_errors PROGRAM api_mp_errors RANKS 2 3 PROVIDERS ${_api_providers}
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_cxx PROGRAM api_mp_cxx RANKS 2 PROVIDERS ${_api_providers}
+                 LABELS api TIMEOUT 60)
+
+# MPI_ERRORS_ARE_FATAL: the job must abort with the message, not hang.
+foreach(prov tcp shm)
+  string(REPLACE "+" ";" _prov_real "${prov}")
+  add_test(NAME mp.api_fatal.${prov}.n3
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fatal.sh ${CMAKE_BINARY_DIR}/bin/nicqrun 3
+                   ${CMAKE_BINARY_DIR}/tests/api_mp_fatal "invalid destination rank 4")
+  set_tests_properties(mp.api_fatal.${prov}.n3 PROPERTIES ENVIRONMENT "NICQ_PROVIDER=${_prov_real}"
+                       LABELS "mp;api" TIMEOUT 90)
+endforeach()
+
+# Singleton: started without nicqrun, the program is a world of one.
+foreach(p pingpong persistent cxx)
+  add_test(NAME api.singleton.${p} COMMAND ${CMAKE_BINARY_DIR}/tests/api_mp_${p})
+  set_tests_properties(api.singleton.${p} PROPERTIES LABELS "api" TIMEOUT 60)
+endforeach()
