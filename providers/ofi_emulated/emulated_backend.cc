@@ -184,6 +184,10 @@ Status EmulatedBackend::Post(std::span<const TriggeredOp> ops) {
     const bool remote = op.kind == OpKind::kSend || op.kind == OpKind::kRecv ||
                         op.kind == OpKind::kPut || op.kind == OpKind::kAtomic ||
                         op.kind == OpKind::kRemoteCounterAdd;
+    if (op.kind == OpKind::kRemoteCounterAdd && op.value > 0xffffffffu)
+      return Error(Code::kUnsupportedOperation,
+                   "emulated Post: op " + std::to_string(i) +
+                       ": remote counter add of more than 2^32-1 (remote CQ data carries 32 bits)");
     if (remote && !PeerOk(op.peer))
       return Error(Code::kRank, "emulated Post: op " + std::to_string(i) + " (" +
                                     offload::OpKindName(op.kind) + "): peer " +
