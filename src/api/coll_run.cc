@@ -1,0 +1,101 @@
+// Argument checks and form dispatch for the collective entry points.
+#include <string>
+
+#include "coll/c_api.h"
+#include "dtype/reduce.h"
+
+namespace nicq::coll::capi {
+
+using api::Call;
+
+bool Begin(Call& c, Kind k, MPI_Comm comm, Form f, MPI_Request* request, Args* a) {
+  Comm* cm = nullptr;
+  if (!c.Init() || !c.CommArg(comm, &cm)) return false;
+  if (f != Form::kBlocking && !c.NotNull(request, "request")) return false;
+  a->kind = k;
+  a->comm = cm;
+  return true;
+}
+
+bool Data(Call& c, const void* buf, int count, MPI_Datatype dt, const dtype::Type** t,
+          const char* what, bool in_place_ok) {
+  dtype::Type* ty = nullptr;
+  const std::string tname = std::string(what) + " datatype";
+  if (!c.CountArg(count, what) || !c.TypeArg(dt, &ty, tname.c_str())) return false;
+  *t = ty;
+  if (buf == MPI_IN_PLACE)
+    return c.Check(in_place_ok, Code::kBuffer,
+                   std::string("MPI_IN_PLACE is not allowed for the ") + what + " buffer here");
+  return c.BufferArg(buf, count, ty, what);
+}
+
+bool Root(Call& c, int root, Args* a) {
+  a->root = root;
+  return c.Check(root >= 0 && root < a->comm->size, Code::kRoot,
+                 "invalid root " + std::to_string(root) + " (communicator size " +
+                     std::to_string(a->comm->size) + ")");
+}
+
+bool OpArg(Call& c, MPI_Op op, const dtype::Type* t, Args* a) {
+  a->op = op;
+  if (!dtype::LookupOp(op))
+    return c.Check(false, Code::kOp, "invalid reduction operation " + std::to_string(op));
+  return c.Check(
+      dtype::OpAppliesTo(op, t->handle), Code::kOp,
+      std::string(dtype::OpName(op)) + " is not defined on " + dtype::TypeName(t->handle));
+}
+
+bool Counts(Call& c, const int* counts, int n, const char* what, bool nonneg) {
+  if (!c.NotNull(counts, what)) return false;
+  if (!nonneg) return true;
+  for (int i = 0; i < n; ++i)
+    if (counts[i] < 0)
+      return c.Check(false, Code::kCount,
+                     std::string(what) + "[" + std::to_string(i) + "] is negative (" +
+                         std::to_string(counts[i]) + ")");
+  return true;
+}
+
+namespace {
+
+// The "nicq_algorithm" info key of the _init calls.
+void ReadAlgorithm(MPI_Info info, Args* a) {
+  if (info == MPI_INFO_NULL) return;
+  char value[64];
+  int len = sizeof value, flag = 0;
+  if (MPI_Info_get_string(info, "nicq_algorithm", &len, value, &flag) == MPI_SUCCESS && flag)
+    a->algo = value;
+}
+
+}  // namespace
+
+int Run(Call& c, Args& a, Form f, MPI_Info info, MPI_Request* request) {
+  if (f == Form::kBlocking) return c.Fail(RunBlocking(a));
+  api::ApiRequest* r = api::AllocRequest();
+  if (!r) return c.Fail(Code::kNoMem, "request table is full");
+  r->comm_handle = c.comm_handle();
+  r->is_send = true;  // nothing to unpack at completion: the schedule did it
+  r->persistent = f == Form::kPersistent;
+  r->active = false;
+  r->call = c.name();
+  r->type = nullptr;
+  r->count = 0;
+  r->staged = false;
+  r->req.comm = a.comm;
+  Status st;
+  if (f == Form::kNonblocking) {
+    st = StartNonblocking(a, &r->req);
+  } else {
+    ReadAlgorithm(info, &a);
+    st = InitPersistent(a, &r->req);
+  }
+  if (!st.ok()) {
+    r->req.ops = nullptr;
+    api::FreeRequest(r);
+    return c.Fail(st);
+  }
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
+}  // namespace nicq::coll::capi

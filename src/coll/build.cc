@@ -1,0 +1,174 @@
+// From an Args descriptor to a Schedule: resolve MPI_IN_PLACE, pack
+// noncontiguous datatypes into scratch (unpack at the end), pick the
+// algorithm, and call the builder. Everything here runs at init
+// (persistent) or per call (nonblocking) before the schedule is launched.
+#include <string>
+#include <vector>
+
+#include "coll/algorithms.h"
+#include "coll/build_util.h"
+#include "coll/coll.h"
+#include "coll/select.h"
+#include "dtype/reduce.h"
+
+namespace nicq::coll {
+namespace {
+
+struct RedType {
+  int handle = 0;
+  std::size_t esize = 1;     // bytes of one reduce element
+  std::size_t per_item = 1;  // reduce elements in one item of the user type
+};
+
+// Packed data of a derived type built from one predefined type reduces as
+// that type (the packed units sit back to back).
+RedType ResolveRedType(const dtype::Type* t) {
+  RedType r;
+  if (t->predefined || t->unit == 0) {
+    r.handle = t->handle;
+    r.esize = t->extent ? std::size_t(t->extent) : 1;  // pair types: struct layout
+    return r;
+  }
+  r.handle = (dtype::kKindDatatype << 24) | t->unit;
+  r.esize = std::size_t(dtype::BasicSize(t->unit));
+  r.per_item = std::size_t(t->size) / r.esize;
+  return r;
+}
+
+// Per-rank block tables reused across calls (no allocation once warm).
+
+// Reductions run on the user's layout for predefined types (the kernels
+// expect pair types such as MPI_DOUBLE_INT at their C struct extent), and
+// on packed data for derived ones.
+char* RedIn(Schedule& s, const void* buf, std::int64_t count, const dtype::Type* t) {
+  return t->predefined ? const_cast<char*>(static_cast<const char*>(buf)) : In(s, buf, count, t);
+}
+char* RedOut(Schedule& s, Unpacks& u, void* buf, std::int64_t count, const dtype::Type* t) {
+  return t->predefined ? static_cast<char*>(buf) : Out(s, u, buf, count, t, false);
+}
+std::int64_t RedItemBytes(const dtype::Type* t) {
+  return t->predefined ? t->extent : t->size;
+}
+
+}  // namespace
+
+Status Build(const Args& a, Schedule* sp) {
+  Schedule& s = *sp;
+  const int r = a.comm->rank, p = a.comm->size;
+  const bool in_place = a.sendbuf == kInPlace;
+  Unpacks u;
+  s.algorithm = PickAlgorithm(a);
+  const std::string algo = s.algorithm;
+  RedType red;
+  bool commute = true;
+  if (a.op != 0) {
+    const dtype::Type* t = a.rtype ? a.rtype : a.stype;
+    red = ResolveRedType(t);
+    s.SetReduce(a.op, red.handle);
+    const dtype::Op* op = dtype::LookupOp(a.op);
+    if (!op) return Error(Code::kOp, "invalid reduction operation");
+    commute = op->commute;
+  }
+  std::vector<Block>& sblk = SendBlocks(p);
+
+  switch (a.kind) {
+    case Kind::kBarrier:
+      BuildBarrier(s, r, p);
+      break;
+    case Kind::kBcast: {
+      const dtype::Type* t = a.stype;
+      char* b = Out(s, u, a.recvbuf, a.scount, t, r == a.root);
+      if (r == a.root) u.list.clear();  // the root's buffer is only read
+      const std::size_t bytes = std::size_t(a.scount * t->size);
+      if (algo == "scatter_allgather")
+        BuildBcastScatterAllgather(s, r, p, a.root, b, bytes);
+      else
+        BuildBcastKnomial(s, r, p, a.root, b, bytes, algo == "knomial" ? 4 : 2);
+      break;
+    }
+    case Kind::kReduce:
+    case Kind::kAllreduce:
+    case Kind::kScan:
+    case Kind::kExscan: {
+      const dtype::Type* t = a.rtype;
+      const void* in = in_place ? a.recvbuf : a.sendbuf;
+      char* ic = RedIn(s, in, a.rcount, t);
+      const bool has_out = a.kind != Kind::kReduce || r == a.root;
+      char* oc = has_out ? RedOut(s, u, a.recvbuf, a.rcount, t) : nullptr;
+      const std::size_t n = std::size_t(a.rcount) * red.per_item;
+      if (a.kind == Kind::kReduce)
+        BuildReduce(s, r, p, a.root, ic, oc, n, red.esize, commute);
+      else if (a.kind == Kind::kScan || a.kind == Kind::kExscan)
+        BuildScan(s, r, p, ic, oc, n, red.esize, commute, a.kind == Kind::kExscan);
+      else if (algo == "ring")
+        BuildAllreduceRing(s, r, p, ic, oc, n, red.esize);
+      else if (algo == "rabenseifner")
+        BuildAllreduceRabenseifner(s, r, p, ic, oc, n, red.esize);
+      else
+        BuildAllreduceRecursiveDoubling(s, r, p, ic, oc, n, red.esize, commute);
+      break;
+    }
+    case Kind::kReduceScatter:
+    case Kind::kReduceScatterBlock: {
+      // Reduce to rank 0 in rank order, then scatter: correct for every op.
+      const dtype::Type* t = a.rtype;
+      std::int64_t total = 0;
+      for (int i = 0; i < p; ++i)
+        total += a.kind == Kind::kReduceScatterBlock ? a.rcount : a.rcounts[i];
+      const std::int64_t mine = a.kind == Kind::kReduceScatterBlock ? a.rcount : a.rcounts[r];
+      char* ic = RedIn(s, in_place ? a.recvbuf : a.sendbuf, total, t);
+      const std::int64_t isz = RedItemBytes(t);
+      char* full = r == 0 ? s.Scratch(std::size_t(total * isz)) : nullptr;
+      BuildReduce(s, r, p, 0, ic, full, std::size_t(total) * red.per_item, red.esize, commute);
+      s.EndPhase();
+      char* oc = RedOut(s, u, a.recvbuf, mine, t);
+      std::size_t off = 0;
+      for (int i = 0; i < p; ++i) {
+        const std::size_t b =
+            std::size_t((a.kind == Kind::kReduceScatterBlock ? a.rcount : a.rcounts[i]) * isz);
+        sblk[i] = Block{full ? full + off : nullptr, b};
+        off += b;
+      }
+      BuildScatterv(
+          s, r, p, 0, [&](int i) { return sblk[i]; }, oc, std::size_t(mine * isz));
+      break;
+    }
+    case Kind::kGather:
+    case Kind::kScatter: {
+      const bool g = a.kind == Kind::kGather;
+      const bool root = r == a.root;
+      // Per-rank bytes from the side every rank has (send for gather).
+      const std::size_t bytes =
+          g ? (root && in_place ? std::size_t(a.rcount * a.rtype->size)
+                                : std::size_t(a.scount * a.stype->size))
+            : (root && a.recvbuf == kInPlace ? std::size_t(a.scount * a.stype->size)
+                                             : std::size_t(a.rcount * a.rtype->size));
+      if (g) {
+        const char* ic = root && in_place ? nullptr : In(s, a.sendbuf, a.scount, a.stype);
+        char* oc = root ? Out(s, u, a.recvbuf, a.rcount * p, a.rtype, in_place) : nullptr;
+        BuildGather(s, r, p, a.root, ic, oc, bytes);
+      } else {
+        const char* ic = root ? In(s, a.sendbuf, a.scount * p, a.stype) : nullptr;
+        const bool out_in_place = root && a.recvbuf == kInPlace;
+        char* oc = out_in_place ? nullptr : Out(s, u, a.recvbuf, a.rcount, a.rtype, false);
+        BuildScatter(s, r, p, a.root, ic, oc, bytes);
+      }
+      break;
+    }
+    case Kind::kGatherv:
+    case Kind::kScatterv:
+    case Kind::kAllgather:
+    case Kind::kAllgatherv:
+    case Kind::kAlltoall:
+    case Kind::kAlltoallv:
+    case Kind::kAlltoallw:
+      BuildBlockCollective(a, s, algo, u);
+      break;
+  }
+  s.EndPhase();
+  for (const auto& x : u.list) s.Unpack(x.t, x.from, x.count, x.to);
+  s.EndPhase();
+  return Status::Ok();
+}
+
+}  // namespace nicq::coll

@@ -1,0 +1,95 @@
+// The collectives layer's internal API: one descriptor (Args) for every
+// collective, and the three forms built on the host schedule engine:
+//   blocking     = nonblocking + wait (schedule from the pool)
+//   nonblocking  = schedule from the pool, built per call, returned at the end
+//   persistent   = schedule built once at init (after a collective argument
+//                  check), relaunched by each start without allocating.
+// Traffic goes over a shadow of the user's communicator on its collective
+// context (context_id + 1), so it never matches user point-to-point; tags
+// keep blocking, nonblocking, persistent and init-time traffic apart:
+//   bits 23..22  class (nonblocking 0, persistent 1, blocking 2, init 3)
+//   bits 21..0   per-class sequence number (persistent: the init's number,
+//                so starts in any order on different ranks match)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "coll/schedule.h"
+#include "core/status.h"
+#include "dtype/datatype.h"
+#include "runtime/comm.h"
+#include "runtime/request.h"
+
+namespace nicq::coll {
+
+enum class Kind : std::uint8_t {
+  kBarrier,
+  kBcast,
+  kReduce,
+  kAllreduce,
+  kGather,
+  kGatherv,
+  kScatter,
+  kScatterv,
+  kAllgather,
+  kAllgatherv,
+  kAlltoall,
+  kAlltoallv,
+  kAlltoallw,
+  kReduceScatter,
+  kReduceScatterBlock,
+  kScan,
+  kExscan,
+};
+const char* KindName(Kind k);  // "allreduce", ...
+
+// mpi.h's MPI_IN_PLACE, without including mpi.h below the API layer.
+inline const void* const kInPlace = reinterpret_cast<const void*>(-1);
+
+struct Args {
+  Kind kind = Kind::kBarrier;
+  Comm* comm = nullptr;
+  int root = 0;
+  const void* sendbuf = nullptr;  // kInPlace allowed where MPI allows it
+  void* recvbuf = nullptr;
+  std::int64_t scount = 0, rcount = 0;
+  const dtype::Type* stype = nullptr;
+  const dtype::Type* rtype = nullptr;
+  // v/w variants (counts in items; w: displacements in bytes).
+  const int* scounts = nullptr;
+  const int* sdispls = nullptr;
+  const int* rcounts = nullptr;
+  const int* rdispls = nullptr;
+  const dtype::Type* const* stypes = nullptr;
+  const dtype::Type* const* rtypes = nullptr;
+  int op = 0;        // MPI_Op handle for reductions
+  std::string algo;  // forced algorithm ("" or "auto": selection)
+};
+
+// Builds `a` into `s` (which must be Reset). Sets s->algorithm.
+Status Build(const Args& a, Schedule* s);
+// The algorithm selection would pick (or the forced one when applicable).
+const char* PickAlgorithm(const Args& a);
+
+// ---- the three forms -------------------------------------------------------------
+// Blocking: runs and waits.
+Status RunBlocking(const Args& a);
+// Nonblocking: `req` (a fresh engine request owned by the API) completes
+// when the collective does.
+Status StartNonblocking(const Args& a, Request* req);
+// Persistent: collective over a.comm (checks that every rank passed
+// matching arguments); `req` becomes an inactive persistent request whose
+// RequestOps start/free/cancel the collective. Arrays in `a` are copied.
+Status InitPersistent(const Args& a, Request* req);
+
+// For tests and queues: is this request one of ours, and its algorithm.
+bool IsCollRequest(const Request* req);
+const char* RequestAlgorithm(const Request* req);
+
+// Tag and shadow communicator for a comm (created on first use).
+Comm* ShadowOf(Comm* comm);
+int NextTag(Comm* comm, int cls);  // cls: 0 nonblocking, 1 persistent, 2 blocking, 3 init
+
+}  // namespace nicq::coll

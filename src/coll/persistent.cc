@@ -1,0 +1,261 @@
+// Persistent collectives (MPI 4.1 7.13): init is collective and ordered,
+// so it (1) checks every rank's arguments against the others' (two small
+// allgathers: signatures, then verdicts, so every rank returns the same
+// error instead of some hanging later), (2) takes a tag from the init
+// sequence, which makes starts in any order on different ranks match, and
+// (3) builds the schedule once. MPI_Start relaunches it: no allocation.
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "coll/algorithms.h"
+#include "coll/coll.h"
+#include "coll/select.h"
+#include "dtype/reduce.h"
+
+namespace nicq::coll {
+namespace {
+
+struct Persistent {
+  Args args;
+  std::vector<int> scounts, sdispls, rcounts, rdispls;
+  std::vector<const dtype::Type*> stypes, rtypes;
+  std::vector<dtype::Type*> retained;
+  Schedule sched;
+  Comm* shadow = nullptr;
+  int tag = 0;
+  ~Persistent() {
+    for (dtype::Type* t : retained) dtype::Release(t);
+  }
+};
+
+// What every rank must agree on, as far as each rank can tell.
+struct Sig {
+  std::int32_t kind = 0, root = 0, op = 0, type = 0;
+  std::int64_t bytes = 0;  // per-rank data size all ranks must agree on (-1: none)
+  std::int64_t mine = 0;   // this rank's own contribution (v variants)
+};
+
+int TypeKey(const dtype::Type* t) {
+  return t->unit ? t->unit : t->handle;
+}
+
+Sig SignatureOf(const Args& a) {
+  Sig s;
+  s.kind = static_cast<int>(a.kind);
+  s.root = a.root;
+  s.op = a.op;
+  s.bytes = -1;
+  const bool root = a.comm->rank == a.root;
+  const bool in_place = a.sendbuf == kInPlace;
+  auto sb = [&] { return a.scount * a.stype->size; };
+  auto rbytes = [&] { return a.rcount * a.rtype->size; };
+  switch (a.kind) {
+    case Kind::kBarrier:
+      break;
+    case Kind::kBcast:
+      s.bytes = sb();
+      break;
+    case Kind::kReduce:
+    case Kind::kAllreduce:
+    case Kind::kScan:
+    case Kind::kExscan:
+    case Kind::kReduceScatterBlock:
+      s.bytes = rbytes();
+      s.type = TypeKey(a.rtype);
+      break;
+    case Kind::kReduceScatter: {
+      // A digest of the counts array: every rank passes the same one.
+      std::int64_t h = 0;
+      for (int i = 0; i < a.comm->size; ++i) h = h * 1000003 + a.rcounts[i];
+      s.bytes = h * a.rtype->size;
+      s.type = TypeKey(a.rtype);
+      break;
+    }
+    case Kind::kGather:
+      s.bytes = root && in_place ? rbytes() : sb();
+      break;
+    case Kind::kScatter:
+      s.bytes = root && a.recvbuf == kInPlace ? sb() : rbytes();
+      break;
+    case Kind::kAllgather:
+    case Kind::kAlltoall:
+      s.bytes = in_place ? rbytes() : sb();
+      break;
+    case Kind::kGatherv:
+      s.mine = root && in_place ? -1 : sb();
+      break;
+    case Kind::kScatterv:
+    case Kind::kAllgatherv:
+      s.mine = (a.kind == Kind::kScatterv && root && a.recvbuf == kInPlace) ? -1
+               : a.kind == Kind::kAllgatherv && in_place                    ? -1
+               : a.kind == Kind::kScatterv                                  ? rbytes()
+                                                                            : sb();
+      break;
+    default:
+      break;
+  }
+  return s;
+}
+
+// Checks this rank can make from all signatures; "" when fine.
+std::string Verdict(const Args& a, const std::vector<Sig>& all) {
+  const Sig& me = all[a.comm->rank];
+  for (int i = 0; i < a.comm->size; ++i) {
+    const Sig& o = all[i];
+    const std::string at = " (rank " + std::to_string(i) + " passed ";
+    if (o.kind != me.kind)
+      return std::string("ranks called different collectives: this rank ") + KindName(a.kind) +
+             ", rank " + std::to_string(i) + " " + KindName(static_cast<Kind>(o.kind));
+    if (o.root != me.root)
+      return "root " + std::to_string(me.root) + " differs" + at + std::to_string(o.root) + ")";
+    if (o.op != me.op) return "reduction operation differs across ranks" + at + "another op)";
+    if (o.type != me.type) return "reduction datatype differs across ranks" + at + "another)";
+    if (o.bytes != me.bytes)
+      return "data size " + std::to_string(me.bytes) + " bytes differs" + at +
+             std::to_string(o.bytes) + " bytes; counts/datatypes must match)";
+  }
+  // v variants: whoever holds the counts checks them against each rank's own size.
+  const bool root = a.comm->rank == a.root;
+  if ((a.kind == Kind::kGatherv && root) || a.kind == Kind::kAllgatherv ||
+      (a.kind == Kind::kScatterv && root)) {
+    const dtype::Type* t = a.kind == Kind::kScatterv ? a.stype : a.rtype;
+    const int* counts = a.kind == Kind::kScatterv ? a.scounts : a.rcounts;
+    for (int i = 0; i < a.comm->size; ++i) {
+      if (all[i].mine < 0) continue;
+      if (counts[i] * t->size != all[i].mine)
+        return "counts entry " + std::to_string(i) + " is " + std::to_string(counts[i] * t->size) +
+               " bytes but rank " + std::to_string(i) + " passes " + std::to_string(all[i].mine);
+    }
+  }
+  return "";
+}
+
+// A blocking allgather of `bytes` per rank on the init tag class.
+Status InitExchange(Comm* comm, const void* mine, std::size_t bytes, void* all) {
+  Schedule* s = AcquireSchedule();
+  char* out = static_cast<char*>(all);
+  s->Copy(out + bytes * comm->rank, mine, bytes);
+  s->EndPhase();
+  BuildAllgatherRing(*s, comm->rank, comm->size, [&](int i) {
+    return Block{out + bytes * i, bytes};
+  });
+  s->release_on_done = true;
+  s->algorithm = "init-check";
+  Request req;
+  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(comm), NextTag(comm, 3), &req));
+  Activate(s);
+  return WaitRequest(&req);
+}
+
+Status PStart(Request* req) {
+  auto* P = static_cast<Persistent*>(req->engine);
+  if (P->sched.running() || (req->active && !req->IsDone()))
+    return Error(Code::kRequest, "the persistent collective request is already active");
+  req->done.store(false, std::memory_order_relaxed);
+  req->status = RequestStatus{};
+  req->active = true;
+  NICQ_RETURN_IF_ERROR(P->sched.Launch(P->shadow, P->tag, req));
+  Activate(&P->sched);
+  return Status::Ok();
+}
+
+Status PFree(Request* req) {
+  auto* P = static_cast<Persistent*>(req->engine);
+  if (!P) return Status::Ok();
+  if (P->sched.running())
+    return Error(Code::kRequest,
+                 "an active persistent collective request cannot be freed (MPI 4.1 7.13); "
+                 "complete it first");
+  delete P;
+  req->engine = nullptr;
+  req->ops = nullptr;
+  return Status::Ok();
+}
+
+Status PComplete(Request* req) {
+  req->active = false;
+  return Status::Ok();
+}
+
+Status PCancel(Request*) {
+  return Error(Code::kRequest, "persistent collective requests cannot be cancelled (MPI 4.1 7.13)");
+}
+
+const RequestOps kPersistentOps = {&PStart, &PFree, &PCancel, &PComplete};
+
+void Retain(Persistent* P, const dtype::Type* t) {
+  if (!t || t->predefined) return;
+  auto* m = const_cast<dtype::Type*>(t);
+  dtype::Retain(m);
+  P->retained.push_back(m);
+}
+
+}  // namespace
+
+Status InitPersistent(const Args& in, Request* req) {
+  auto P = std::make_unique<Persistent>();
+  P->args = in;
+  Args& a = P->args;
+  const int p = a.comm->size;
+  auto copy = [p](const int* src, std::vector<int>& dst) -> const int* {
+    if (!src) return nullptr;
+    dst.assign(src, src + p);
+    return dst.data();
+  };
+  a.scounts = copy(in.scounts, P->scounts);
+  a.sdispls = copy(in.sdispls, P->sdispls);
+  a.rcounts = copy(in.rcounts, P->rcounts);
+  a.rdispls = copy(in.rdispls, P->rdispls);
+  if (in.stypes) {
+    P->stypes.assign(in.stypes, in.stypes + p);
+    a.stypes = P->stypes.data();
+    for (auto* t : P->stypes) Retain(P.get(), t);
+  }
+  if (in.rtypes) {
+    P->rtypes.assign(in.rtypes, in.rtypes + p);
+    a.rtypes = P->rtypes.data();
+    for (auto* t : P->rtypes) Retain(P.get(), t);
+  }
+  Retain(P.get(), a.stype);
+  Retain(P.get(), a.rtype);
+
+  // Collective argument check: every rank reaches the same verdict.
+  const Sig mine = SignatureOf(a);
+  std::vector<Sig> sigs(p);
+  NICQ_RETURN_IF_ERROR(InitExchange(a.comm, &mine, sizeof(Sig), sigs.data()));
+  const std::string why = Verdict(a, sigs);
+  const std::int32_t bad = why.empty() ? 0 : 1;
+  std::vector<std::int32_t> verdicts(p);
+  NICQ_RETURN_IF_ERROR(InitExchange(a.comm, &bad, sizeof bad, verdicts.data()));
+  if (!why.empty()) return Error(Code::kArg, why);
+  for (int i = 0; i < p; ++i)
+    if (verdicts[i])
+      return Error(Code::kArg, "rank " + std::to_string(i) +
+                                   " found the collective's arguments inconsistent across ranks");
+
+  NICQ_RETURN_IF_ERROR(Build(a, &P->sched));
+  P->sched.EndPhase();
+  P->shadow = ShadowOf(a.comm);
+  P->tag = NextTag(a.comm, 1);
+  DumpSchedule(a, P->sched);
+  req->kind = ReqKind::kPersistentColl;
+  req->persistent = true;
+  req->active = false;
+  req->comm = a.comm;
+  req->ops = &kPersistentOps;
+  req->engine = P.release();
+  return Status::Ok();
+}
+
+bool IsCollRequest(const Request* req) {
+  return req && (req->kind == ReqKind::kColl || req->kind == ReqKind::kPersistentColl);
+}
+
+const char* RequestAlgorithm(const Request* req) {
+  if (!req || req->kind != ReqKind::kPersistentColl || !req->engine) return "";
+  return static_cast<const Persistent*>(req->engine)->sched.algorithm;
+}
+
+}  // namespace nicq::coll

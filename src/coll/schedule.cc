@@ -1,0 +1,298 @@
+#include "coll/schedule.h"
+
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "core/log.h"
+#include "core/progress_hooks.h"
+#include "dtype/reduce.h"
+#include "runtime/runtime.h"
+
+namespace nicq::coll {
+
+// ---- building ----------------------------------------------------------------
+
+void Schedule::Reset() {
+  steps_.clear();
+  phase_end_.clear();
+  open_from_ = 0;
+  scratch_used_ = 0;
+  op_ = red_type_ = 0;
+  release_on_done = false;
+  algorithm = "";
+}
+
+char* Schedule::Scratch(std::size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  const std::size_t i = scratch_used_++;
+  if (i == scratch_.size()) {
+    scratch_.emplace_back();
+    scratch_size_.push_back(0);
+  }
+  if (scratch_size_[i] < bytes) {
+    scratch_[i].reset(new char[bytes]);
+    scratch_size_[i] = bytes;
+  }
+  return scratch_[i].get();
+}
+
+void Schedule::Send(const void* buf, std::size_t bytes, int peer) {
+  Step s;
+  s.kind = Step::kSend;
+  s.src = buf;
+  s.bytes = bytes;
+  s.peer = peer;
+  steps_.push_back(s);
+}
+
+void Schedule::Recv(void* buf, std::size_t bytes, int peer) {
+  Step s;
+  s.kind = Step::kRecv;
+  s.dst = buf;
+  s.bytes = bytes;
+  s.peer = peer;
+  steps_.push_back(s);
+}
+
+void Schedule::Copy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0 || dst == src) return;
+  Step s;
+  s.kind = Step::kCopy;
+  s.src = src;
+  s.dst = dst;
+  s.bytes = bytes;
+  steps_.push_back(s);
+}
+
+void Schedule::Reduce(const void* in, void* inout, std::size_t elements) {
+  if (elements == 0) return;
+  Step s;
+  s.kind = Step::kReduce;
+  s.src = in;
+  s.dst = inout;
+  s.bytes = elements;
+  steps_.push_back(s);
+}
+
+void Schedule::Pack(const dtype::Type* t, const void* src, std::int64_t count, void* dst) {
+  if (count == 0) return;
+  Step s;
+  s.kind = Step::kPack;
+  s.type = t;
+  s.src = src;
+  s.dst = dst;
+  s.count = count;
+  steps_.push_back(s);
+}
+
+void Schedule::Unpack(const dtype::Type* t, const void* src, std::int64_t count, void* dst) {
+  if (count == 0) return;
+  Step s;
+  s.kind = Step::kUnpack;
+  s.type = t;
+  s.src = src;
+  s.dst = dst;
+  s.count = count;
+  steps_.push_back(s);
+}
+
+void Schedule::EndPhase() {
+  const auto n = static_cast<std::uint32_t>(steps_.size());
+  if (n == open_from_) return;
+  phase_end_.push_back(n);
+  open_from_ = n;
+  // Size the request array now so Launch never allocates.
+  std::uint32_t comm = 0;
+  const std::uint32_t from = phase_end_.size() > 1 ? phase_end_[phase_end_.size() - 2] : 0;
+  for (std::uint32_t i = from; i < n; ++i)
+    comm += steps_[i].kind == Step::kSend || steps_[i].kind == Step::kRecv;
+  if (comm > reqs_cap_) {
+    reqs_.reset(new Request[comm]);
+    reqs_cap_ = comm;
+  }
+}
+
+// ---- running -------------------------------------------------------------------
+
+Status Schedule::Launch(Comm* comm, int tag, Request* owner) {
+  EndPhase();
+  comm_ = comm;
+  tag_ = tag;
+  owner_ = owner;
+  phase_ = 0;
+  posted_ = 0;
+  running_ = true;
+  return Status::Ok();
+}
+
+Status Schedule::EnterPhase() {
+  const std::uint32_t from = phase_ == 0 ? 0 : phase_end_[phase_ - 1];
+  const std::uint32_t to = phase_end_[phase_];
+  posted_ = 0;
+  for (std::uint32_t i = from; i < to; ++i) {
+    const Step& s = steps_[i];
+    switch (s.kind) {
+      case Step::kCopy:
+        std::memmove(s.dst, s.src, s.bytes);
+        break;
+      case Step::kReduce:
+        NICQ_RETURN_IF_ERROR(
+            dtype::Reduce(op_, red_type_, s.src, s.dst, static_cast<std::int64_t>(s.bytes)));
+        break;
+      case Step::kPack:
+        dtype::Pack(*s.type, s.src, s.count, s.dst);
+        break;
+      case Step::kUnpack:
+        dtype::Unpack(*s.type, s.src, s.count * s.type->size, s.count, s.dst);
+        break;
+      case Step::kSend:
+        NICQ_RETURN_IF_ERROR(
+            rt::Isend(s.src, s.bytes, s.peer, tag_, comm_, SendMode::kStandard, &reqs_[posted_++]));
+        break;
+      case Step::kRecv:
+        NICQ_RETURN_IF_ERROR(rt::Irecv(s.dst, s.bytes, s.peer, tag_, comm_, &reqs_[posted_++]));
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
+void Schedule::Finish(const Status& st) {
+  running_ = false;
+  Request* owner = owner_;
+  owner->status = RequestStatus{};
+  owner->status.source = rt::kAnySource;
+  owner->status.tag = rt::kAnyTag;
+  if (!st.ok()) {
+    owner->status.error = static_cast<int>(st.code());
+    NICQ_LOG(kWarn, kColl, "collective (%s) failed: %s", algorithm, st.message().c_str());
+  }
+  if (release_on_done) ReleaseSchedule(this);
+  owner->MarkDone();  // last: the owner may be reused at once
+}
+
+bool Schedule::Advance() {
+  if (!running_) return false;
+  bool progressed = false;
+  for (;;) {
+    if (posted_ > 0) {
+      for (std::uint32_t i = 0; i < posted_; ++i) {
+        if (!reqs_[i].IsDone()) return progressed;
+      }
+      for (std::uint32_t i = 0; i < posted_; ++i) {
+        if (reqs_[i].status.error != 0) {
+          Finish(Error(static_cast<Code>(reqs_[i].status.error),
+                       "a message of the collective failed"));
+          return true;
+        }
+      }
+      posted_ = 0;
+      ++phase_;
+      progressed = true;
+    }
+    if (phase_ >= phase_end_.size()) {
+      Finish(Status::Ok());
+      return true;
+    }
+    Status st = EnterPhase();
+    progressed = true;
+    if (!st.ok()) {
+      // Receives already posted would write into buffers the user now owns:
+      // wait them out is impossible without their peers, so report loudly.
+      Finish(st);
+      return true;
+    }
+    if (posted_ == 0) ++phase_;  // local-only phase: go on at once
+  }
+}
+
+// ---- the engine ------------------------------------------------------------------
+
+namespace {
+
+struct Engine {
+  std::mutex mu;  // active list; Poll only try_locks it
+  std::vector<Schedule*> active;
+  std::mutex pool_mu;
+  std::vector<Schedule*> pool;
+  bool hooked = false;
+};
+
+Engine& E() {
+  static auto* e = new Engine();
+  return *e;
+}
+
+bool Hook(void*) {
+  return Poll();
+}
+
+}  // namespace
+
+Schedule* AcquireSchedule() {
+  Engine& e = E();
+  {
+    std::lock_guard<std::mutex> lock(e.pool_mu);
+    if (!e.pool.empty()) {
+      Schedule* s = e.pool.back();
+      e.pool.pop_back();
+      s->Reset();
+      return s;
+    }
+  }
+  return new Schedule();
+}
+
+void ReleaseSchedule(Schedule* s) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.pool_mu);
+  e.pool.push_back(s);
+}
+
+void Activate(Schedule* s) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
+  if (!e.hooked) {
+    e.hooked = progress::RegisterHook(&Hook, nullptr);
+    e.active.reserve(64);
+  }
+  if (e.active.size() == e.active.capacity()) e.active.reserve(e.active.size() * 2);
+  e.active.push_back(s);
+  s->Advance();  // post the first phase at once
+  if (!s->running()) {
+    e.active.pop_back();
+  }
+}
+
+bool Poll() {
+  Engine& e = E();
+  std::unique_lock<std::mutex> lock(e.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  bool any = false;
+  for (std::size_t i = 0; i < e.active.size();) {
+    Schedule* s = e.active[i];
+    any |= s->Advance();
+    if (s->running()) {
+      ++i;
+    } else {
+      e.active[i] = e.active.back();
+      e.active.pop_back();
+    }
+  }
+  return any;
+}
+
+Status WaitRequest(Request* req) {
+  rt::Backoff b;
+  while (!req->IsDone()) {
+    if (Poll()) b.Reset();
+    if (req->IsDone()) break;
+    NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
+  }
+  if (req->status.error != 0)
+    return Error(static_cast<Code>(req->status.error), "the collective failed");
+  return Status::Ok();
+}
+
+}  // namespace nicq::coll

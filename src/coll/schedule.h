@@ -1,0 +1,113 @@
+// The host collective engine: a Schedule is a list of phases; each phase
+// runs its local steps (copy, reduce, pack) in order as it is entered and
+// posts its sends/receives, and the next phase starts when all of them have
+// completed. Algorithms are builders that append phases (see algorithms.h);
+// the engine knows nothing of MPI.
+//
+// Why phases rather than a general DAG: every algorithm here is a sequence
+// of rounds, and a round boundary is exactly where a reduction or a copy
+// needs the previous round's data. Messages between a pair of ranks in one
+// collective all carry the same tag; p2p ordering keeps them apart.
+//
+// Lifetime: a Schedule is built once (persistent: at init; nonblocking: per
+// call from a pool whose vectors keep their capacity, so a warm pool makes
+// no allocation) and Launch()ed per start. Progress comes from Poll(),
+// called by the progress hook (rt::Progress -> progress::PollAll) and
+// directly by blocking waits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/status.h"
+#include "dtype/datatype.h"
+#include "runtime/comm.h"
+#include "runtime/request.h"
+
+namespace nicq::coll {
+
+struct Step {
+  enum Kind : std::uint8_t { kSend, kRecv, kCopy, kReduce, kPack, kUnpack };
+  Kind kind = kCopy;
+  int peer = -1;                      // send/recv: comm rank
+  const void* src = nullptr;          // send, copy, reduce (in), pack/unpack source
+  void* dst = nullptr;                // recv, copy, reduce (inout), pack/unpack target
+  std::size_t bytes = 0;              // send/recv/copy bytes; reduce: elements
+  const dtype::Type* type = nullptr;  // pack/unpack
+  std::int64_t count = 0;             // pack/unpack items
+};
+
+class Schedule {
+ public:
+  // ---- building ----
+  void Reset();  // keeps capacity (pool reuse)
+  void SetReduce(int op, int type_handle) {
+    op_ = op;
+    red_type_ = type_handle;
+  }
+  // A scratch block that stays valid until Reset(); blocks are reused by
+  // position across Reset() so a rebuilt schedule of the same shape does not
+  // allocate.
+  char* Scratch(std::size_t bytes);
+  void Send(const void* buf, std::size_t bytes, int peer);
+  void Recv(void* buf, std::size_t bytes, int peer);
+  void Copy(void* dst, const void* src, std::size_t bytes);
+  // inout = in op inout over `elements` elements of the reduce type.
+  void Reduce(const void* in, void* inout, std::size_t elements);
+  void Pack(const dtype::Type* t, const void* src, std::int64_t count, void* dst);
+  void Unpack(const dtype::Type* t, const void* src, std::int64_t count, void* dst);
+  // Closes the current phase (no-op when it is empty).
+  void EndPhase();
+  int phases() const { return static_cast<int>(phase_end_.size()); }
+  std::size_t steps() const { return steps_.size(); }
+
+  // ---- running ----
+  // Communication of this schedule goes to `comm` (the collective shadow of
+  // the user's communicator) with `tag`; `owner` is marked done at the end.
+  Status Launch(Comm* comm, int tag, Request* owner);
+  // Advances as far as it can without blocking; true when it did something.
+  bool Advance();
+  bool running() const { return running_; }
+  // Called when the schedule finished; nonblocking schedules return to the pool.
+  bool release_on_done = false;
+  // A description for NICQ_LOG / plan dumps (algorithm, phases, steps).
+  const char* algorithm = "";
+
+ private:
+  Status EnterPhase();
+  void Finish(const Status& st);
+
+  std::vector<Step> steps_;
+  std::vector<std::uint32_t> phase_end_;
+  std::uint32_t open_from_ = 0;  // first step of the phase being built
+  std::vector<std::unique_ptr<char[]>> scratch_;
+  std::vector<std::size_t> scratch_size_;
+  std::size_t scratch_used_ = 0;
+  int op_ = 0, red_type_ = 0;
+  // Run state.
+  Comm* comm_ = nullptr;
+  int tag_ = 0;
+  Request* owner_ = nullptr;
+  bool running_ = false;
+  std::uint32_t phase_ = 0;
+  std::uint32_t posted_ = 0;
+  std::unique_ptr<Request[]> reqs_;
+  std::uint32_t reqs_cap_ = 0;
+};
+
+// ---- the engine ------------------------------------------------------------
+// A pool of schedules for nonblocking collectives.
+Schedule* AcquireSchedule();
+void ReleaseSchedule(Schedule* s);
+// Adds a launched schedule to the active list and registers the progress
+// hook on first use.
+void Activate(Schedule* s);
+// Advances every active schedule once; true if any made progress.
+bool Poll();
+// Blocks (rt::ProgressWait, plus Poll for the collectives' own steps) until
+// `req` is done; returns the request's error as a Status.
+Status WaitRequest(Request* req);
+
+}  // namespace nicq::coll

@@ -1,0 +1,99 @@
+#include "coll/select.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "dtype/reduce.h"
+
+namespace nicq::coll {
+namespace {
+
+constexpr std::size_t kAllreduceLarge = 64 * 1024;  // bandwidth algorithms above this
+constexpr std::size_t kBcastLarge = 256 * 1024;     // scatter+allgather above this
+constexpr std::size_t kAllgatherSmall = 4 * 1024;   // latency (log p rounds) below this
+
+bool IsPof2(int p) {
+  return (p & (p - 1)) == 0;
+}
+
+// The forced name when it names one of `names`, else nullptr.
+const char* Forced(const std::string& want, std::initializer_list<const char*> names) {
+  if (want.empty() || want == "auto") return nullptr;
+  for (const char* n : names)
+    if (want == n) return n;
+  return nullptr;
+}
+
+void WarnFallback(const char* coll, const std::string& want, const char* got) {
+  NICQ_LOG(kInfo, kColl, "%s: algorithm '%s' not usable here; using %s", coll, want.c_str(), got);
+}
+
+}  // namespace
+
+const char* PickAlgorithm(const Args& a) {
+  const int p = a.comm->size;
+  switch (a.kind) {
+    case Kind::kAllreduce: {
+      std::string want = a.algo;
+      if (want.empty() || want == "auto") want = config::GetString("NICQ_ALLREDUCE_ALGO");
+      const dtype::Op* op = dtype::LookupOp(a.op);
+      const bool commute = op && op->commute;
+      const std::size_t elems = std::size_t(a.rcount);
+      const std::size_t bytes = std::size_t(a.rcount * a.rtype->size);
+      if (const char* f = Forced(want, {"recursive_doubling", "rabenseifner", "ring"})) {
+        if (commute || std::strcmp(f, "recursive_doubling") == 0) return f;
+      }
+      const char* pick = "recursive_doubling";
+      if (commute && bytes >= kAllreduceLarge && p > 2 && elems >= std::size_t(p))
+        pick = IsPof2(p) ? "rabenseifner" : "ring";
+      if (!want.empty() && want != "auto" && want != pick) WarnFallback("allreduce", want, pick);
+      return pick;
+    }
+    case Kind::kBcast: {
+      if (const char* f = Forced(a.algo, {"binomial", "knomial", "scatter_allgather"})) return f;
+      const std::size_t bytes = std::size_t(a.scount * a.stype->size);
+      if (bytes >= kBcastLarge && p > 2) return "scatter_allgather";
+      return p > 8 ? "knomial" : "binomial";
+    }
+    case Kind::kAllgather: {
+      if (const char* f = Forced(a.algo, {"ring", "recursive_doubling"})) return f;
+      const std::size_t bytes = std::size_t(a.rcount * a.rtype->size);
+      return IsPof2(p) && bytes < kAllgatherSmall ? "recursive_doubling" : "ring";
+    }
+    case Kind::kBarrier:
+      return "dissemination";
+    case Kind::kReduce:
+    case Kind::kGather:
+    case Kind::kScatter:
+      return "binomial";
+    case Kind::kGatherv:
+    case Kind::kScatterv:
+      return "linear";
+    case Kind::kAllgatherv:
+      return "ring";
+    case Kind::kAlltoall:
+    case Kind::kAlltoallv:
+    case Kind::kAlltoallw:
+      return "pairwise";
+    case Kind::kReduceScatter:
+    case Kind::kReduceScatterBlock:
+      return "reduce_scatterv";
+    case Kind::kScan:
+    case Kind::kExscan:
+      return "recursive_doubling";
+  }
+  return "";
+}
+
+void DumpSchedule(const Args& a, const Schedule& s) {
+  static const std::string mode = config::GetString("NICQ_PLAN_DUMP");
+  if (mode.empty()) return;
+  std::fprintf(stderr,
+               "nicq[%d] coll plan: %s algorithm=%s ranks=%d phases=%d steps=%zu engine=host\n",
+               a.comm->rank, KindName(a.kind), s.algorithm, a.comm->size, s.phases(), s.steps());
+}
+
+}  // namespace nicq::coll
