@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   const std::string mode = argv[1];
   const int arg = argc > 2 ? std::atoi(argv[2]) : 0;
-  const int rank = std::atoi(std::getenv("NICQ_RANK") ? std::getenv("NICQ_RANK") : "0");
+  int rank = std::atoi(std::getenv("NICQ_RANK") ? std::getenv("NICQ_RANK") : "0");
   const int size = std::atoi(std::getenv("NICQ_SIZE") ? std::getenv("NICQ_SIZE") : "1");
 
   if (mode == "hang") {
@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<nicq::Bootstrap> boot;
   if (!nicq::CreateBootstrap(boot).ok()) return 3;
+  rank = boot->Rank();  // also right under a PMIx launcher
   if (!boot->Barrier().ok()) return 4;
   if (rank == 1) {
     if (mode == "exit") return arg;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs a program under Debian's Open MPI mpirun, which acts as the PMIx
-# server, and expects nicq's PmixBootstrap to be chosen (boot_check pmix N).
+# Runs N copies of a program under Debian's Open MPI mpirun, which acts as
+# the PMIx server for nicq's PmixBootstrap. usage: run_pmix_ompi.sh N prog [args...]
 # Exit 77 (ctest skip) when Open MPI's launcher is not installed.
 set -u
 n=$1; shift
@@ -16,4 +16,4 @@ args=(--oversubscribe -n "$n")
 export OMPI_MCA_btl=self OMPI_MCA_plm=isolated OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 unset NICQ_RANK NICQ_SIZE NICQ_BOOT_DIR NICQ_LOCAL_RANK NICQ_LOCAL_SIZE
-exec timeout 90 "$launcher" "${args[@]}" "$prog" pmix "$n" "$@"
+exec timeout 90 "$launcher" "${args[@]}" "$prog" "$@"

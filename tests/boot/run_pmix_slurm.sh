@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts a private one-node Slurm cluster (slurmctld + slurmd as root, no
 # munge: auth/none, state in a scratch directory, its own ports), runs
-# `srun --mpi=pmix -n N prog pmix N` so that Slurm's PMIx plugin is the
+# `srun --mpi=pmix -n N prog args...` so that Slurm's PMIx plugin is the
 # server for nicq's PmixBootstrap, then stops the daemons it started.
 # Exit 77 (ctest skip) when Slurm is not installed or we are not root.
 # usage: run_pmix_slurm.sh N prog [args...]
@@ -76,7 +76,7 @@ if [[ -z $ready ]]; then
   exit 1
 fi
 unset NICQ_RANK NICQ_SIZE NICQ_BOOT_DIR NICQ_LOCAL_RANK NICQ_LOCAL_SIZE
-timeout 60 srun --mpi=pmix -n "$n" --overcommit -t 1 "$prog" pmix "$n" "$@"
+timeout 60 srun --mpi=pmix -n "$n" --overcommit -t 1 "$prog" "$@"
 rc=$?
 [[ $rc == 0 ]] || show_logs
 exit $rc
