@@ -11,6 +11,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/progress_hooks.h"
 #include "runtime/runtime_state.h"
 #include "transport/tag.h"
 
@@ -140,6 +141,9 @@ Status Progress(bool* progressed) {
     EngineLock lock;
     n = S().engine.Poll();
   }
+  // Engines above p2p (collective schedules, queues) run outside the engine
+  // lock: they call back into rt:: point-to-point.
+  if (progress::PollAll()) ++n;
   if (progressed) *progressed = n > 0;
   return Status::Ok();
 }
@@ -165,6 +169,7 @@ Status ProgressWait(Backoff& b) {
     EngineLock lock;
     n = s.engine.Poll();
   }
+  if (progress::PollAll()) ++n;
   if (n > 0) {
     b.Reset();
     s.last_event_s = detail::NowSeconds();
