@@ -6,7 +6,7 @@
 //            [--type int64|double] [--radix K] [--epochs E]
 //            [--config slingshot|infiniband|FILE] [--seed S] [--drop PERMILLE]
 //            [--delay PERMILLE:MAX_NS] [--reorder MAX_NS] [--slots N] [--dead RANK]
-//            [--dump text|dot] [--dump-rank R] [--no-check]
+//            [--dump text|dot] [--dump-rank R] [--per-nic] [--no-check]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,7 +26,7 @@ int Usage(const char* why) {
       "nicq_sim: %s\nusage: nicq_sim --algo recursive_doubling|nic_tree -n RANKS --bytes N\n"
       "  [--type int64|double] [--radix K] [--epochs E] [--config slingshot|infiniband|FILE]\n"
       "  [--seed S] [--drop PERMILLE] [--delay PERMILLE:MAX_NS] [--reorder MAX_NS]\n"
-      "  [--slots N] [--dead RANK] [--dump text|dot] [--dump-rank R] [--no-check]\n",
+      "  [--slots N] [--dead RANK] [--dump text|dot] [--dump-rank R] [--per-nic] [--no-check]\n",
       why);
   return 2;
 }
@@ -37,11 +37,16 @@ int main(int argc, char** argv) {
   SimRunConfig cfg;
   std::size_t bytes = 8;
   int epochs = 1, dump_rank = 0;
+  bool per_nic = false;
   std::string config = "slingshot", dump;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
+    if (a == "--per-nic") {
+      per_nic = true;
+      continue;
+    }
     if (a == "--no-check") {
       cfg.check = false;
       continue;
@@ -131,6 +136,19 @@ int main(int argc, char** argv) {
     max_msgs = std::max(max_msgs, st.messages);
     max_slots = std::max(max_slots, st.slots_high_water);
     max_counters = std::max(max_counters, st.counters_allocated);
+  }
+  if (per_nic) {
+    std::printf("%8s %10s %12s %8s %10s %10s %8s %14s\n", "nic", "messages", "bytes", "fired",
+                "slots_max", "counters", "errors", "last_done_us");
+    for (int r = 0; r < cfg.ranks; ++r) {
+      const fwsim::NicStats& st = w.Stats(static_cast<std::uint32_t>(r));
+      std::printf("%8d %10llu %12llu %8llu %10zu %10zu %8llu %14.3f\n", r,
+                  static_cast<unsigned long long>(st.messages),
+                  static_cast<unsigned long long>(st.bytes),
+                  static_cast<unsigned long long>(st.fired), st.slots_high_water,
+                  st.counters_allocated, static_cast<unsigned long long>(st.errors),
+                  static_cast<double>(st.last_completion) / 1e6);
+    }
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
