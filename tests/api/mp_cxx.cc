@@ -4,6 +4,8 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 static_assert(MPI_ANY_SOURCE == -2 && MPI_ANY_TAG == -1 && MPI_PROC_NULL == -1);
@@ -41,6 +43,11 @@ int main(int argc, char** argv) {
   int rc = MPI_Sendrecv(out.data(), 16, TypeTag<kTypes[0]>::value, right, 3, in.data(), 16, MPI_INT,
                         left, 3, MPI_COMM_WORLD, &st);
   bool ok = rc == MPI_SUCCESS && st.MPI_SOURCE == left && provided >= MPI_THREAD_SINGLE;
+  // --expect-size N: the launcher (or its absence: a singleton) made N ranks.
+  if (argc > 2 && std::strcmp(argv[1], "--expect-size") == 0 && size != std::atoi(argv[2])) {
+    std::fprintf(stderr, "cxx: world size %d, expected %s\n", size, argv[2]);
+    ok = false;
+  }
   for (int v : in) ok = ok && v == left;
   if (!ok) {
     std::fprintf(stderr, "cxx: rank %d: ring exchange failed (rc %d)\n", rank, rc);

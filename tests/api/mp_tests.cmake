@@ -1,8 +1,9 @@
 # Multi-process MPI programs of the API layer (C, one C++), run under nicqrun
 # on every loopback provider. Test names: mp.api_<program>.<provider>.n<ranks>.
-foreach(p order pingpong persistent completion errors fatal)
+foreach(p order pingpong persistent completion errors fatal threads)
   nicq_add_mp_program(api_mp_${p} SOURCES mp_${p}.c)
 endforeach()
+target_link_libraries(api_mp_threads PRIVATE Threads::Threads)
 nicq_add_mp_program(api_mp_cxx SOURCES mp_cxx.cc)
 
 set(_api_providers sockets tcp tcp+ofi_rxm shm)
@@ -17,6 +18,8 @@ nicq_add_mp_test(api_completion PROGRAM api_mp_completion RANKS 3 4 PROVIDERS ${
 nicq_add_mp_test(api_errors PROGRAM api_mp_errors RANKS 2 3 PROVIDERS ${_api_providers}
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_cxx PROGRAM api_mp_cxx RANKS 2 PROVIDERS ${_api_providers}
+                 ARGS --expect-size 2 LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_threads PROGRAM api_mp_threads RANKS 2 3 PROVIDERS tcp shm
                  LABELS api TIMEOUT 60)
 
 # MPI_ERRORS_ARE_FATAL: the job must abort with the message, not hang.
@@ -30,7 +33,9 @@ foreach(prov tcp shm)
 endforeach()
 
 # Singleton: started without nicqrun, the program is a world of one.
-foreach(p pingpong persistent cxx)
+foreach(p pingpong persistent)
   add_test(NAME api.singleton.${p} COMMAND ${CMAKE_BINARY_DIR}/tests/api_mp_${p})
   set_tests_properties(api.singleton.${p} PROPERTIES LABELS "api" TIMEOUT 60)
 endforeach()
+add_test(NAME api.singleton.cxx COMMAND ${CMAKE_BINARY_DIR}/tests/api_mp_cxx --expect-size 1)
+set_tests_properties(api.singleton.cxx PROPERTIES LABELS "api" TIMEOUT 60)
