@@ -71,30 +71,22 @@ void ReadAlgorithm(MPI_Info info, Args* a) {
 
 int Run(Call& c, Args& a, Form f, MPI_Info info, MPI_Request* request) {
   if (f == Form::kBlocking) return c.Fail(RunBlocking(a));
-  api::ApiRequest* r = api::AllocRequest();
-  if (!r) return c.Fail(Code::kNoMem, "request table is full");
-  r->comm_handle = c.comm_handle();
-  r->is_send = true;  // nothing to unpack at completion: the schedule did it
-  r->persistent = f == Form::kPersistent;
-  r->active = false;
-  r->call = c.name();
-  r->type = nullptr;
-  r->count = 0;
-  r->staged = false;
-  r->req.comm = a.comm;
+  MPI_Request handle = MPI_REQUEST_NULL;
+  Request* q = api::AllocEngineRequest(c.comm_handle(), c.name(), f == Form::kPersistent, &handle);
+  if (!q) return c.Fail(Code::kNoMem, "request table is full");
   Status st;
   if (f == Form::kNonblocking) {
-    st = StartNonblocking(a, &r->req);
+    st = StartNonblocking(a, q);
   } else {
     ReadAlgorithm(info, &a);
-    st = InitPersistent(a, &r->req);
+    st = InitPersistent(a, q);
   }
   if (!st.ok()) {
-    r->req.ops = nullptr;
-    api::FreeRequest(r);
+    q->ops = nullptr;
+    api::FreeRequest(api::LookupRequest(handle));
     return c.Fail(st);
   }
-  *request = r->handle;
+  *request = handle;
   return MPI_SUCCESS;
 }
 

@@ -161,13 +161,13 @@ Status PStart(Request* req) {
   return Status::Ok();
 }
 
+// Called by the API when the slot is released (MPI_Request_free of an
+// inactive request, or once an orphaned active one has finished).
 Status PFree(Request* req) {
   auto* P = static_cast<Persistent*>(req->engine);
   if (!P) return Status::Ok();
   if (P->sched.running())
-    return Error(Code::kRequest,
-                 "an active persistent collective request cannot be freed (MPI 4.1 7.13); "
-                 "complete it first");
+    return Error(Code::kRequest, "persistent collective freed while still running");
   delete P;
   req->engine = nullptr;
   req->ops = nullptr;
