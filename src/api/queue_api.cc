@@ -1,0 +1,204 @@
+// C entry points of chapter 13.3: queue objects, enqueue start/wait, fence.
+// Every check runs before anything is enqueued, so an erroneous call
+// (including an erroneous MPI_Enqueue_startall/_waitall element) changes
+// nothing. The success path allocates nothing and makes no syscall.
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "api/api_internal.h"
+#include "queue/match_engine.h"
+#include "queue/queue.h"
+
+using nicq::Code;
+using nicq::Status;
+using nicq::api::ApiRequest;
+using nicq::api::Call;
+namespace queue = nicq::queue;
+
+namespace {
+
+constexpr int kMaxQueues = 4096;
+struct QueueTable {
+  std::mutex mu;  // init/free only
+  std::atomic<queue::Queue*> slots[kMaxQueues] = {};
+};
+QueueTable& Queues() {
+  static auto* t = new QueueTable();
+  return *t;
+}
+
+queue::Queue* LookupQueue(MPI_Queue h) {
+  if (nicq::api::KindOf(h) != NICQ_KIND_QUEUE) return nullptr;
+  const int i = nicq::api::IndexOf(h);
+  if (i <= 0 || i >= kMaxQueues) return nullptr;
+  return Queues().slots[i].load(std::memory_order_acquire);
+}
+
+std::string At(int i) {
+  return i < 0 ? std::string("request") : "array_of_requests[" + std::to_string(i) + "]";
+}
+
+// The queue argument, entered (one thread at a time). Callers Leave().
+bool QueueArg(Call& c, MPI_Queue* q, queue::Queue** out) {
+  if (!c.Init() || !c.NotNull(q, "queue")) return false;
+  *out = LookupQueue(*q);
+  if (!c.Check(*out != nullptr, Code::kQueue, "invalid queue handle " + std::to_string(*q)))
+    return false;
+  return c.Check((*out)->Enter(), Code::kQueue,
+                 "queue is being used by another thread at the same time (13.4: a queue must not "
+                 "be accessed concurrently)");
+}
+
+// An enqueueable request: persistent (p2p or collective), not generalized, matched.
+bool EnqueueableArg(Call& c, MPI_Request* h, int i, queue::Enqueueable** out) {
+  if (!c.NotNull(h, "request")) return false;
+  ApiRequest* r = *h == MPI_REQUEST_NULL ? nullptr : nicq::api::LookupRequest(*h);
+  if (!c.Check(r != nullptr, Code::kRequest,
+               "invalid request handle " + std::to_string(*h) + " (" + At(i) + ")"))
+    return false;
+  const nicq::ReqKind kind = r->req.kind;
+  if (!c.Check(kind != nicq::ReqKind::kGeneralized, Code::kRequest,
+               At(i) + " is a generalized request and cannot be enqueued"))
+    return false;
+  if (!c.Check(r->persistent || kind == nicq::ReqKind::kPersistentColl, Code::kRequest,
+               At(i) + " is not a persistent request and cannot be enqueued"))
+    return false;
+  *out = queue::EnqueueableOf(&r->req);
+  if (!c.Check(*out != nullptr && (*out)->IsMatched(), Code::kMatch,
+               At(i) + " is not matched (call MPI_Match first)"))
+    return false;
+  // Started with MPI_Start and not yet completed by MPI_Wait/MPI_Test.
+  return c.Check(!r->active && !(r->req.active && (*out)->qslot.queue == nullptr), Code::kRequest,
+                 At(i) + " is active (started with MPI_Start)");
+}
+
+void Fill(void* status, const nicq::RequestStatus& rs) {
+  auto* s = static_cast<MPI_Status*>(status);
+  nicq::api::FillStatus(s, rs);
+  s->MPI_ERROR = rs.error;
+}
+
+struct Entered {  // leaves the queue on every return path
+  queue::Queue* q;
+  ~Entered() {
+    if (q) q->Leave();
+  }
+};
+
+int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
+  Call c(name);
+  queue::Queue* q = nullptr;
+  if (!QueueArg(c, qh, &q)) return c.Fail();
+  Entered guard{q};
+  if (!c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests")) return c.Fail();
+  queue::Enqueueable* es[64];
+  if (!c.Check(count <= 64, Code::kCount, "more than 64 requests in one call")) return c.Fail();
+  for (int i = 0; i < count; ++i) {
+    if (!EnqueueableArg(c, &reqs[i], count == 1 ? -1 : i, &es[i])) return c.Fail();
+    Status st = q->CheckStart(es[i]);
+    if (!st.ok()) return c.Fail(st.code(), At(count == 1 ? -1 : i) + ": " + st.message());
+    for (int j = 0; j < i; ++j)
+      if (!c.Check(es[j] != es[i], Code::kRequest, At(i) + " repeats " + At(j))) return c.Fail();
+  }
+  for (int i = 0; i < count; ++i) {
+    Status st = q->EnqueueStart(es[i]);
+    if (!st.ok()) return c.Fail(st);
+  }
+  return MPI_SUCCESS;
+}
+
+int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_Status* statuses,
+            bool single) {
+  Call c(name);
+  queue::Queue* q = nullptr;
+  if (!QueueArg(c, qh, &q)) return c.Fail();
+  Entered guard{q};
+  if (!c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests")) return c.Fail();
+  queue::Enqueueable* es[64];
+  if (!c.Check(count <= 64, Code::kCount, "more than 64 requests in one call")) return c.Fail();
+  for (int i = 0; i < count; ++i) {
+    if (!EnqueueableArg(c, &reqs[i], single ? -1 : i, &es[i])) return c.Fail();
+    Status st = q->CheckWait(es[i]);
+    if (!st.ok()) return c.Fail(st.code(), At(single ? -1 : i) + ": " + st.message());
+    for (int j = 0; j < i; ++j)
+      if (!c.Check(es[j] != es[i], Code::kRequest, At(i) + " repeats " + At(j))) return c.Fail();
+  }
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* s = statuses == MPI_STATUSES_IGNORE || statuses == nullptr
+                        ? nullptr
+                        : (single ? statuses : &statuses[i]);
+    Status st = q->EnqueueWait(es[i], s, s ? &Fill : nullptr);
+    if (!st.ok()) return c.Fail(st);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int(MPI_Queue_init)(MPI_Queue* queue, int type, void* external) {
+  Call c("MPI_Queue_init");
+  if (!c.Init() || !c.NotNull(queue, "queue")) return c.Fail();
+  queue::Queue* q = nullptr;
+  Status st = queue::Queue::Create(type, external, &q);
+  if (!st.ok()) return c.Fail(st);
+  QueueTable& t = Queues();
+  std::lock_guard<std::mutex> lock(t.mu);
+  for (int i = 1; i < kMaxQueues; ++i) {
+    if (t.slots[i].load(std::memory_order_relaxed) == nullptr) {
+      t.slots[i].store(q, std::memory_order_release);
+      *queue = NICQ_HANDLE(NICQ_KIND_QUEUE, i);
+      return MPI_SUCCESS;
+    }
+  }
+  delete q;
+  return c.Fail(Code::kNoMem, "queue table is full");
+}
+
+int(MPI_Queue_free)(MPI_Queue* queue) {
+  Call c("MPI_Queue_free");
+  queue::Queue* q = nullptr;
+  if (!QueueArg(c, queue, &q)) return c.Fail();
+  if (!q->Empty()) {
+    q->Leave();
+    return c.Fail(Code::kQueue, "queue is not empty (enqueued operations are not complete; call "
+                                "MPI_Queue_fence first)");
+  }
+  QueueTable& t = Queues();
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    t.slots[nicq::api::IndexOf(*queue)].store(nullptr, std::memory_order_release);
+  }
+  delete q;
+  *queue = MPI_QUEUE_NULL;
+  return MPI_SUCCESS;
+}
+
+int(MPI_Enqueue_start)(MPI_Queue* queue, MPI_Request* request) {
+  return StartAll("MPI_Enqueue_start", queue, 1, request);
+}
+
+int(MPI_Enqueue_startall)(MPI_Queue* queue, int count, MPI_Request array_of_requests[]) {
+  return StartAll("MPI_Enqueue_startall", queue, count, array_of_requests);
+}
+
+int(MPI_Enqueue_wait)(MPI_Queue* queue, MPI_Request* request, MPI_Status* status) {
+  return WaitAll("MPI_Enqueue_wait", queue, 1, request, status, true);
+}
+
+int(MPI_Enqueue_waitall)(MPI_Queue* queue, int count, MPI_Request array_of_requests[],
+                         MPI_Status array_of_statuses[]) {
+  return WaitAll("MPI_Enqueue_waitall", queue, count, array_of_requests, array_of_statuses, false);
+}
+
+int(MPI_Queue_fence)(MPI_Queue* queue) {
+  Call c("MPI_Queue_fence");
+  queue::Queue* q = nullptr;
+  if (!QueueArg(c, queue, &q)) return c.Fail();
+  Entered guard{q};
+  return c.Fail(q->Fence());
+}
+
+}  // extern "C"

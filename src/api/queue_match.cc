@@ -1,0 +1,186 @@
+// C entry points of chapter 13.2: MPI_Match, MPI_Imatch, MPI_Matchall,
+// MPI_Imatchall, MPI_Is_matched. Checks every request before touching any,
+// so an erroneous call changes nothing.
+#include <string>
+#include <vector>
+
+#include "api/api_internal.h"
+#include "queue/match_engine.h"
+#include "queue/matched_p2p.h"
+#include "queue/offload_context.h"
+#include "runtime/runtime.h"
+
+using nicq::Code;
+using nicq::Status;
+using nicq::api::ApiRequest;
+using nicq::api::Call;
+namespace queue = nicq::queue;
+
+namespace {
+
+std::string At(int i) {
+  return i < 0 ? std::string("request") : "array_of_requests[" + std::to_string(i) + "]";
+}
+
+// Valid, inactive, persistent (p2p or collective) and not matched yet.
+bool MatchableArg(Call& c, MPI_Request h, int i, ApiRequest** out) {
+  ApiRequest* r = h == MPI_REQUEST_NULL ? nullptr : nicq::api::LookupRequest(h);
+  *out = r;
+  if (!c.Check(r != nullptr, Code::kRequest, "invalid request handle " + std::to_string(h) + " (" + At(i) + ")"))
+    return false;
+  c.set_comm_handle(r->comm_handle);
+  const nicq::ReqKind kind = r->req.kind;
+  if (!c.Check(kind != nicq::ReqKind::kGeneralized, Code::kRequest,
+               At(i) + " is a generalized request; only persistent requests can be matched"))
+    return false;
+  const bool coll = kind == nicq::ReqKind::kPersistentColl;
+  if (!c.Check(coll || r->persistent, Code::kRequest,
+               At(i) + " is not a persistent request; only persistent requests can be matched"))
+    return false;
+  if (!c.Check(!r->active && !r->req.active, Code::kRequest, At(i) + " is active"))
+    return false;
+  if (coll) {
+    queue::Enqueueable* e = queue::EnqueueableOf(&r->req);
+    if (!c.Check(e != nullptr, Code::kMatch,
+                 At(i) + ": this persistent collective cannot be matched (its engine exposes no "
+                         "enqueueable plan)"))
+      return false;
+    return c.Check(!e->IsMatched(), Code::kMatch, At(i) + " is already matched");
+  }
+  if (!c.Check(r->req.ops == nullptr, Code::kMatch,
+               At(i) + " is already matched (a match lasts until MPI_Request_free)"))
+    return false;
+  return c.Check(r->type && r->type->IsContiguous(), Code::kType,
+                 At(i) + ": matched requests need a contiguous datatype (the NIC writes the "
+                         "receive buffer directly)");
+}
+
+// Installs the matched engine (p2p) and posts the request's match exchange.
+Status Begin(ApiRequest* r, queue::Enqueueable** out) {
+  if (r->req.kind == nicq::ReqKind::kPersistentColl) {
+    *out = queue::EnqueueableOf(&r->req);
+    return (*out)->BeginMatch();
+  }
+  queue::P2pArgs a;
+  a.is_send = r->is_send;
+  a.mode = r->mode;
+  a.comm = r->req.comm;
+  a.buf = const_cast<void*>(r->user_buf);
+  a.bytes = std::size_t(r->count * r->type->size);
+  a.peer = r->peer;
+  a.tag = r->tag;
+  auto* m = new queue::MatchedP2p(a);
+  m->qslot.owner_handle = r->handle;
+  Status st = m->BeginMatch();
+  if (!st.ok()) {
+    delete m;
+    return st;
+  }
+  r->req.kind = r->is_send ? nicq::ReqKind::kPersistentSend : nicq::ReqKind::kPersistentRecv;
+  r->req.persistent = true;
+  r->req.engine = m;
+  r->req.ops = &queue::kMatchedP2pOps;
+  *out = m;
+  return Status::Ok();
+}
+
+// Checks all, then begins all. On an error while beginning, the ones begun
+// stay matching (their peers already got offers) and the error is returned.
+int Prepare(Call& c, int count, MPI_Request reqs[], std::vector<queue::Enqueueable*>* es) {
+  if (!c.Init() || !c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests"))
+    return c.Fail();
+  std::vector<ApiRequest*> rs(std::size_t(count), nullptr);
+  for (int i = 0; i < count; ++i) {
+    if (!MatchableArg(c, reqs[i], i, &rs[i])) return c.Fail();
+    for (int j = 0; j < i; ++j)
+      if (!c.Check(rs[j] != rs[i], Code::kRequest,
+                   At(i) + " repeats " + At(j) + " (a request is matched once)"))
+        return c.Fail();
+  }
+  Status st = queue::EnsureOffloadContext();
+  if (!st.ok()) return c.Fail(st);
+  queue::EnsureProgressHook();
+  for (ApiRequest* r : rs) {
+    queue::Enqueueable* e = nullptr;
+    st = Begin(r, &e);
+    if (!st.ok()) return c.Fail(st);
+    es->push_back(e);
+  }
+  return MPI_SUCCESS;
+}
+
+int Blocking(const char* name, int count, MPI_Request reqs[]) {
+  Call c(name);
+  std::vector<queue::Enqueueable*> es;
+  int rc = Prepare(c, count, reqs, &es);
+  if (rc != MPI_SUCCESS) return rc;
+  return c.Fail(queue::MatchAll(es));
+}
+
+int Nonblocking(const char* name, int count, MPI_Request reqs[], MPI_Request* out) {
+  Call c(name);
+  if (!c.NotNull(out, "matchrequest")) return c.Fail();
+  ApiRequest* m = nicq::api::AllocRequest();
+  if (!m) return c.Fail(Code::kNoMem, "request table is full");
+  std::vector<queue::Enqueueable*> es;
+  int rc = Prepare(c, count, reqs, &es);
+  if (rc != MPI_SUCCESS) {
+    nicq::api::FreeRequest(m);
+    return rc;
+  }
+  m->req.kind = nicq::ReqKind::kMatch;
+  m->comm_handle = c.comm_handle();
+  m->call = name;
+  m->persistent = false;
+  m->is_send = false;
+  m->type = nullptr;
+  (void)queue::MatchBegin(std::move(es), &m->req);
+  queue::PollMatches();
+  *out = m->handle;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Match(MPI_Request* request) {
+  Call c("MPI_Match");
+  if (!c.NotNull(request, "request")) return c.Fail();
+  return Blocking("MPI_Match", 1, request);
+}
+
+int MPI_Matchall(int count, MPI_Request array_of_requests[]) {
+  return Blocking("MPI_Matchall", count, array_of_requests);
+}
+
+int MPI_Imatch(MPI_Request* tomatch, MPI_Request* matchrequest) {
+  Call c("MPI_Imatch");
+  if (!c.NotNull(tomatch, "tomatch")) return c.Fail();
+  return Nonblocking("MPI_Imatch", 1, tomatch, matchrequest);
+}
+
+int MPI_Imatchall(int count, MPI_Request array_of_requests[], MPI_Request* request) {
+  return Nonblocking("MPI_Imatchall", count, array_of_requests, request);
+}
+
+int MPI_Is_matched(MPI_Request request, int* flag) {
+  Call c("MPI_Is_matched");
+  if (!c.Init() || !c.NotNull(flag, "flag")) return c.Fail();
+  ApiRequest* r = request == MPI_REQUEST_NULL ? nullptr : nicq::api::LookupRequest(request);
+  if (!c.Check(r != nullptr, Code::kRequest, "invalid request handle " + std::to_string(request)))
+    return c.Fail();
+  c.set_comm_handle(r->comm_handle);
+  if (!c.Check(r->persistent || r->req.kind == nicq::ReqKind::kPersistentColl, Code::kRequest,
+               "request is not a persistent request"))
+    return c.Fail();
+  // A local call may still drive progress: pending MPI_Imatch exchanges
+  // advance here even before rt::Progress runs the queue's hook.
+  queue::QueueProgress();
+  (void)nicq::rt::Progress();
+  queue::Enqueueable* e = queue::EnqueueableOf(&r->req);
+  *flag = e != nullptr && e->IsMatched();
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

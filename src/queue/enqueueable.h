@@ -1,0 +1,81 @@
+// Enqueueable: what a matched persistent request (point-to-point here,
+// collective in src/coll) exposes so that queues (chapter 13) can start and
+// wait on it with counters only.
+//
+// Contract with the engines:
+//  * A persistent collective request (Request::kind == kPersistentColl) has
+//    Request::engine pointing to an object derived from Enqueueable (COLL
+//    sets it in *_init, with Request::ops its own RequestOps). Matched
+//    point-to-point requests get Request::ops == &kMatchedP2pOps and
+//    Request::engine -> MatchedP2p (src/queue/matched_p2p.h).
+//  * Epochs: the n-th start (n = 1, 2, ...) of the request is epoch n. After
+//    StartGated() for epoch n, the counter DoneCounter() reaches DoneTarget()
+//    exactly when epoch n is complete (send buffer reusable / data landed /
+//    collective result in place), and only grows.
+//  * StartGated(gate, threshold) posts epoch n's ops so that the epoch begins
+//    when counter `gate` >= `threshold` (kNoCounter: at once, which is what
+//    MPI_Start does). Hot path: no allocation, no syscall, no lock held while
+//    firing. kAgain: the backend has no trigger slots now; nothing was posted
+//    and the caller drives progress and retries.
+//  * All counters live on Backend() (queue::Backend(), the process-wide one).
+#pragma once
+
+#include <cstdint>
+
+#include "core/status.h"
+#include "providers/backend.h"
+#include "runtime/request.h"
+
+namespace nicq::queue {
+
+class Queue;
+
+// Bookkeeping the queue keeps inside each enqueueable request (no allocation
+// per enqueue: everything is here, sized at match time).
+struct QueueSlot {
+  Queue* queue = nullptr;  // queue holding a pending enqueued start, else nullptr
+  std::uint64_t started_epoch = 0;       // epoch of the pending enqueued start
+  std::uint64_t waited_epoch = 0;        // last epoch whose wait was enqueued
+  std::uint64_t wait_index = 0;          // queue wait index of that wait
+  std::uint64_t waits = 0;               // waits ever enqueued for this request
+  offload::CounterId join = offload::kNoCounter;  // request done + previous waits done
+  // Descriptor ring for enqueued waits: each needs three counter ops whose
+  // storage must outlive them (backend contract).
+  static constexpr int kRing = 16;
+  offload::TriggeredOp wait_ops[kRing][3];
+  // Per ring entry: the queue counter and value that show its ops are done.
+  offload::CounterId wait_qc[kRing] = {};
+  std::uint64_t wait_k[kRing] = {};
+  int owner_handle = 0;  // MPI_Request of the request (for messages)
+};
+
+class Enqueueable {
+ public:
+  virtual ~Enqueueable() = default;
+
+  // ---- match (MPI_Match / MPI_Imatch and variants) ----
+  // Local: post this request's part of the match exchange.
+  virtual Status BeginMatch() = 0;
+  // Local: advance the exchange; *done once matched. Errors are final.
+  virtual Status PollMatch(bool* done) = 0;
+  virtual bool IsMatched() const = 0;
+
+  // ---- data path (matched only) ----
+  virtual Status StartGated(offload::CounterId gate, std::uint64_t threshold) = 0;
+  virtual offload::CounterId DoneCounter() const = 0;
+  virtual std::uint64_t DoneTarget() const = 0;  // for the last started epoch
+  virtual std::uint64_t EpochsStarted() const = 0;
+  // Status of the last completed epoch (source, tag, bytes) for MPI_Status.
+  virtual void GetStatus(RequestStatus* out) const = 0;
+  // Releases counters and registrations (request freed; no epoch pending).
+  virtual Status Release() = 0;
+
+  // Queue bookkeeping (src/queue only).
+  QueueSlot qslot;
+};
+
+// The Enqueueable behind a request, or nullptr when it has none yet (an
+// unmatched persistent point-to-point request, any nonpersistent request).
+Enqueueable* EnqueueableOf(Request* req);
+
+}  // namespace nicq::queue

@@ -1,0 +1,139 @@
+// Data path of matched persistent send/recv: one epoch = at most two
+// preposted triggered ops (see matched_p2p.h for the protocol).
+#include "queue/matched_p2p.h"
+
+#include <string>
+
+#include "queue/offload_context.h"
+
+namespace nicq::queue {
+
+using offload::CounterId;
+using offload::kNoCounter;
+using offload::OpKind;
+using offload::TriggeredOp;
+
+MatchedP2p::~MatchedP2p() {
+  (void)Release();
+}
+
+Status MatchedP2p::AllocCounters() {
+  offload::OffloadBackend* b = Backend();
+  if (!b) return Error(Code::kIntern, "matched request: no offload context");
+  CounterId c[3];
+  const bool sender = a_.is_send && a_.peer >= 0;
+  NICQ_RETURN_IF_ERROR(b->AllocCounters(sender ? 3 : 2, c));
+  done_ = c[0];
+  qslot.join = c[1];
+  if (sender) gate_ = c[2];
+  return Status::Ok();
+}
+
+TriggeredOp* MatchedP2p::RingSlot(std::uint64_t epoch) {
+  // Epoch n reuses the descriptors of epoch n - kRing: they must have
+  // completed (backend contract), which epoch n - kRing being done implies
+  // (the done counter is bumped by the last op of an epoch).
+  if (epoch > std::uint64_t(kRing) &&
+      Backend()->ReadCounter(done_) < epoch - std::uint64_t(kRing))
+    return nullptr;
+  return ring_[epoch % kRing];
+}
+
+Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
+  if (state_ != State::kMatched) return Error(Code::kMatch, "request is not matched");
+  offload::OffloadBackend* b = Backend();
+  const std::uint64_t n = epochs_ + 1;
+  TriggeredOp* ops = RingSlot(n);
+  if (!ops) return Error(Code::kAgain, "descriptor ring full");
+  std::size_t count = 0;
+  CounterId host_add = kNoCounter;  // counter the host bumps after posting (MPI_Start)
+  if (a_.peer == -1) {  // MPI_PROC_NULL: the start is the completion
+    if (gate == kNoCounter) {
+      host_add = done_;
+    } else {
+      ops[0] = TriggeredOp{};
+      ops[0].kind = OpKind::kCounterAdd;
+      ops[0].trigger = gate;
+      ops[0].threshold = threshold;
+      ops[0].target_counter = done_;
+      ops[0].value = 1;
+      count = 1;
+    }
+  } else if (a_.is_send) {
+    TriggeredOp& put = ops[0];
+    put = TriggeredOp{};
+    put.trigger = gate_;
+    put.threshold = 2 * n;  // receiver ready + this send started
+    put.completion = done_;
+    put.peer = peer_world_;
+    if (a_.bytes == 0) {
+      put.kind = OpKind::kRemoteCounterAdd;
+      put.target_counter = peer_arrival_;
+      put.value = 1;
+    } else {
+      put.kind = OpKind::kPut;
+      put.local_buf = a_.buf;
+      put.bytes = a_.bytes;
+      put.remote_addr = remote_addr_;
+      put.remote_key = remote_key_;
+      put.target_counter = peer_arrival_;
+    }
+    count = 1;
+    if (gate == kNoCounter) {
+      host_add = gate_;
+    } else {
+      ops[1] = TriggeredOp{};
+      ops[1].kind = OpKind::kCounterAdd;
+      ops[1].trigger = gate;
+      ops[1].threshold = threshold;
+      ops[1].target_counter = gate_;
+      ops[1].value = 1;
+      count = 2;
+    }
+  } else {  // receive: the start is the ready token
+    TriggeredOp& token = ops[0];
+    token = TriggeredOp{};
+    token.kind = OpKind::kRemoteCounterAdd;
+    token.trigger = gate;
+    token.threshold = gate == kNoCounter ? 0 : threshold;
+    token.peer = peer_world_;
+    token.target_counter = peer_gate_;
+    token.value = 1;
+    count = 1;
+  }
+  if (count) NICQ_RETURN_IF_ERROR(b->Post({ops, count}));
+  epochs_ = n;
+  if (host_add != kNoCounter) return b->AddCounter(host_add, 1);
+  return Status::Ok();
+}
+
+void MatchedP2p::GetStatus(RequestStatus* out) const {
+  *out = RequestStatus{};
+  if (a_.peer == -1) {
+    out->source = -1;  // MPI_PROC_NULL
+    out->tag = -1;     // MPI_ANY_TAG
+    return;
+  }
+  out->source = a_.is_send ? a_.peer : source_;
+  out->tag = a_.is_send ? a_.tag : tag_;
+  out->bytes = a_.is_send ? a_.bytes : matched_bytes_;
+  offload::OffloadBackend* b = Backend();
+  if (b && done_ != kNoCounter && b->ReadErrors(done_) > 0) out->error = int(Code::kOther);
+}
+
+Status MatchedP2p::Release() {
+  offload::OffloadBackend* b = Backend();
+  if (!b) return Status::Ok();  // the context is gone, and with it every resource
+  Status st;
+  if (registered_) {
+    st = b->DeregisterMemory(&region_);
+    registered_ = false;
+  }
+  for (CounterId* c : {&gate_, &done_, &qslot.join}) {
+    if (*c != kNoCounter) b->FreeCounter(*c);
+    *c = kNoCounter;
+  }
+  return st;
+}
+
+}  // namespace nicq::queue

@@ -1,0 +1,117 @@
+// MatchedP2p: a persistent send or receive after MPI_Match, run as
+// triggered ops on the offload backend (DESIGN.md, last paragraph of "the
+// life of a persistent allreduce").
+//
+// Match exchange (rt:: point-to-point on the communicator's runtime context,
+// comm.h "+3", with the user's tag, so MPI's matching and ordering rules
+// decide which send pairs with which receive, ANY_SOURCE/ANY_TAG included):
+//   sender   -> receiver  offer  {bytes, mode, sender's gate counter}
+//   receiver -> sender    reply  {receive buffer address + key, arrival
+//                                 counter, receive capacity, error}
+// After it, per epoch n:
+//   receiver start: remote counter add +1 on the sender's gate ("ready")
+//   sender start:   local counter add +1 on its gate
+//   sender:         put(send buf -> receive buf) at gate >= 2n; its
+//                   completion bumps the sender's done counter, the landing
+//                   bumps the receiver's arrival counter (its done counter).
+// The receive buffer is never written before its receive started (the put
+// needs the ready token), synchronous sends complete only after the receiver
+// started (same reason), and ready sends keep their meaning trivially.
+// Zero-byte messages replace the put by a remote counter add.
+//
+// MPI_PROC_NULL peers match at once; their epochs complete when started.
+#pragma once
+
+#include <cstdint>
+
+#include "queue/enqueueable.h"
+#include "runtime/comm.h"
+#include "runtime/request.h"
+
+namespace nicq::queue {
+
+// Wire frames of the match exchange (fixed size, little-endian host words).
+struct MatchOffer {
+  std::uint64_t magic = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t gate = 0;
+  std::uint32_t mode = 0;
+};
+struct MatchReply {
+  std::uint64_t magic = 0;
+  std::uint64_t error = 0;  // nicq::Code; nonzero: the match failed on both sides
+  std::uint64_t remote_addr = 0;
+  std::uint64_t key = 0;
+  std::uint64_t capacity = 0;
+  std::uint32_t arrival = 0;
+  std::uint32_t pad = 0;
+};
+
+struct P2pArgs {
+  bool is_send = false;
+  SendMode mode = SendMode::kStandard;
+  Comm* comm = nullptr;
+  void* buf = nullptr;
+  std::size_t bytes = 0;
+  int peer = -1;  // comm rank, MPI_ANY_SOURCE (-2) or MPI_PROC_NULL (-1)
+  int tag = 0;
+};
+
+class MatchedP2p final : public Enqueueable {
+ public:
+  explicit MatchedP2p(const P2pArgs& a) : a_(a) {}
+  ~MatchedP2p() override;
+
+  Status BeginMatch() override;
+  Status PollMatch(bool* done) override;
+  bool IsMatched() const override { return state_ == State::kMatched; }
+
+  Status StartGated(offload::CounterId gate, std::uint64_t threshold) override;
+  offload::CounterId DoneCounter() const override { return done_; }
+  std::uint64_t DoneTarget() const override { return epochs_; }
+  std::uint64_t EpochsStarted() const override { return epochs_; }
+  void GetStatus(RequestStatus* out) const override;
+  Status Release() override;
+
+  const P2pArgs& args() const { return a_; }
+
+ private:
+  enum class State : std::uint8_t { kIdle, kOffered, kAwaitOffer, kReplying, kMatched, kFailed };
+  Status AllocCounters();
+  Status PollSender(bool* done);
+  Status PollReceiver(bool* done);
+  offload::TriggeredOp* RingSlot(std::uint64_t epoch);
+
+  P2pArgs a_;
+  State state_ = State::kIdle;
+  Status failure_;
+  Comm* match_comm_ = nullptr;  // shadow of a_.comm on the runtime context
+  Request send_req_, recv_req_;
+  MatchOffer offer_;
+  MatchReply reply_;
+
+  // Resolved by the match.
+  int peer_world_ = -1;
+  int source_ = -1;  // receiver: the matched sender's comm rank
+  int tag_ = 0;      // receiver: the matched tag
+  std::size_t matched_bytes_ = 0;
+  offload::CounterId gate_ = offload::kNoCounter;  // sender: ready tokens + starts
+  offload::CounterId done_ = offload::kNoCounter;  // sender: put completions; receiver: arrivals
+  offload::CounterId peer_gate_ = offload::kNoCounter;     // receiver: the sender's gate
+  offload::CounterId peer_arrival_ = offload::kNoCounter;  // sender: receiver's arrival counter
+  std::uint64_t remote_addr_ = 0, remote_key_ = 0;
+  offload::MemRegion region_{};
+  bool registered_ = false;
+
+  std::uint64_t epochs_ = 0;
+  static constexpr int kRing = QueueSlot::kRing;
+  offload::TriggeredOp ring_[kRing][2];
+};
+
+// Ops installed on matched point-to-point requests (Request::ops).
+extern const RequestOps kMatchedP2pOps;
+
+// The shadow communicator carrying match traffic for `comm`.
+Comm* MatchComm(Comm* comm);
+
+}  // namespace nicq::queue

@@ -1,0 +1,200 @@
+// The match exchange of persistent send/recv (offer/reply over rt::
+// point-to-point, see matched_p2p.h), the shadow communicators that carry
+// it, and the RequestOps that let matched requests be used with
+// MPI_Start/MPI_Wait outside any queue.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "queue/match_engine.h"
+#include "queue/matched_p2p.h"
+#include "queue/offload_context.h"
+#include "runtime/runtime.h"
+
+namespace nicq::queue {
+namespace {
+
+constexpr std::uint64_t kOfferMagic = 0x6e69637130666672ull;  // "nicq0ffr"
+constexpr std::uint64_t kReplyMagic = 0x6e69637172706c79ull;  // "nicqrply"
+
+struct Shadows {
+  std::mutex mu;
+  std::map<Comm*, std::unique_ptr<Comm>> map;
+};
+Shadows& ShadowTable() {
+  static auto* s = new Shadows();
+  return *s;
+}
+
+}  // namespace
+
+// Match traffic goes on the communicator's runtime context (+3): it must
+// never meet user receives (MPI_ANY_TAG included) on the p2p context, and
+// the runtime's own traffic there only happens during communicator creation.
+Comm* MatchComm(Comm* comm) {
+  Shadows& s = ShadowTable();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto& slot = s.map[comm];
+  const std::uint32_t ctx = comm->context_id + rt::kRuntimeContextOffset;
+  if (!slot || slot->context_id != ctx || slot->world_ranks != comm->world_ranks) {
+    slot = std::make_unique<Comm>(*comm);
+    slot->context_id = ctx;
+    slot->api_data = nullptr;
+  }
+  return slot.get();
+}
+
+Status MatchedP2p::BeginMatch() {
+  if (state_ != State::kIdle) return Error(Code::kMatch, "request is already matched or matching");
+  NICQ_RETURN_IF_ERROR(AllocCounters());
+  if (a_.peer == -1) {  // MPI_PROC_NULL matches trivially
+    state_ = State::kMatched;
+    return Status::Ok();
+  }
+  match_comm_ = MatchComm(a_.comm);
+  if (a_.is_send) {
+    offer_.magic = kOfferMagic;
+    offer_.bytes = a_.bytes;
+    offer_.gate = gate_;
+    offer_.mode = std::uint32_t(a_.mode);
+    // The reply receive first, so it is posted before the reply can arrive.
+    NICQ_RETURN_IF_ERROR(rt::Irecv(&reply_, sizeof reply_, a_.peer, a_.tag, match_comm_, &recv_req_));
+    NICQ_RETURN_IF_ERROR(rt::Isend(&offer_, sizeof offer_, a_.peer, a_.tag, match_comm_,
+                                   SendMode::kStandard, &send_req_));
+    peer_world_ = a_.comm->WorldRank(a_.peer);
+    state_ = State::kOffered;
+  } else {
+    if (a_.bytes > 0) {
+      NICQ_RETURN_IF_ERROR(Backend()->RegisterMemory(a_.buf, a_.bytes, done_, &region_));
+      registered_ = true;
+    }
+    NICQ_RETURN_IF_ERROR(rt::Irecv(&offer_, sizeof offer_, a_.peer, a_.tag, match_comm_, &recv_req_));
+    state_ = State::kAwaitOffer;
+  }
+  return Status::Ok();
+}
+
+Status MatchedP2p::PollMatch(bool* done) {
+  *done = false;
+  switch (state_) {
+    case State::kMatched:
+      *done = true;
+      return Status::Ok();
+    case State::kFailed:
+      return failure_;
+    case State::kIdle:
+      return Error(Code::kIntern, "PollMatch before BeginMatch");
+    default:
+      break;
+  }
+  Status st = a_.is_send ? PollSender(done) : PollReceiver(done);
+  if (!st.ok()) {
+    state_ = State::kFailed;
+    failure_ = st;
+  }
+  return st;
+}
+
+Status MatchedP2p::PollSender(bool* done) {
+  if (!send_req_.IsDone() || !recv_req_.IsDone()) return Status::Ok();
+  if (send_req_.status.error || recv_req_.status.error)
+    return Error(Code(send_req_.status.error ? send_req_.status.error : recv_req_.status.error),
+                 "match exchange with rank " + std::to_string(a_.peer) + " failed");
+  if (reply_.magic != kReplyMagic)
+    return Error(Code::kIntern, "match exchange: malformed reply from rank " + std::to_string(a_.peer));
+  if (reply_.error != 0)
+    return Error(Code(reply_.error),
+                 "the matching receive at rank " + std::to_string(a_.peer) + " (capacity " +
+                     std::to_string(reply_.capacity) + " bytes) refused the " +
+                     std::to_string(a_.bytes) + "-byte send (tag " + std::to_string(a_.tag) + ")");
+  remote_addr_ = reply_.remote_addr;
+  remote_key_ = reply_.key;
+  peer_arrival_ = reply_.arrival;
+  state_ = State::kMatched;
+  *done = true;
+  return Status::Ok();
+}
+
+Status MatchedP2p::PollReceiver(bool* done) {
+  if (state_ == State::kAwaitOffer) {
+    if (!recv_req_.IsDone()) return Status::Ok();
+    if (recv_req_.status.error)
+      return Error(Code(recv_req_.status.error), "match exchange: receiving the offer failed");
+    if (offer_.magic != kOfferMagic)
+      return Error(Code::kIntern, "match exchange: malformed offer");
+    source_ = recv_req_.status.source;
+    tag_ = recv_req_.status.tag;
+    peer_world_ = a_.comm->WorldRank(source_);
+    matched_bytes_ = offer_.bytes;
+    peer_gate_ = offer_.gate;
+    reply_ = MatchReply{};
+    reply_.magic = kReplyMagic;
+    reply_.capacity = a_.bytes;
+    reply_.arrival = done_;
+    reply_.remote_addr = region_.remote_addr;
+    reply_.key = region_.key;
+    if (offer_.bytes > a_.bytes) reply_.error = std::uint64_t(Code::kTruncate);
+    NICQ_RETURN_IF_ERROR(rt::Isend(&reply_, sizeof reply_, source_, tag_, match_comm_,
+                                   SendMode::kStandard, &send_req_));
+    state_ = State::kReplying;
+  }
+  if (!send_req_.IsDone()) return Status::Ok();
+  if (send_req_.status.error)
+    return Error(Code(send_req_.status.error), "match exchange: sending the reply failed");
+  if (reply_.error != 0)
+    return Error(Code::kTruncate, "the matched send from rank " + std::to_string(source_) +
+                                      " (tag " + std::to_string(tag_) + ") has " +
+                                      std::to_string(matched_bytes_) +
+                                      " bytes, more than the receive buffer's " +
+                                      std::to_string(a_.bytes));
+  state_ = State::kMatched;
+  *done = true;
+  return Status::Ok();
+}
+
+// ---- MPI_Start / MPI_Wait on matched requests outside queues ----------------
+
+namespace {
+
+Status OpsStart(Request* req) {
+  auto* m = static_cast<MatchedP2p*>(req->engine);
+  if (m->qslot.queue != nullptr)
+    return Error(Code::kQueue, "the request has an enqueued start pending");
+  req->done.store(false, std::memory_order_relaxed);
+  Status st = m->StartGated(offload::kNoCounter, 0);
+  rt::Backoff b;
+  while (!st.ok() && st.code() == Code::kAgain) {  // backend slots full: let ops drain
+    Backend()->Progress();
+    NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
+    st = m->StartGated(offload::kNoCounter, 0);
+  }
+  NICQ_RETURN_IF_ERROR(st);
+  req->active = true;
+  WatchHostStarted(req, m);
+  return Status::Ok();
+}
+
+Status OpsFree(Request* req) {
+  auto* m = static_cast<MatchedP2p*>(req->engine);
+  if (m->qslot.queue != nullptr)
+    return Error(Code::kQueue, "the request has an enqueued start pending");
+  Status st = m->Release();
+  delete m;
+  req->engine = nullptr;
+  req->ops = nullptr;
+  return st;
+}
+
+Status OpsComplete(Request* req) {
+  auto* m = static_cast<MatchedP2p*>(req->engine);
+  m->GetStatus(&req->status);
+  req->active = false;
+  return Status::Ok();
+}
+
+}  // namespace
+
+const RequestOps kMatchedP2pOps = {&OpsStart, &OpsFree, nullptr, &OpsComplete};
+
+}  // namespace nicq::queue

@@ -1,0 +1,34 @@
+// The process-wide offload context: the one OffloadBackend that matched
+// persistent requests and queues of this process post their triggered ops
+// to (DESIGN.md: "backend chosen once at init").
+//
+// NICQ_OFFLOAD selects it: native (libfabric triggered ops; needs FI_TRIGGER,
+// e.g. sockets here, cxi), emulated (software counters over tcp;ofi_rxm, shm,
+// verbs, with its progress thread), sim (one-process simulator), or auto:
+// native when the runtime's provider offers FI_TRIGGER, else emulated.
+//
+// Lifecycle: InitOffloadContext() is collective over MPI_COMM_WORLD (the
+// backend addresses are exchanged through rt::Boot().Allgather) and belongs
+// right after rt::Init in MPI_Init; FinalizeOffloadContext() is collective
+// too (a barrier, so no peer's op still targets this process) and belongs
+// in MPI_Finalize before rt::Finalize. Until MPI_Init/MPI_Finalize call
+// them, EnsureOffloadContext() creates the context lazily on the first
+// MPI_Queue_init / MPI_Match* call (which then must be collective over
+// world on first use, as in Example 13.1) and it is torn down at exit.
+#pragma once
+
+#include "core/status.h"
+#include "providers/backend.h"
+
+namespace nicq::queue {
+
+Status InitOffloadContext();
+Status FinalizeOffloadContext();
+// Creates the context if MPI_Init did not (see above); Ok when it exists.
+Status EnsureOffloadContext();
+// The backend; nullptr before init / after finalize.
+offload::OffloadBackend* Backend();
+// "native", "emulated" or "sim" (empty before init).
+const char* BackendName();
+
+}  // namespace nicq::queue

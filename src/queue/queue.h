@@ -1,0 +1,90 @@
+// Queue: an ordered stream of enqueued starts and waits (chapter 13.3),
+// executed by counters on the offload backend.
+//
+// Ordering (13.4) with one counter per queue, `qc`, that counts completed
+// enqueued waits in enqueue order:
+//  * an enqueued start posts its request's epoch gated on qc >= W, W = waits
+//    enqueued before it: it begins once every earlier wait completed;
+//  * the k-th enqueued wait (for request R, its m-th wait) posts three
+//    counter ops: R.done >= target -> R.join += 1; qc >= k-1 -> R.join += 1;
+//    R.join >= 2m -> qc += 1. So qc reaches k only when R completed and all
+//    earlier waits did, even if R completes before earlier requests.
+// Different queues share no counter and no lock. Enqueue calls allocate
+// nothing (records live in a ring sized at MPI_Queue_init), make no syscall
+// and hold no lock; when the backend has no trigger slots (kAgain) or the
+// ring is full, the call drives progress until room appears (backpressure:
+// the NIC or progress thread keeps completing earlier work meanwhile).
+// Statuses and inactivity of waited requests are recorded when the host
+// observes the completion: in MPI_Queue_fence, or in later enqueue calls.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/status.h"
+#include "queue/enqueueable.h"
+
+namespace nicq::queue {
+
+// Fills an MPI_Status (opaque here) from a request status; set by the API.
+using StatusFiller = void (*)(void* status, const RequestStatus& rs);
+
+class Queue {
+ public:
+  static Status Create(int type, void* external, Queue** out);
+  ~Queue();
+
+  // Callers validated every request (CheckStart / CheckWait) first.
+  Status EnqueueStart(Enqueueable* e);
+  Status EnqueueWait(Enqueueable* e, void* status, StatusFiller fill);
+  // Blocks until all enqueued work completed; requests return to inactive.
+  Status Fence();
+  // No enqueued work outstanding (freeing is allowed).
+  bool Empty();
+
+  // Precondition checks (no side effects): Ok or kQueue/kMatch with why.
+  Status CheckStart(Enqueueable* e) const;
+  Status CheckWait(Enqueueable* e) const;
+
+  // One-thread-at-a-time guard (13.4 "Thread safety"): an atomic flag
+  // exchanged on entry; a second thread inside the same queue gets kQueue.
+  bool Enter() { return !busy_.exchange(true, std::memory_order_acquire); }
+  void Leave() { busy_.store(false, std::memory_order_release); }
+
+  int type() const { return type_; }
+  std::uint64_t waits_enqueued() const { return k_; }
+  offload::CounterId counter() const { return qc_; }
+
+ private:
+  struct Record {
+    Enqueueable* e = nullptr;
+    void* status = nullptr;
+    StatusFiller fill = nullptr;
+    std::uint64_t k = 0;      // qc value at which this wait completed
+    std::uint64_t epoch = 0;  // the request's epoch it waited for
+  };
+  Queue() = default;
+  // Records whose waits completed: statuses filled, requests inactive.
+  void Reap();
+  void Finish(const Record& r);
+  // Drive progress once while waiting for room / completion; errors on a
+  // dead chain (error counters) or after NICQ_PEER_TIMEOUT without change.
+  Status Backpressure(std::uint32_t* polls, const char* what);
+
+  int type_ = 0;
+  void* external_ = nullptr;
+  offload::CounterId qc_ = offload::kNoCounter;
+  std::uint64_t k_ = 0;  // waits enqueued
+  std::uint64_t pending_starts_ = 0;  // starts enqueued without their wait yet
+  std::vector<Record> ring_;  // capacity fixed at Create
+  std::size_t head_ = 0, count_ = 0;
+  std::atomic<bool> busy_{false};
+};
+
+// Whether `req` has an enqueued start pending (for MPI_Wait/Test/Start/
+// Cancel/Request_free, which must reject it).
+bool HasPendingEnqueuedStart(Request* req);
+
+}  // namespace nicq::queue
