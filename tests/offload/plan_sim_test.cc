@@ -5,6 +5,7 @@
 
 #include "offload/algorithms/persistent_p2p.h"
 #include "offload/algorithms/select.h"
+#include "offload/match.h"
 #include "offload/tool/sim_driver.h"
 #include "providers/common/backend_registry.h"
 #include "providers/common/backend_selector.h"
@@ -173,6 +174,58 @@ TEST(PersistentP2p, EachStartIsOneWriteGatedOnBothSides) {
     ASSERT_TRUE(recv->Wait().ok());
     ASSERT_TRUE(send->Wait().ok());
     EXPECT_EQ(dst, src) << "epoch " << k;
+  }
+}
+
+// MatchPlan over an in-process "allgather": each rank's call hands in its
+// words; the exchange completes when the last rank has contributed.
+TEST(PlanMatch, ExchangesExportsAndResolvesEveryRank) {
+  const int p = 6;
+  auto world = sim::SimWorld::Make(fwsim::LogGP{}, p);
+  std::vector<std::unique_ptr<sim::SimBackend>> backends;
+  std::vector<std::unique_ptr<TriggerPlan>> plans(p);
+  std::vector<std::int64_t> send(p), recv(p);
+  for (int r = 0; r < p; ++r) {
+    backends.push_back(std::make_unique<sim::SimBackend>(world, r));
+    AllreduceArgs a;
+    a.rank = r;
+    a.size = p;
+    a.count = 1;
+    a.type = AtomicType::kInt64;
+    a.sendbuf = &send[r];
+    a.recvbuf = &recv[r];
+    a.radix = 2;
+    Schedule s("tree");
+    ASSERT_TRUE(BuildAllreduce("nic_tree", a, &s).ok());
+    ASSERT_TRUE(Lower(s, &plans[r]).ok());
+    ASSERT_TRUE(plans[r]->Bind(backends[r].get()).ok());
+  }
+  // Two passes of a fake collective: gather everyone's words, then resolve.
+  std::vector<std::vector<std::uint64_t>> table(p);
+  for (int r = 0; r < p; ++r) {
+    auto gather_only = [&](const std::vector<std::uint64_t>& mine,
+                           std::vector<std::vector<std::uint64_t>>* all) {
+      table[r] = mine;
+      all->assign(p, {});
+      return Status::Ok();
+    };
+    EXPECT_EQ(MatchPlan(*plans[r], gather_only).code(), Code::kMatch)
+        << "resolving before peers published must fail";
+  }
+  for (int r = 0; r < p; ++r) {
+    Status s = MatchPlan(*plans[r], [&](const std::vector<std::uint64_t>&,
+                                        std::vector<std::vector<std::uint64_t>>* all) {
+      *all = table;
+      return Status::Ok();
+    });
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+  for (int r = 0; r < p; ++r) send[r] = 10 * (r + 1);
+  for (int r = 0; r < p; ++r) ASSERT_TRUE(plans[r]->Start().ok());
+  world->fw().RunUntilIdle();
+  for (int r = 0; r < p; ++r) {
+    ASSERT_TRUE(plans[r]->Test()) << r;
+    EXPECT_EQ(recv[r], 210) << r;
   }
 }
 
