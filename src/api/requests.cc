@@ -103,11 +103,13 @@ Status PostRequest(ApiRequest* r) {
   if (q.ops) {
     // Another engine's persistent request: it re-arms its own state.
     if (!q.ops->start) return Error(Code::kRequest, "this request cannot be started");
+    r->staged = false;  // the engine moves the data itself
     Status st = q.ops->start(&q);
     if (st.ok()) r->active = true;
     return st;
   }
   Comm* comm = q.comm;
+  if (!r->type) return Error(Code::kRequest, "request has no operation to start");
   ResetEngineRequest(q);
   q.comm = comm;
   q.api_data = r;

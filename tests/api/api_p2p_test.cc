@@ -360,3 +360,55 @@ TEST_F(ApiP2p, RequestFreeOfActiveReceiveStillDelivers) {
 }
 
 }  // namespace
+
+namespace {
+
+// A stand-in for a collective engine: counts the calls the API makes.
+struct EngineCalls {
+  int start = 0, complete = 0, free = 0;
+} g_engine;
+
+nicq::Status EngineStart(nicq::Request* q) {
+  ++g_engine.start;
+  q->status = nicq::RequestStatus{};
+  q->status.bytes = 8;
+  q->MarkDone();  // completes at once
+  return nicq::Status::Ok();
+}
+nicq::Status EngineComplete(nicq::Request* q) {
+  ++g_engine.complete;
+  return nicq::Status::Ok();
+}
+nicq::Status EngineFree(nicq::Request* q) {
+  ++g_engine.free;
+  return nicq::Status::Ok();
+}
+const nicq::RequestOps kEngineOps = {EngineStart, EngineFree, nullptr, EngineComplete};
+
+TEST_F(ApiP2p, EngineRequestsUseTheirOps) {
+  g_engine = {};
+  MPI_Request h = MPI_REQUEST_NULL;
+  nicq::Request* q = nicq::api::AllocEngineRequest(MPI_COMM_WORLD, "MPI_Allreduce_init", true, &h);
+  ASSERT_NE(q, nullptr);
+  q->kind = nicq::ReqKind::kPersistentColl;
+  q->ops = &kEngineOps;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(MPI_Start(&h), MPI_SUCCESS);
+    MPI_Status st;
+    ASSERT_EQ(MPI_Wait(&h, &st), MPI_SUCCESS);
+    EXPECT_NE(h, MPI_REQUEST_NULL);
+    EXPECT_EQ(st.nicq_count, 8);
+  }
+  EXPECT_EQ(g_engine.start, 3);
+  EXPECT_EQ(g_engine.complete, 3);
+  ASSERT_EQ(MPI_Start(&h), MPI_SUCCESS);
+  int rc = MPI_Cancel(&h);  // done already: completes normally
+  EXPECT_EQ(rc, MPI_SUCCESS);
+  ASSERT_EQ(MPI_Wait(&h, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(g_engine.free, 0);
+  ASSERT_EQ(MPI_Request_free(&h), MPI_SUCCESS);
+  EXPECT_EQ(g_engine.free, 1);
+  EXPECT_EQ(h, MPI_REQUEST_NULL);
+}
+
+}  // namespace
