@@ -307,13 +307,23 @@ long EmulatedBackend::Issue(EmuNode* n) {
       r = fi_trecv(ep, op.local_rbuf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, 0, &n->ctx);
       break;
     case OpKind::kPut: {
+      // Delivery completion: the op completes once the target accepted the
+      // data, so a bad key or a dead target becomes an error completion here
+      // instead of a silent drop at the target.
       const CounterId arrival = ArrivalCounter(op);
-      if (arrival != kNoCounter)
-        r = fi_writedata(ep, op.local_buf, op.bytes, nullptr, EncodeCqData(arrival, 1),
-                         ep_->Peer(op.peer), op.remote_addr, op.remote_key, &n->ctx);
-      else
-        r = fi_write(ep, op.local_buf, op.bytes, nullptr, ep_->Peer(op.peer), op.remote_addr,
-                     op.remote_key, &n->ctx);
+      iovec iov{const_cast<void*>(op.local_buf), op.bytes};
+      fi_rma_iov riov{op.remote_addr, op.bytes, op.remote_key};
+      fi_msg_rma msg{};
+      msg.msg_iov = &iov;
+      msg.iov_count = 1;
+      msg.addr = ep_->Peer(op.peer);
+      msg.rma_iov = &riov;
+      msg.rma_iov_count = 1;
+      msg.context = &n->ctx;
+      msg.data = arrival != kNoCounter ? EncodeCqData(arrival, 1) : 0;
+      r = fi_writemsg(ep, &msg,
+                      FI_COMPLETION | FI_DELIVERY_COMPLETE |
+                          (arrival != kNoCounter ? FI_REMOTE_CQ_DATA : 0));
       break;
     }
     case OpKind::kAtomic: {
