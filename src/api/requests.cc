@@ -88,6 +88,8 @@ void FreeRequest(ApiRequest* r) {
   r->req.ops = nullptr;
   if (r->type) dtype::Release(r->type);
   r->type = nullptr;
+  // Keep a staging buffer for reuse unless it is huge.
+  if (r->staging.capacity() > (std::size_t{16} << 20)) std::vector<char>().swap(r->staging);
   r->persistent = r->active = r->free_pending = r->staged = false;
   r->user_buf = nullptr;
   r->req.comm = nullptr;
@@ -195,6 +197,7 @@ int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool
   }
   if (r->persistent) {
     r->active = false;
+    if (!r->req.ops) r->req.active = false;  // engines with ops do this in complete()
   } else {
     FreeRequest(r);
     if (handle) *handle = MPI_REQUEST_NULL;
