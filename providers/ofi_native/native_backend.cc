@@ -69,8 +69,10 @@ Status NativeBackend::Init() {
 }
 
 NativeBackend::~NativeBackend() {
-  Status s = Flush();
-  if (!s.ok()) NICQ_LOG(kWarn, kProvider, "native: %s", s.message().c_str());
+  if (ep_ && records_) {  // a backend whose Init failed has nothing to flush
+    Status s = Flush();
+    if (!s.ok()) NICQ_LOG(kWarn, kProvider, "native: %s", s.message().c_str());
+  }
   if (counters_) {
     for (std::size_t i = 0; i < config_.num_counters; ++i) {
       if (counters_[i].doorbell_mr) fi_close(&counters_[i].doorbell_mr->fid);

@@ -94,6 +94,7 @@ class NativeBackend final : public offload::OffloadBackend {
   std::size_t ReclaimLocked();
   std::size_t SlotsInUseLocked() const { return budget_ - free_records_.size() + host_ops_.size(); }
   std::size_t NeutralizeLocked(offload::CounterId trigger);
+  void ReadCqErrorsLocked();
   bool RunHostOps();
 
   NativeConfig config_;

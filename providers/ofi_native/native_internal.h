@@ -38,6 +38,7 @@ struct NativeBackend::Record {
   fid_cntr* slot_cntr = nullptr;
   std::uint64_t slot_target = 0;  // slot counter value meaning "done"
   std::uint64_t slot_errors = 0;
+  bool cq_failed = false;  // an error completion named this op
   bool is_data = false;
   CounterId trigger = kNoCounter;
   CounterId completion = kNoCounter;

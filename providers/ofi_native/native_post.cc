@@ -22,6 +22,8 @@ using offload::TriggeredOp;
 
 namespace {
 const std::uint64_t kZeroWord = 0;  // source of doorbell writes
+// A remote counter add of v is v doorbell writes, v slots: keep v small.
+constexpr std::uint64_t kMaxDoorbellWrites = 16;
 
 bool IsData(OpKind k) {
   return k == OpKind::kSend || k == OpKind::kRecv || k == OpKind::kPut || k == OpKind::kAtomic ||
@@ -52,9 +54,10 @@ Status NativeBackend::CheckOps(std::span<const TriggeredOp> ops) const {
         op.trigger != kNoCounter &&
         (op.target_counter == op.trigger || op.completion == op.trigger))
       return refuse("a counter op may not add to its own trigger counter on the NIC");
-    if (op.kind == OpKind::kRemoteCounterAdd && op.value != 1)
+    if (op.kind == OpKind::kRemoteCounterAdd && (op.value == 0 || op.value > kMaxDoorbellWrites))
       return refuse("remote counter add of " + std::to_string(op.value) +
-                    " (the NIC counts one per doorbell write; only 1 is offloaded)");
+                    " (the NIC counts one per doorbell write; 1 to " +
+                    std::to_string(kMaxDoorbellWrites) + " are offloaded)");
   }
   return Status::Ok();
 }
@@ -92,12 +95,12 @@ Status NativeBackend::Post(std::span<const TriggeredOp> ops) {
       if (op.kind == OpKind::kHost)
         ++hosts;
       else
-        ++records;
+        records += op.kind == OpKind::kRemoteCounterAdd ? op.value : 1;
     }
     // A slot is one op (a NIC op takes up to two deferred-work entries: the
     // op and its completion report; a host op sits in the host list).
     auto fits = [&] {
-      return SlotsInUseLocked() + ops.size() <= budget_ && records <= free_records_.size() &&
+      return SlotsInUseLocked() + records + hosts <= budget_ && records <= free_records_.size() &&
              host_ops_.size() + hosts <= host_ops_.capacity();
     };
     if (!fits()) ReclaimLocked();
@@ -124,6 +127,18 @@ Status NativeBackend::Post(std::span<const TriggeredOp> ops) {
       }
       // A provider error part-way leaves earlier ops posted: the batch is
       // all-or-none only for what is checked above (slots, kinds, counters).
+      if (op.kind == OpKind::kRemoteCounterAdd && op.value > 1) {
+        // The NIC counts one arrival per doorbell write: `value` writes, the
+        // last one reporting completion (they complete in order on one
+        // endpoint's queue).
+        TriggeredOp unit = op;
+        unit.value = 1;
+        for (std::uint64_t k = 0; k < op.value; ++k) {
+          unit.completion = k + 1 == op.value ? op.completion : kNoCounter;
+          NICQ_RETURN_IF_ERROR(PostOne(unit));
+        }
+        continue;
+      }
       NICQ_RETURN_IF_ERROR(PostOne(op));
     }
   }

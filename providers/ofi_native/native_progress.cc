@@ -27,8 +27,30 @@ std::uint64_t HwRead(fid_cntr* c, bool narrow) {
 // fires). fi_cntr_add(counter, 0) then serves as a barrier: sockets fires a
 // counter's triggers holding that counter's lock, so once the add returns
 // no firing that reads the record is still running.
+// Deferred work reports success only on counters, but some failures (a
+// truncated receive) arrive as CQ error entries naming the op's context.
+void NativeBackend::ReadCqErrorsLocked() {
+  fi_cq_data_entry entries[8];
+  ssize_t n;
+  while ((n = fi_cq_read(ep_->cq(), entries, 8)) > 0) {
+  }
+  if (n != -FI_EAVAIL) return;
+  fi_cq_err_entry err{};
+  while (fi_cq_readerr(ep_->cq(), &err, 0) > 0) {
+    const auto* base = reinterpret_cast<const char*>(records_.get());
+    const auto* ctx = static_cast<const char*>(err.op_context);
+    if (ctx >= base && ctx < base + budget_ * sizeof(Record)) {
+      Record& r = records_[(ctx - base) / sizeof(Record)];
+      if (static_cast<void*>(&r.work[0].context) == err.op_context) r.cq_failed = true;
+    }
+    NICQ_LOG(kWarn, kProvider, "native: error completion: %s", fi_strerror(err.err));
+    err = {};
+  }
+}
+
 std::size_t NativeBackend::ReclaimLocked() {
   const bool narrow = hw_limit_ <= INT32_MAX;
+  ReadCqErrorsLocked();
   std::size_t freed = 0;
   Record** link = &busy_head_;
   while (Record* r = *link) {
@@ -37,7 +59,7 @@ std::size_t NativeBackend::ReclaimLocked() {
       done = HwRead(r->slot_cntr, narrow) >= r->slot_target;
       if (!done) {
         const std::uint64_t errors = fi_cntr_readerr(r->slot_cntr);
-        failed = errors > r->slot_errors;
+        failed = errors > r->slot_errors || r->cq_failed;
         r->slot_errors = errors;
       }
     } else {
@@ -64,6 +86,7 @@ std::size_t NativeBackend::ReclaimLocked() {
       continue;
     }
     if (r->is_data && r->slot_target >= kSlotRebaseAt) fi_cntr_set(r->slot_cntr, 0);
+    r->cq_failed = false;
     free_records_.push_back(r);
     ++freed;
   }

@@ -28,6 +28,7 @@ SimBackend::SimBackend(std::shared_ptr<SimWorld> world, std::uint32_t nic)
   caps_.remote_counters = true;
   caps_.atomics = true;
   caps_.max_trigger_slots = world_->fw().SlotLimit(nic);
+  caps_.max_counter_value = world_->fw().params().CounterMax();
   for (int op = 0; op <= static_cast<int>(fwsim::AluOp::kReplace); ++op) {
     for (int t = 0; t <= static_cast<int>(fwsim::AluType::kDouble); ++t) {
       if (fwsim::AluSupports(fwsim::AluOp(op), fwsim::AluType(t))) {
