@@ -60,7 +60,13 @@ Status ParseLogGP(const std::string& text, LogGP* out) {
       out->trigger_slots = static_cast<std::size_t>(v);
     else if (key == "max_retries")
       out->max_retries = static_cast<std::size_t>(v);
-    else if (key == "retry_timeout_ns")
+    else if (key == "counter_bits") {
+      if (v < 1 || v > 64) {
+        return Error(Code::kArg,
+                     "ParseLogGP: line " + std::to_string(lineno) + ": counter_bits must be 1..64");
+      }
+      out->counter_bits = static_cast<unsigned>(v);
+    } else if (key == "retry_timeout_ns")
       out->retry_timeout = ps(v);
     else {
       return Error(Code::kArg,

@@ -27,11 +27,18 @@ struct LogGP {
   std::size_t trigger_slots = 4096;  // trigger-list entries per NIC
   std::size_t max_retries = 4;       // retransmissions of a dropped packet before an error
   Time retry_timeout = 20000 * kPsPerNs;
+  // Counter width: sockets' counters are signed 32-bit (31 usable bits).
+  // An increment past 2^bits - 1 is recorded as an error on the counter
+  // rather than wrapping silently, so a plan that forgets to rebase fails loudly.
+  unsigned counter_bits = 64;
+  std::uint64_t CounterMax() const {
+    return counter_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << counter_bits) - 1;
+  }
 };
 
 // Parses "key = value" lines ('#' comments). Keys: name, L_ns, o_ns, g_ns,
 // G_ps_per_byte, nic_op_ns, host_op_ns, host_byte_ps, trigger_slots,
-// max_retries, retry_timeout_ns. Unknown keys are an error naming the line.
+// max_retries, retry_timeout_ns, counter_bits. Unknown keys are an error naming the line.
 Status ParseLogGP(const std::string& text, LogGP* out);
 Status LoadLogGP(const std::string& path, LogGP* out);
 // Built-in presets matching firmware-sim/configs/{slingshot,infiniband}.conf.

@@ -86,6 +86,11 @@ Status World::AddCounter(std::uint32_t nic, std::uint32_t id, std::uint64_t valu
 void World::Bump(std::uint32_t nic, std::uint32_t id, std::uint64_t v) {
   Nic& x = nics_[nic];
   Counter& c = x.counters[id];
+  if (v > params_.CounterMax() - c.value) {  // would pass the counter's width
+    ++c.errors;
+    ++x.stats.errors;
+    return;
+  }
   c.value += v;
   if (x.dead) return;  // a dead NIC fires nothing
   // Pop in (threshold, seq) order; Fire only schedules, so the heap is stable.

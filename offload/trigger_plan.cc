@@ -1,7 +1,11 @@
 // TriggerPlan: binding to a backend, the match exchange, and per-epoch replay.
 #include "offload/trigger_plan.h"
 
+#include <sched.h>
+
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "offload/reduce_kernel.h"
 
@@ -19,8 +23,6 @@ const char* CounterRoleName(CounterRole r) {
       return "completion";
     case CounterRole::kJoin:
       return "join";
-    case CounterRole::kRebase:
-      return "rebase";
   }
   return "?";
 }
@@ -84,7 +86,6 @@ Status TriggerPlan::Bind(OffloadBackend* backend, std::size_t depth) {
   if (backend_ != nullptr) return Error(Code::kIntern, ctx + ": already bound");
   if (depth == 0) return Error(Code::kArg, ctx + ": depth 0");
   NICQ_RETURN_IF_ERROR(backend->CheckOps(proto_).WithContext(ctx));
-  counters_.push_back({"rebase", CounterRole::kRebase, 0});
   std::vector<CounterId> ids(counters_.size());
   NICQ_RETURN_IF_ERROR(backend->AllocCounters(ids.size(), ids.data()).WithContext(ctx));
   for (std::size_t i = 0; i < ids.size(); ++i) counters_[i].id = ids[i];
@@ -189,15 +190,15 @@ Status TriggerPlan::Arm(std::uint64_t epoch) {
   return Status::Ok();
 }
 
+// No completion counter: one that counted rebases would itself outgrow a
+// narrow counter. Rebase() watches the plan's counters reach 0 instead.
 void TriggerPlan::BuildRebaseOps() {
-  const CounterId rebase_id = counters_.back().id;
   rebase_ops_.clear();
-  for (std::size_t c = 0; c + 1 < counters_.size(); ++c) {
+  for (const PlanCounterInfo& c : counters_) {
     TriggeredOp op;
     op.kind = OpKind::kCounterSet;
-    op.target_counter = counters_[c].id;
+    op.target_counter = c.id;
     op.value = 0;
-    op.completion = rebase_id;
     rebase_ops_.push_back(op);
   }
 }
@@ -210,8 +211,22 @@ Status TriggerPlan::Rebase() {
   // limit appeared later (a rare path, not the per-epoch one).
   if (rebase_ops_.empty()) BuildRebaseOps();
   NICQ_RETURN_IF_ERROR(backend_->Post(rebase_ops_));
-  rebase_target_ += rebase_ops_.size();
-  NICQ_RETURN_IF_ERROR(backend_->WaitCounter(counters_.back().id, rebase_target_, -1));
+  // The plan is quiescent, so nothing but these sets moves its counters:
+  // wait (spin, yield, then sleep; bounded) until every one reads 0.
+  for (std::uint64_t round = 0;; ++round) {
+    bool zero = true;
+    for (const PlanCounterInfo& c : counters_) zero &= backend_->ReadCounter(c.id) == 0;
+    if (zero) break;
+    if (backend_->Progress() || round < 64) continue;
+    if (round > 200000) {
+      return Error(Code::kPending, "TriggerPlan::Rebase(" + name_ + "): counters not reset");
+    }
+    if (round < 1024) {
+      sched_yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
   done_target_ = 0;
   ++rebases_;
   return Status::Ok();

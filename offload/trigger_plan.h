@@ -37,7 +37,7 @@
 
 namespace nicq::offload {
 
-enum class CounterRole : std::uint8_t { kStart, kDone, kNamed, kCompletion, kJoin, kRebase };
+enum class CounterRole : std::uint8_t { kStart, kDone, kNamed, kCompletion, kJoin };
 const char* CounterRoleName(CounterRole r);
 
 struct PlanCounterInfo {
@@ -148,7 +148,6 @@ class TriggerPlan {
   std::uint64_t next_epoch_ = 0;
   std::uint64_t epoch_base_ = 0;   // epoch at which counters were last zero
   std::uint64_t done_target_ = 0;  // done counter value that ends the last armed epoch
-  std::uint64_t rebase_target_ = 0;
   std::uint64_t rebases_ = 0;
 };
 

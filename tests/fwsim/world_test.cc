@@ -284,6 +284,18 @@ TEST(FwsimWorld, SlotLimitRefusesWholeBatches) {
   EXPECT_EQ(w.Stats(0).slots_high_water, 2u);
 }
 
+TEST(FwsimWorld, CounterOverflowIsAnErrorNotAWrap) {
+  LogGP p = Params();
+  p.counter_bits = 3;
+  World w(p, 1);
+  const std::uint32_t c = Ctr(w, 0);
+  ASSERT_TRUE(w.AddCounter(0, c, 7).ok());
+  EXPECT_EQ(w.ReadErrors(0, c), 0u);
+  ASSERT_TRUE(w.AddCounter(0, c, 1).ok());
+  EXPECT_EQ(w.ReadCounter(0, c), 7u);
+  EXPECT_EQ(w.ReadErrors(0, c), 1u);
+}
+
 TEST(FwsimWorld, TruncatedReceiveIsAnError) {
   World w(Params(), 2);
   const std::uint32_t sc = Ctr(w, 0), rc = Ctr(w, 1);
