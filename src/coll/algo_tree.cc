@@ -165,4 +165,20 @@ void BuildAllgatherRecursiveDoubling(Schedule& s, int r, int p, char* out, std::
   }
 }
 
+void BuildAllgatherBruck(Schedule& s, int r, int p, const void* in, char* out, std::size_t bytes) {
+  // ceil(log2 p) rounds for any p: round k sends everything gathered so far
+  // (blocks r .. r+2^k-1) to r - 2^k; a final rotation puts blocks in rank order.
+  char* tmp = s.Scratch(bytes * p);
+  s.Copy(tmp, in, bytes);
+  for (int dist = 1; dist < p; dist <<= 1) {
+    const std::size_t n = std::size_t(std::min(dist, p - dist)) * bytes;
+    s.Send(tmp, n, (r - dist + p) % p);
+    s.Recv(tmp + std::size_t(dist) * bytes, n, (r + dist) % p);
+    s.EndPhase();
+  }
+  s.Copy(out + std::size_t(r) * bytes, tmp, std::size_t(p - r) * bytes);
+  s.Copy(out, tmp + std::size_t(p - r) * bytes, std::size_t(r) * bytes);
+  s.EndPhase();
+}
+
 }  // namespace nicq::coll

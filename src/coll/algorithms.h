@@ -98,6 +98,8 @@ void BuildAllgatherRing(Schedule& s, int r, int p, Blocks blk) {
 // Recursive doubling allgather of equal blocks (p a power of two): round
 // k exchanges the 2^k blocks each side has gathered so far.
 void BuildAllgatherRecursiveDoubling(Schedule& s, int r, int p, char* out, std::size_t bytes);
+// Bruck allgather: ceil(log2 p) rounds for any p (small blocks).
+void BuildAllgatherBruck(Schedule& s, int r, int p, const void* in, char* out, std::size_t bytes);
 
 // Pairwise exchange: round i sends to r+i and receives from r-i, so every
 // round pairs each rank with exactly one sender and one receiver.

@@ -1,9 +1,10 @@
 // Persistent collectives (MPI 4.1 7.13): init is collective and ordered,
 // so it (1) checks every rank's arguments against the others' (two small
-// allgathers: signatures, then verdicts, so every rank returns the same
-// error instead of some hanging later), (2) takes a tag from the init
-// sequence, which makes starts in any order on different ranks match, and
-// (3) builds the schedule once. MPI_Start relaunches it: no allocation.
+// allgathers for gatherv/scatterv: signatures, then verdicts; one for the
+// rest, whose verdict every rank computes alike from the same signatures),
+// so every rank returns the same error instead of some hanging later), (2) takes a tag from the
+// init sequence, which makes starts in any order on different ranks match, and (3) builds the
+// schedule once. MPI_Start relaunches it: no allocation.
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -227,8 +228,11 @@ Status InitPersistent(const Args& in, Request* req) {
   NICQ_RETURN_IF_ERROR(InitExchange(a.comm, &mine, sizeof(Sig), sigs.data()));
   const std::string why = Verdict(a, sigs);
   const std::int32_t bad = why.empty() ? 0 : 1;
-  std::vector<std::int32_t> verdicts(p);
-  NICQ_RETURN_IF_ERROR(InitExchange(a.comm, &bad, sizeof bad, verdicts.data()));
+  std::vector<std::int32_t> verdicts(p, 0);
+  // Only the v variants have checks some ranks cannot make (the counts
+  // live at the root): share the verdicts so every rank fails alike.
+  if (a.kind == Kind::kGatherv || a.kind == Kind::kScatterv)
+    NICQ_RETURN_IF_ERROR(InitExchange(a.comm, &bad, sizeof bad, verdicts.data()));
   if (!why.empty()) return Error(Code::kArg, why);
   for (int i = 0; i < p; ++i)
     if (verdicts[i])
