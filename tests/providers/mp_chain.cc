@@ -42,6 +42,57 @@ namespace {
 
 constexpr std::size_t kWords = 1024;
 
+// Phase 2, tagged messages: every receive and send of both ranks is posted
+// up front. Rank 0's send e waits for its receive e-1 to complete; rank 1's
+// echo e waits for its receive e. Neither process acts until the end.
+bool PingPong(offload::OffloadBackend& b, Bootstrap& boot, int rank, int epochs, bool hands_off) {
+  constexpr std::size_t kLen = 256;
+  CounterId got = 0, sent = 0;
+  CHECK_OK("AllocCounters", b.AllocCounters(1, &got));
+  CHECK_OK("AllocCounters", b.AllocCounters(1, &sent));
+  std::vector<std::vector<std::uint64_t>> out(epochs, std::vector<std::uint64_t>(kLen));
+  std::vector<std::vector<std::uint64_t>> in(epochs, std::vector<std::uint64_t>(kLen, 0));
+  for (int e = 0; e < epochs; ++e)
+    for (std::size_t i = 0; i < kLen; ++i) out[e][i] = (rank + 1) * 1000000ull + e * 1000 + i;
+  std::vector<TriggeredOp> ops;
+  for (int e = 0; e < epochs; ++e) {
+    TriggeredOp recv;
+    recv.kind = OpKind::kRecv;
+    recv.peer = 1 - rank;
+    recv.tag = 77;
+    recv.local_rbuf = in[e].data();
+    recv.bytes = kLen * 8;
+    recv.completion = got;
+    ops.push_back(recv);
+  }
+  for (int e = 0; e < epochs; ++e) {
+    TriggeredOp send;
+    send.kind = OpKind::kSend;
+    send.peer = 1 - rank;
+    send.tag = 77;
+    // Rank 1 echoes what it received in epoch e.
+    send.local_buf = rank == 0 ? out[e].data() : in[e].data();
+    send.bytes = kLen * 8;
+    send.completion = sent;
+    send.trigger = rank == 0 ? (e == 0 ? offload::kNoCounter : got) : got;
+    send.threshold = rank == 0 ? e : e + 1;
+    ops.push_back(send);
+  }
+  CHECK_OK("Post(pingpong)", b.Post(ops));
+  CHECK_OK("Barrier", boot.Barrier());
+  if (rank == 1 && hands_off) {
+    while (b.ReadCounter(sent) < static_cast<std::uint64_t>(epochs)) usleep(2000);
+  }
+  CHECK_OK("WaitCounter(got)", b.WaitCounter(got, epochs, 60000));
+  CHECK_OK("WaitCounter(sent)", b.WaitCounter(sent, epochs, 60000));
+  if (rank == 0 && in != out) {
+    std::fprintf(stderr, "mp_chain: ping-pong echoed wrong data\n");
+    return false;
+  }
+  CHECK_OK("Barrier", boot.Barrier());
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,6 +194,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (!PingPong(*b, *boot, rank, epochs, hands_off)) return 1;
   CHECK_OK("Flush", b->Flush());
   CHECK_OK("Barrier", boot->Barrier());
   CHECK_OK("DeregisterMemory", b->DeregisterMemory(&mr));
