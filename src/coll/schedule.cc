@@ -126,6 +126,25 @@ Status Schedule::Launch(Comm* comm, int tag, Request* owner) {
   return Status::Ok();
 }
 
+Status Schedule::RunLocal(const Step& s) const {
+  switch (s.kind) {
+    case Step::kCopy:
+      std::memmove(s.dst, s.src, s.bytes);
+      break;
+    case Step::kReduce:
+      return dtype::Reduce(op_, red_type_, s.src, s.dst, static_cast<std::int64_t>(s.bytes));
+    case Step::kPack:
+      dtype::Pack(*s.type, s.src, s.count, s.dst);
+      break;
+    case Step::kUnpack:
+      dtype::Unpack(*s.type, s.src, s.count * s.type->size, s.count, s.dst);
+      break;
+    default:
+      return Error(Code::kIntern, "RunLocal: not a local step");
+  }
+  return Status::Ok();
+}
+
 Status Schedule::EnterPhase() {
   const std::uint32_t from = phase_ == 0 ? 0 : phase_end_[phase_ - 1];
   const std::uint32_t to = phase_end_[phase_];
@@ -134,17 +153,10 @@ Status Schedule::EnterPhase() {
     const Step& s = steps_[i];
     switch (s.kind) {
       case Step::kCopy:
-        std::memmove(s.dst, s.src, s.bytes);
-        break;
       case Step::kReduce:
-        NICQ_RETURN_IF_ERROR(
-            dtype::Reduce(op_, red_type_, s.src, s.dst, static_cast<std::int64_t>(s.bytes)));
-        break;
       case Step::kPack:
-        dtype::Pack(*s.type, s.src, s.count, s.dst);
-        break;
       case Step::kUnpack:
-        dtype::Unpack(*s.type, s.src, s.count * s.type->size, s.count, s.dst);
+        NICQ_RETURN_IF_ERROR(RunLocal(s));
         break;
       case Step::kSend:
         NICQ_RETURN_IF_ERROR(

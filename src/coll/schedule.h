@@ -62,6 +62,12 @@ class Schedule {
   void EndPhase();
   int phases() const { return static_cast<int>(phase_end_.size()); }
   std::size_t steps() const { return steps_.size(); }
+  // Read-only view for tests and dumps: phase i is steps
+  // [phase_ends()[i-1], phase_ends()[i]).
+  const std::vector<Step>& step_list() const { return steps_; }
+  const std::vector<std::uint32_t>& phase_ends() const { return phase_end_; }
+  // Runs one local (copy/reduce/pack/unpack) step as the engine would.
+  Status RunLocal(const Step& s) const;
 
   // ---- running ----
   // Communication of this schedule goes to `comm` (the collective shadow of
