@@ -145,11 +145,24 @@ Status NativeBackend::AllocCounters(std::size_t n, CounterId* out) {
   return Status::Ok();
 }
 
+// Freeing cancels what is armed on the counter (docs/triggered-semantics.md
+// 1.4). A counter whose NIC list still holds ops that cannot be neutralized
+// (data ops) is quarantined rather than handed out again, where they would
+// fire when the new owner's counter grows.
 void NativeBackend::FreeCounter(CounterId id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (id >= config_.num_counters || !counters_[id].in_use) return;
+  host_ops_.erase(std::remove_if(host_ops_.begin(), host_ops_.end(),
+                                 [&](const HostOp& h) { return h.op.trigger == id; }),
+                  host_ops_.end());
+  ReclaimLocked();
+  const std::size_t stuck = NeutralizeLocked(id);
   counters_[id].in_use = false;
-  free_counters_.push_back(id);
+  if (stuck == 0)
+    free_counters_.push_back(id);
+  else
+    NICQ_LOG(kWarn, kProvider, "native FreeCounter(%u): %zu data op(s) still armed; not reused", id,
+             stuck);
 }
 
 std::uint64_t NativeBackend::Logical(const Counter& c) const {

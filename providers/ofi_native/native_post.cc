@@ -219,7 +219,27 @@ Status NativeBackend::PostOne(const TriggeredOp& op) {
     std::uint64_t value = op.value;
     if (op.kind == OpKind::kCounterSet) {
       const std::uint64_t base = target.base.load();
-      value = op.value >= base ? op.value - base : 0;
+      if (op.value < base) {
+        // Below the logical base (the backend rebased this counter): the NIC
+        // cannot express it. A set that fires at once (a plan's own rebase,
+        // triggered-semantics.md 8.2) is done here on the host instead.
+        if (op.trigger != kNoCounter) {
+          free_records_.push_back(r);
+          busy_head_ = r->next;
+          return Error(Code::kUnsupportedOperation,
+                       "native Post: counter set to " + std::to_string(op.value) +
+                           " below the rebased base " + std::to_string(base) + " of counter " +
+                           std::to_string(op.target_counter) + " cannot be triggered on the NIC");
+        }
+        target.base.store(0);
+        NICQ_RETURN_IF_ERROR(Check(fi_cntr_set(target.cntr, op.value), "fi_cntr_set",
+                                   "counter " + std::to_string(op.target_counter)));
+        if (comp != nullptr) fi_cntr_add(comp, op.completion_inc);
+        free_records_.push_back(r);
+        busy_head_ = r->next;
+        return Status::Ok();
+      }
+      value = op.value - base;
     }
     r->cntr[0] = {target.cntr, value};
     w.op_type = op.kind == OpKind::kCounterSet ? FI_OP_CNTR_SET : FI_OP_CNTR_ADD;

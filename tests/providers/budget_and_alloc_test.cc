@@ -109,6 +109,44 @@ TEST(NativeCounters, RebaseKeepsLogicalValuesPastTheHardwareLimit) {
   }
 }
 
+TEST(NativeCounters, ImmediateSetBelowRebasedBaseAndFreeCancels) {
+  NativeConfig c;
+  c.slot_budget = 8;
+  c.num_counters = 16;
+  c.counter_limit = 16;
+  std::unique_ptr<NativeBackend> n;
+  ASSERT_TRUE(NativeBackend::Create(c, &n).ok());
+  auto b = SelfWired(std::move(n));
+  CounterId ids[3];
+  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
+  const CounterId t = ids[0], x = ids[1], done = ids[2];
+  std::vector<TriggeredOp> op(1);
+  for (std::uint64_t e = 1; e <= 20; ++e) {  // rebases t past 16
+    op[0] = CounterAdd(t, 2 * e, x, 1, done);
+    ASSERT_TRUE(b->Post(op).ok());
+    ASSERT_TRUE(b->AddCounter(t, 2).ok());
+    ASSERT_TRUE(b->WaitCounter(done, e, 20000).ok());
+  }
+  // A plan's own rebase: set to 0, fired at once.
+  op[0] = TriggeredOp{};
+  op[0].kind = OpKind::kCounterSet;
+  op[0].target_counter = t;
+  op[0].value = 0;
+  Status s = b->Post(op);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(b->ReadCounter(t), 0u);
+  // FreeCounter cancels what is armed on it: the add never lands, even when
+  // the counter id is handed out again and grows.
+  op[0] = CounterAdd(t, 1, x, 100, kNoCounter);
+  ASSERT_TRUE(b->Post(op).ok());
+  b->FreeCounter(t);
+  CounterId again = kNoCounter;
+  ASSERT_TRUE(b->AllocCounters(1, &again).ok());
+  ASSERT_TRUE(b->AddCounter(again, 5).ok());
+  for (int i = 0; i < 20; ++i) b->Progress();
+  EXPECT_EQ(b->ReadCounter(x), 20u);
+}
+
 void Touch(void* arg) {
   static_cast<std::atomic<int>*>(arg)->fetch_add(1);
 }
