@@ -209,7 +209,10 @@ Status CreateNativeBackend(const offload::BackendOptions& options,
   NativeConfig c;
   c.provider = options.provider;
   if (c.provider.empty() || c.provider == "auto") c.provider = config::GetString("NICQ_PROVIDER");
-  if (c.provider.empty() || c.provider == "auto") c.provider = "sockets";
+  // sockets proves the native path but is not a fast one: "auto" means a
+  // real triggered NIC (cxi), else kUnsupportedOperation so that selection
+  // moves on to the emulated backend. Ask for sockets by name.
+  if (c.provider.empty() || c.provider == "auto") c.provider = "cxi";
   c.num_counters = static_cast<std::size_t>(config::GetInt("NICQ_OFFLOAD_COUNTERS"));
   c.slot_budget = options.slot_budget != 0
                       ? options.slot_budget
