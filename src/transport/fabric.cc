@@ -92,6 +92,7 @@ Status Fabric::OpenWith(fi_info* info) {
   domain_name_ = info->domain_attr->name ? info->domain_attr->name : "";
   mr_mode_ = info->domain_attr->mr_mode;
   max_msg_ = info->ep_attr->max_msg_size;
+  auto_progress_ = info->domain_attr->data_progress == FI_PROGRESS_AUTO;
   return Status::Ok();
 }
 

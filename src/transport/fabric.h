@@ -47,6 +47,9 @@ class Fabric {
   fid_domain* domain() const { return domain_; }
   bool cq_can_block() const { return cq_wait_; }
   bool has_rma_read() const { return rma_read_; }
+  // The provider moves data on its own thread (sockets): waiters should block
+  // at once rather than poll, or they starve that thread on a small machine.
+  bool auto_progress() const { return auto_progress_; }
   std::size_t max_msg_size() const { return max_msg_; }
   const PeerInfo& peer(int world) const { return peers_[world]; }
   int size() const { return int(peers_.size()); }
@@ -70,6 +73,7 @@ class Fabric {
   std::string domain_name_;
   bool cq_wait_ = false;
   bool rma_read_ = false;
+  bool auto_progress_ = false;
   std::size_t max_msg_ = 0;
   std::uint64_t mr_mode_ = 0;
   std::uint64_t next_key_ = 1;

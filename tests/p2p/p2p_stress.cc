@@ -2,6 +2,7 @@
 // large message, a peer that dies.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 
@@ -88,6 +89,29 @@ void DeadPeer() {
   _exit(0);  // the job is broken: no collective Finalize
 }
 
+// Round trips of `bytes` between ranks 0 and 1; prints the mean half round
+// trip (informational only: tests never check time).
+void PingPong(std::size_t bytes) {
+  if (W()->rank > 1) return;
+  std::vector<std::uint8_t> buf(bytes);
+  const int iters = 2000, peer = 1 - W()->rank;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iters; ++i) {
+    if (W()->rank == 0) {
+      Send(buf.data(), bytes, peer, 1, W());
+      Recv(buf.data(), bytes, peer, 1, W());
+    } else {
+      Recv(buf.data(), bytes, peer, 1, W());
+      Send(buf.data(), bytes, peer, 1, W());
+    }
+  }
+  double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  if (W()->rank == 0)
+    std::printf("pingpong %zu B on %s: %.2f us half round trip\n", bytes, rt::ProviderName(),
+                us / iters / 2);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,6 +123,8 @@ int main(int argc, char** argv) {
     Large(argc > 2 ? std::strtoull(argv[2], nullptr, 0) : (1ull << 30));
   else if (what == "deadpeer")
     DeadPeer();
+  else if (what == "pingpong")
+    PingPong(argc > 2 ? std::strtoull(argv[2], nullptr, 0) : 8);
   else
     MP_CHECK(false, "unknown scenario %s", what.c_str());
   Barrier(W());
