@@ -35,6 +35,7 @@ Status NativeBackend::Init() {
   o.auto_progress = true;
   NICQ_RETURN_IF_ERROR(OfiEndpoint::Open(o, &ep_));
   const bool sockets = std::strcmp(ep_->provider_name(), "sockets") == 0;
+  cxi_ = std::strcmp(ep_->provider_name(), "cxi") == 0;
   // sockets keeps counters in a signed 32-bit atomic.
   hw_limit_ = config_.counter_limit ? config_.counter_limit
                                     : (sockets ? INT32_MAX : (std::uint64_t{1} << 48) - 1);

@@ -101,6 +101,7 @@ class NativeBackend final : public offload::OffloadBackend {
   offload::Capabilities caps_;
   std::unique_ptr<OfiEndpoint> ep_;
   std::uint64_t hw_limit_ = 0;
+  bool cxi_ = false;  // provider restrictions (CheckOps)
   std::size_t budget_ = 0;
 
   std::unique_ptr<Counter[]> counters_;

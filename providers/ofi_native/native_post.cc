@@ -54,6 +54,9 @@ Status NativeBackend::CheckOps(std::span<const TriggeredOp> ops) const {
         op.trigger != kNoCounter &&
         (op.target_counter == op.trigger || op.completion == op.trigger))
       return refuse("a counter op may not add to its own trigger counter on the NIC");
+    // cxi accepts a deferred receive only at threshold 0 (posted at once).
+    if (cxi_ && op.kind == OpKind::kRecv && op.trigger != kNoCounter && op.threshold > 0)
+      return refuse("cxi takes triggered receives only at threshold 0");
     if (op.kind == OpKind::kRemoteCounterAdd && (op.value == 0 || op.value > kMaxDoorbellWrites))
       return refuse("remote counter add of " + std::to_string(op.value) +
                     " (the NIC counts one per doorbell write; 1 to " +
