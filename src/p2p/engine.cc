@@ -183,7 +183,7 @@ Status Engine::Irecv(void* buf, std::size_t len, int src, std::uint32_t ctx, int
       Deliver(op, u->tag, u->data, reinterpret_cast<const std::uint8_t*>(&u->hdr), sizeof u->hdr);
     else
       Deliver(op, u->tag, u->data, u->payload.data(), u->len);
-    unexp_pool_.Put(u);
+    PutUnexpected(u);
     return Status::Ok();
   }
   op->in_posted = true;
@@ -233,9 +233,29 @@ void Engine::Dispatch(std::uint64_t tag, std::uint64_t data, const std::uint8_t*
   unexpected_.push_back(Stash(tag, data, payload, len));
 }
 
+Unexpected* Engine::GetUnexpected(std::size_t len) {
+  if (len <= kSmallPayload) {
+    Unexpected* u = unexp_small_.Get();
+    if (u->payload.capacity() < kSmallPayload) u->payload.reserve(kSmallPayload);
+    return u;
+  }
+  Unexpected* u = unexp_large_.Get();
+  const std::size_t cap = std::max(len, eager_limit_);
+  if (u->payload.capacity() < cap) u->payload.reserve(cap);
+  return u;
+}
+
+void Engine::PutUnexpected(Unexpected* u) {
+  if (u->payload.capacity() > kSmallPayload)
+    unexp_large_.Put(u);
+  else
+    unexp_small_.Put(u);
+}
+
 Unexpected* Engine::Stash(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
                           std::size_t len) {
-  Unexpected* u = unexp_pool_.Get();
+  const bool rts = transport::TagProto(tag) == Proto::kRts;
+  Unexpected* u = GetUnexpected(rts ? 0 : len);
   u->prev = u->next = nullptr;
   u->tag = tag;
   u->data = data;

@@ -108,7 +108,13 @@ class Engine {
   bool push_rndv_ = false;  // large messages pushed in chunks instead of RMA-read
 
   Pool<Op> ops_;
-  Pool<Unexpected> unexp_pool_;
+  // Unexpected entries in two size classes so that a reused entry never
+  // has to grow its buffer: small ones hold <= kSmallPayload bytes, large
+  // ones get a full bounce's worth once.
+  static constexpr std::size_t kSmallPayload = 256;
+  Pool<Unexpected> unexp_small_, unexp_large_;
+  Unexpected* GetUnexpected(std::size_t len);
+  void PutUnexpected(Unexpected* u);
   std::vector<Op*> bounces_;
   std::vector<std::unique_ptr<std::uint8_t[]>> bounce_mem_;
   transport::PostQueue<Op, &Op::next_post> tx_queue_;

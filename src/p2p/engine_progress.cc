@@ -316,7 +316,7 @@ void Engine::OnArrival(const std::uint8_t* buf, std::size_t len, std::uint64_t t
       Dispatch(u->tag, u->data, reinterpret_cast<const std::uint8_t*>(&u->hdr), sizeof u->hdr);
     else
       Dispatch(u->tag, u->data, u->payload.data(), u->len);
-    unexp_pool_.Put(u);
+    PutUnexpected(u);
     ++recv_seq_[src];
   }
 }
