@@ -228,14 +228,18 @@ void Engine::HandleCqError() {
       if (lost && !dead_[op->peer]) FailPeer(op->peer, what);
       PutOp(op);
       return;
-    case Op::Kind::kSend:
+    case Op::Kind::kSend: {
+      // Finish (or fail) this send before failing the peer: FailPeer may
+      // release ops, and this one must not be released twice.
+      const int peer = op->peer;
       --op->local_pending;
       if (op->error == Code::kOk) op->error = lost ? Code::kProcFailed : Code::kIntern;
-      NICQ_LOG(kError, kP2p, "send to rank %d failed: %s", op->peer, what);
-      if (lost && !dead_[op->peer]) FailPeer(op->peer, what);
+      NICQ_LOG(kError, kP2p, "send to rank %d failed: %s", peer, what);
       op->remote_pending = 0;
       MaybeFinishSend(op);
+      if (lost && !dead_[peer]) FailPeer(peer, what);
       return;
+    }
     case Op::Kind::kRecv:
       NICQ_LOG(kError, kP2p, "rendezvous read from rank %d failed: %s", op->peer, what);
       FailRequest(op, lost ? Code::kProcFailed : Code::kIntern);
@@ -251,6 +255,7 @@ void Engine::MaybeFinishSend(Op* op) {
   delete[] op->chunk_hdrs;
   op->chunk_hdrs = nullptr;
   if (op->mr) fi_close(&op->mr->fid);
+  op->mr = nullptr;
   if (op->bsend_block) bsend_.Free(op->bsend_block);
   FreeToken(op);
   --sends_in_flight_;

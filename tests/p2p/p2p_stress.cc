@@ -161,6 +161,25 @@ void PingPong(std::size_t bytes) {
                 us / iters / 2);
 }
 
+// Same, but rank 0 is blocked in a rendezvous send (waiting for kFin).
+void DeadSend() {
+  const int n = W()->size, me = W()->rank, victim = n - 1;
+  Barrier(W());
+  if (me == victim) _exit(0);
+  if (me == 0) {
+    std::vector<std::uint8_t> big(rt::EagerLimit() * 8);
+    Request r;
+    Status s = rt::Isend(big.data(), big.size(), victim, 1, W(), SendMode::kStandard, &r);
+    rt::Backoff b;
+    while (s.ok() && !r.IsDone()) s = rt::ProgressWait(b);
+    const int code = s.ok() ? r.status.error : int(s.code());
+    MP_CHECK(code == int(Code::kProcFailed), "send to a dead peer gave code %d", code);
+    std::printf("DEADPEER-OK: rank 0 saw kProcFailed on its send\n");
+    std::fflush(stdout);
+  }
+  _exit(0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -172,6 +191,8 @@ int main(int argc, char** argv) {
     Large(argc > 2 ? std::strtoull(argv[2], nullptr, 0) : (1ull << 30));
   else if (what == "deadpeer")
     DeadPeer();
+  else if (what == "deadsend")
+    DeadSend();
   else if (what == "noalloc")
     NoAlloc();
   else if (what == "pingpong")
