@@ -41,7 +41,7 @@ int MPI_Enqueue_start(MPI_Queue* queue, MPI_Request* request);
 int MPI_Enqueue_startall(MPI_Queue* queue, int count, MPI_Request array_of_requests[]);
 int MPI_Enqueue_wait(MPI_Queue* queue, MPI_Request* request, MPI_Status* status);
 int MPI_Enqueue_waitall(MPI_Queue* queue, int count, MPI_Request array_of_requests[],
-                        MPI_Status array_of_statuses[]);
+                        MPI_Status* array_of_statuses);
 int MPI_Queue_fence(MPI_Queue* queue);
 
 #ifdef __cplusplus
@@ -58,7 +58,7 @@ inline int MPI_Enqueue_wait(MPI_Queue queue, MPI_Request* request, MPI_Status* s
   return MPI_Enqueue_wait(&queue, request, status);
 }
 inline int MPI_Enqueue_waitall(MPI_Queue queue, int count, MPI_Request array_of_requests[],
-                               MPI_Status array_of_statuses[]) {
+                               MPI_Status* array_of_statuses) {
   return MPI_Enqueue_waitall(&queue, count, array_of_requests, array_of_statuses);
 }
 inline int MPI_Queue_fence(MPI_Queue queue) {

@@ -189,7 +189,7 @@ int(MPI_Enqueue_wait)(MPI_Queue* queue, MPI_Request* request, MPI_Status* status
 }
 
 int(MPI_Enqueue_waitall)(MPI_Queue* queue, int count, MPI_Request array_of_requests[],
-                         MPI_Status array_of_statuses[]) {
+                         MPI_Status* array_of_statuses) {
   return WaitAll("MPI_Enqueue_waitall", queue, count, array_of_requests, array_of_statuses, false);
 }
 

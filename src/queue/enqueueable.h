@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/status.h"
 #include "providers/backend.h"
@@ -69,6 +70,8 @@ class Enqueueable {
   virtual void GetStatus(RequestStatus* out) const = 0;
   // Releases counters and registrations (request freed; no epoch pending).
   virtual Status Release() = 0;
+  // Counters and peer of this request, for stall reports (may be empty).
+  virtual std::string DebugString() const { return {}; }
 
   // Queue bookkeeping (src/queue only).
   QueueSlot qslot;

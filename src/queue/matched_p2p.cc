@@ -42,6 +42,9 @@ TriggeredOp* MatchedP2p::RingSlot(std::uint64_t epoch) {
 Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
   if (state_ != State::kMatched) return Error(Code::kMatch, "request is not matched");
   offload::OffloadBackend* b = Backend();
+  // A gate already reached is the same as no gate: the host bumps the
+  // counter itself, one triggered op fewer (and one NIC trigger slot).
+  if (gate != kNoCounter && b->ReadCounter(gate) >= threshold) gate = kNoCounter;
   const std::uint64_t n = epochs_ + 1;
   TriggeredOp* ops = RingSlot(n);
   if (!ops) return Error(Code::kAgain, "descriptor ring full");
@@ -64,7 +67,7 @@ Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
     put = TriggeredOp{};
     put.trigger = gate_;
     put.threshold = 2 * n;  // receiver ready + this send started
-    put.completion = done_;
+    // No local completion counter: the receiver's acknowledgement is it.
     put.peer = peer_world_;
     if (a_.bytes == 0) {
       put.kind = OpKind::kRemoteCounterAdd;
@@ -90,7 +93,7 @@ Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
       ops[1].value = 1;
       count = 2;
     }
-  } else {  // receive: the start is the ready token
+  } else {  // receive: the start is the ready token; the landing is acknowledged
     TriggeredOp& token = ops[0];
     token = TriggeredOp{};
     token.kind = OpKind::kRemoteCounterAdd;
@@ -99,7 +102,15 @@ Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
     token.peer = peer_world_;
     token.target_counter = peer_gate_;
     token.value = 1;
-    count = 1;
+    TriggeredOp& ack = ops[1];
+    ack = TriggeredOp{};
+    ack.kind = OpKind::kRemoteCounterAdd;
+    ack.trigger = done_;
+    ack.threshold = n;
+    ack.peer = peer_world_;
+    ack.target_counter = peer_done_;
+    ack.value = 1;
+    count = 2;
   }
   if (count) NICQ_RETURN_IF_ERROR(b->Post({ops, count}));
   epochs_ = n;
@@ -119,6 +130,16 @@ void MatchedP2p::GetStatus(RequestStatus* out) const {
   out->bytes = a_.is_send ? a_.bytes : matched_bytes_;
   offload::OffloadBackend* b = Backend();
   if (b && done_ != kNoCounter && b->ReadErrors(done_) > 0) out->error = int(Code::kOther);
+}
+
+std::string MatchedP2p::DebugString() const {
+  offload::OffloadBackend* b = Backend();
+  std::string s = std::string(a_.is_send ? "send to " : "recv from ") + std::to_string(a_.peer) +
+                  " tag " + std::to_string(a_.tag) + " epochs " + std::to_string(epochs_);
+  if (b && gate_ != kNoCounter)
+    s += " gate " + std::to_string(b->ReadCounter(gate_)) + "/" + std::to_string(2 * epochs_);
+  if (b && done_ != kNoCounter) s += " errors " + std::to_string(b->ReadErrors(done_));
+  return s;
 }
 
 Status MatchedP2p::Release() {

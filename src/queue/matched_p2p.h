@@ -11,9 +11,15 @@
 // After it, per epoch n:
 //   receiver start: remote counter add +1 on the sender's gate ("ready")
 //   sender start:   local counter add +1 on its gate
-//   sender:         put(send buf -> receive buf) at gate >= 2n; its
-//                   completion bumps the sender's done counter, the landing
-//                   bumps the receiver's arrival counter (its done counter).
+//   sender:         put(send buf -> receive buf) at gate >= 2n; the landing
+//                   bumps the receiver's arrival counter (its done counter)
+//   receiver:       at arrival >= n, a remote counter add +1 on the sender's
+//                   done counter (the acknowledgement).
+// The sender completes on the acknowledgement rather than on its put's local
+// completion: sockets' chained completion counters (deferred work on the
+// slot counter) were seen not to fire for one of two back-to-back puts to a
+// peer, while target-side triggers on remote counters are reliable; and an
+// acknowledged send also satisfies the synchronous mode by construction.
 // The receive buffer is never written before its receive started (the put
 // needs the ready token), synchronous sends complete only after the receiver
 // started (same reason), and ready sends keep their meaning trivially.
@@ -36,6 +42,8 @@ struct MatchOffer {
   std::uint64_t bytes = 0;
   std::uint32_t gate = 0;
   std::uint32_t mode = 0;
+  std::uint32_t done = 0;  // sender's done counter: the receiver acknowledges into it
+  std::uint32_t pad = 0;
 };
 struct MatchReply {
   std::uint64_t magic = 0;
@@ -73,6 +81,7 @@ class MatchedP2p final : public Enqueueable {
   void GetStatus(RequestStatus* out) const override;
   Status Release() override;
 
+  std::string DebugString() const override;
   const P2pArgs& args() const { return a_; }
 
  private:
@@ -98,6 +107,7 @@ class MatchedP2p final : public Enqueueable {
   offload::CounterId gate_ = offload::kNoCounter;  // sender: ready tokens + starts
   offload::CounterId done_ = offload::kNoCounter;  // sender: put completions; receiver: arrivals
   offload::CounterId peer_gate_ = offload::kNoCounter;     // receiver: the sender's gate
+  offload::CounterId peer_done_ = offload::kNoCounter;     // receiver: the sender's done
   offload::CounterId peer_arrival_ = offload::kNoCounter;  // sender: receiver's arrival counter
   std::uint64_t remote_addr_ = 0, remote_key_ = 0;
   offload::MemRegion region_{};

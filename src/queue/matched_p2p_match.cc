@@ -57,6 +57,7 @@ Status MatchedP2p::BeginMatch() {
     offer_.magic = kOfferMagic;
     offer_.bytes = a_.bytes;
     offer_.gate = gate_;
+    offer_.done = done_;
     offer_.mode = std::uint32_t(a_.mode);
     // The reply receive first, so it is posted before the reply can arrive.
     NICQ_RETURN_IF_ERROR(rt::Irecv(&reply_, sizeof reply_, a_.peer, a_.tag, match_comm_, &recv_req_));
@@ -128,6 +129,7 @@ Status MatchedP2p::PollReceiver(bool* done) {
     peer_world_ = a_.comm->WorldRank(source_);
     matched_bytes_ = offer_.bytes;
     peer_gate_ = offer_.gate;
+    peer_done_ = offer_.done;
     reply_ = MatchReply{};
     reply_.magic = kReplyMagic;
     reply_.capacity = a_.bytes;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/config.h"
+#include "core/log.h"
 #include "queue/match_engine.h"
 #include "queue/offload_context.h"
 #include "queue/queue_types.h"
@@ -195,17 +196,33 @@ Status Queue::Fence() {
   while (Backend()->ReadCounter(qc_) < k_) {
     NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Queue_fence"));
     const std::uint64_t now_value = Backend()->ReadCounter(qc_);
+    if (now_value == seen && NowMs() - last_change > 1000 && polls % 1024 == 0)
+      NICQ_LOG(kDebug, kQueue, "fence waiting: %s", Describe().c_str());
     if (now_value != seen) {
       seen = now_value;
       last_change = NowMs();
     } else if (polls % 1024 == 1023 && NowMs() - last_change > stall_ms) {
       return Error(Code::kPending, "MPI_Queue_fence: " + std::to_string(k_ - now_value) +
                                        " enqueued wait(s) made no progress (is every matching "
-                                       "operation started on its peer?)");
+                                       "operation started on its peer?) " + Describe());
     }
   }
   Reap();
   return Status::Ok();
+}
+
+std::string Queue::Describe() const {
+  offload::OffloadBackend* b = Backend();
+  std::string out = "[queue counter " + std::to_string(b->ReadCounter(qc_)) + "/" +
+                    std::to_string(k_) + "; pending waits:";
+  for (std::size_t i = 0; i < count_ && i < 8; ++i) {
+    const Record& r = ring_[(head_ + i) % ring_.size()];
+    out += " {k " + std::to_string(r.k) + " done " +
+           std::to_string(b->ReadCounter(r.e->DoneCounter())) + "/" +
+           std::to_string(r.e->DoneTarget()) + " join " +
+           std::to_string(b->ReadCounter(r.e->qslot.join)) + " " + r.e->DebugString() + "}";
+  }
+  return out + "]";
 }
 
 bool Queue::Empty() {

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/status.h"
@@ -43,6 +44,8 @@ class Queue {
   Status Fence();
   // No enqueued work outstanding (freeing is allowed).
   bool Empty();
+  // Counters of the queue and its pending waits, for stall reports.
+  std::string Describe() const;
 
   // Precondition checks (no side effects): Ok or kQueue/kMatch with why.
   Status CheckStart(Enqueueable* e) const;
