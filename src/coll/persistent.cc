@@ -12,6 +12,7 @@
 
 #include "coll/algorithms.h"
 #include "coll/coll.h"
+#include "coll/offload_allreduce.h"
 #include "coll/select.h"
 #include "dtype/reduce.h"
 
@@ -24,6 +25,7 @@ struct Persistent {
   std::vector<const dtype::Type*> stypes, rtypes;
   std::vector<dtype::Type*> retained;
   Schedule sched;
+  std::unique_ptr<OffloadedAllreduce> off;  // set: runs as a NIC trigger plan
   Comm* shadow = nullptr;
   int tag = 0;
   ~Persistent() {
@@ -157,6 +159,7 @@ Status PStart(Request* req) {
   req->done.store(false, std::memory_order_relaxed);
   req->status = RequestStatus{};
   req->active = true;
+  if (P->off) return P->off->Start(req);
   NICQ_RETURN_IF_ERROR(P->sched.Launch(P->shadow, P->tag, req));
   Activate(&P->sched);
   return Status::Ok();
@@ -239,8 +242,13 @@ Status InitPersistent(const Args& in, Request* req) {
       return Error(Code::kArg, "rank " + std::to_string(i) +
                                    " found the collective's arguments inconsistent across ranks");
 
-  NICQ_RETURN_IF_ERROR(Build(a, &P->sched));
-  P->sched.EndPhase();
+  if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
+  if (P->off) {
+    P->sched.algorithm = "nic_tree (offloaded)";
+  } else {
+    NICQ_RETURN_IF_ERROR(Build(a, &P->sched));
+    P->sched.EndPhase();
+  }
   P->shadow = ShadowOf(a.comm);
   P->tag = NextTag(a.comm, 1);
   DumpSchedule(a, P->sched);

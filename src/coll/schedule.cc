@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include "coll/offload_allreduce.h"
 #include "core/log.h"
 #include "core/progress_hooks.h"
 #include "dtype/reduce.h"
@@ -237,7 +238,8 @@ Engine& E() {
 }
 
 bool Hook(void*) {
-  return Poll();
+  const bool a = Poll();
+  return PollOffloaded() || a;
 }
 
 }  // namespace
@@ -262,13 +264,19 @@ void ReleaseSchedule(Schedule* s) {
   e.pool.push_back(s);
 }
 
-void Activate(Schedule* s) {
+void EnsureHook() {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   if (!e.hooked) {
     e.hooked = progress::RegisterHook(&Hook, nullptr);
     e.active.reserve(64);
   }
+}
+
+void Activate(Schedule* s) {
+  EnsureHook();
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
   if (e.active.size() == e.active.capacity()) e.active.reserve(e.active.size() * 2);
   e.active.push_back(s);
   s->Advance();  // post the first phase at once
@@ -298,7 +306,7 @@ bool Poll() {
 Status WaitRequest(Request* req) {
   rt::Backoff b;
   while (!req->IsDone()) {
-    if (Poll()) b.Reset();
+    if (Poll() || PollOffloaded()) b.Reset();
     if (req->IsDone()) break;
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
   }

@@ -110,6 +110,8 @@ void ReleaseSchedule(Schedule* s);
 // Adds a launched schedule to the active list and registers the progress
 // hook on first use.
 void Activate(Schedule* s);
+// Registers the progress hook (once).
+void EnsureHook();
 // Advances every active schedule once; true if any made progress.
 bool Poll();
 // Blocks (rt::ProgressWait, plus Poll for the collectives' own steps) until

@@ -1,0 +1,248 @@
+#include "coll/offload_allreduce.h"
+
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "coll/algorithms.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "dtype/datatype.h"
+#include "mpi.h"
+#include "offload/algorithms/select.h"
+#include "queue/offload_context.h"
+#include "runtime/runtime.h"
+
+namespace nicq::coll {
+namespace {
+
+using offload::AtomicOp;
+using offload::AtomicType;
+
+bool MapType(int handle, AtomicType* t) {
+  switch (handle) {
+    case MPI_DOUBLE:
+      *t = AtomicType::kDouble;
+      return true;
+    case MPI_FLOAT:
+      *t = AtomicType::kFloat;
+      return true;
+    case MPI_INT64_T:
+    case MPI_LONG_LONG:
+      *t = AtomicType::kInt64;
+      return true;
+    case MPI_UINT64_T:
+    case MPI_UNSIGNED_LONG_LONG:
+      *t = AtomicType::kUint64;
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool MapOp(int handle, AtomicOp* o) {
+  switch (handle) {
+    case MPI_SUM:
+      *o = AtomicOp::kSum;
+      return true;
+    case MPI_MIN:
+      *o = AtomicOp::kMin;
+      return true;
+    case MPI_MAX:
+      *o = AtomicOp::kMax;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Blocking allgather of `bytes` per rank (init-time, on the init tag class).
+Status Exchange(Comm* comm, const void* mine, std::size_t bytes, void* all) {
+  Schedule* s = AcquireSchedule();
+  BuildAllgatherBruck(*s, comm->rank, comm->size, mine, static_cast<char*>(all), bytes);
+  s->release_on_done = true;
+  s->algorithm = "offload-exchange";
+  Request req;
+  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(comm), NextTag(comm, 3), &req));
+  Activate(s);
+  return WaitRequest(&req);
+}
+
+// nic_tree (offload/algorithms/allreduce_nic_tree.cc) with the initial
+// copy as a put to this rank's own exposed buffer instead of a host step.
+Status BuildTree(const Args& a, AtomicType type, AtomicOp op, int radix, offload::Schedule* s) {
+  const int rank = a.comm->rank, size = a.comm->size;
+  const std::size_t bytes = std::size_t(a.rcount) * offload::AtomicTypeSize(type);
+  auto peer = [&](int r) { return static_cast<offload::PeerId>(a.comm->world_ranks[r]); };
+  const bool has_parent = rank > 0;
+  const int parent = has_parent ? (rank - 1) / radix : -1;
+  std::vector<int> children;
+  for (int c = rank * radix + 1; c <= rank * radix + radix && c < size; ++c) children.push_back(c);
+  const bool copy = false;  // see Start(): the host copies inside MPI_Start
+  // Counter/buffer indices must agree across ranks: up, down first.
+  const auto up = s->AddCounter("up", children.size() + (has_parent ? 1 : 0));
+  const auto down = s->AddCounter("down", has_parent ? 1 : 0);
+  const auto self = s->AddCounter("self", copy ? 1 : 0);
+  const auto acc = s->ExposeBuffer("acc", a.recvbuf, bytes, up);
+  const auto res = s->ExposeBuffer("res", a.recvbuf, bytes, down);
+  const auto mine = s->ExposeBuffer("mine", a.recvbuf, bytes, self);
+  offload::StepId ready;
+  if (copy) {
+    const offload::StepId put =
+        s->Put(a.sendbuf, bytes, offload::RemoteBuffer{peer(rank), mine, 0}, {});
+    s->SetLabel(put, "sendbuf -> own recvbuf (NIC put)");
+    ready = s->Nop({put});
+    s->WaitOn(ready, self);
+    s->SetLabel(ready, "own contribution in place");
+  } else {
+    ready = s->Nop({});
+    s->SetLabel(ready, "start (in place)");
+  }
+  for (int c : children) {
+    const auto t = s->RemoteCounterAdd(offload::RemoteCounter{peer(c), up}, 1, {ready});
+    s->SetLabel(t, "ready token to " + std::to_string(c));
+  }
+  if (has_parent) {
+    const auto at =
+        s->Atomic(op, type, a.recvbuf, bytes, offload::RemoteBuffer{peer(parent), acc, 0}, {ready});
+    s->WaitOn(at, up);
+    s->SetLabel(at, "combine into parent " + std::to_string(parent));
+  }
+  for (int c : children) {
+    const auto p =
+        s->Put(a.recvbuf, bytes, offload::RemoteBuffer{peer(c), res, 0},
+               has_parent ? std::vector<offload::StepId>{} : std::vector<offload::StepId>{ready});
+    s->WaitOn(p, has_parent ? down : up);
+    s->SetLabel(p, "result to child " + std::to_string(c));
+  }
+  if (has_parent && children.empty()) {
+    const auto done = s->Nop({});
+    s->WaitOn(done, down);
+    s->SetLabel(done, "result arrived");
+  }
+  return Status::Ok();
+}
+
+struct Watch {
+  std::mutex mu;
+  std::vector<OffloadedAllreduce*> active;
+};
+Watch& W() {
+  static auto* w = new Watch();
+  return *w;
+}
+
+}  // namespace
+
+Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllreduce>* out) {
+  out->reset();
+  AtomicType type;
+  AtomicOp op;
+  if (a.kind != Kind::kAllreduce || a.comm->size < 2 || !MapType(a.rtype->handle, &type) ||
+      !MapOp(a.op, &op) || a.rcount <= 0 || a.comm->size != rt::WorldSize())
+    return Status::Ok();
+  std::string want = a.algo;
+  if (want.empty() || want == "auto") want = config::GetString("NICQ_ALLREDUCE_ALGO");
+  const bool forced = want == "nic_tree";
+  if (!forced && !want.empty() && want != "auto") return Status::Ok();
+  // Every rank gets here alike; the context is created collectively over
+  // world on first use (comm has all of world's ranks).
+  NICQ_RETURN_IF_ERROR(queue::EnsureOffloadContext());
+  offload::OffloadBackend* be = queue::Backend();
+  const std::size_t bytes = std::size_t(a.rcount) * offload::AtomicTypeSize(type);
+  bool ok = be != nullptr && (forced || std::strcmp(queue::BackendName(), "native") == 0) &&
+            offload::PickAllreduce(be->Caps(), a.comm->size, bytes, type, op) == "nic_tree";
+  if (forced && be) ok = be->Caps().remote_counters && be->Caps().SupportsAtomic(op, type);
+  auto self = std::make_unique<OffloadedAllreduce>();
+  std::vector<std::uint64_t> words;
+  if (ok) {
+    offload::Schedule s("allreduce nic_tree (coll, put-to-self copy)");
+    Status st = BuildTree(a, type, op, 4, &s);
+    if (st.ok()) st = offload::Lower(s, &self->plan_);
+    if (st.ok()) st = self->plan_->Bind(be, 2);
+    if (st.ok()) {
+      words = self->plan_->Exports().Serialize();
+    } else {
+      NICQ_LOG(kInfo, kColl, "allreduce offload unavailable: %s", st.message().c_str());
+      ok = false;
+    }
+  }
+  // Everyone must agree to offload, and learn the largest export size.
+  const std::uint64_t head[2] = {ok ? 1u : 0u, words.size()};
+  std::vector<std::uint64_t> heads(2 * a.comm->size);
+  NICQ_RETURN_IF_ERROR(Exchange(a.comm, head, sizeof head, heads.data()));
+  std::size_t maxw = 0;
+  for (int r = 0; r < a.comm->size; ++r) {
+    if (!heads[2 * r]) return Status::Ok();  // host engine on every rank
+    maxw = std::max<std::size_t>(maxw, heads[2 * r + 1]);
+  }
+  words.resize(maxw, 0);
+  std::vector<std::uint64_t> all(maxw * a.comm->size);
+  NICQ_RETURN_IF_ERROR(Exchange(a.comm, words.data(), maxw * sizeof(std::uint64_t), all.data()));
+  std::vector<offload::PlanExports> ex(a.comm->size);
+  for (int r = 0; r < a.comm->size; ++r)
+    NICQ_RETURN_IF_ERROR(
+        offload::PlanExports::Deserialize(&all[maxw * r], heads[2 * r + 1], &ex[r]));
+  NICQ_RETURN_IF_ERROR(
+      self->plan_->Resolve([&](offload::PeerId world) -> const offload::PlanExports* {
+        const int r = a.comm->RankOfWorld(world);
+        return r >= 0 && r < a.comm->size ? &ex[r] : nullptr;
+      }));
+  offload::MaybeDumpPlan(*self->plan_, a.comm->rank);
+  if (a.sendbuf != kInPlace && a.sendbuf != a.recvbuf) {
+    self->send_ = a.sendbuf;
+    self->recv_ = a.recvbuf;
+    self->copy_bytes_ = bytes;
+  }
+  *out = std::move(self);
+  return Status::Ok();
+}
+
+Status OffloadedAllreduce::Start(Request* owner) {
+  owner_ = owner;
+  // The put-to-self copy (BuildTree with copy) does not complete on sockets
+  // here; until it does, MPI_Start copies the contribution itself, before
+  // the start counter lets the NIC go. Nothing runs on the host after that.
+  if (copy_bytes_) std::memcpy(recv_, send_, copy_bytes_);
+  Status st = plan_->Start();
+  for (rt::Backoff b; st.code() == Code::kAgain;) {  // previous epoch's ops still draining
+    NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
+    st = plan_->Start();
+  }
+  NICQ_RETURN_IF_ERROR(st);
+  WatchOffloaded(this);
+  return Status::Ok();
+}
+
+void WatchOffloaded(OffloadedAllreduce* op) {
+  EnsureHook();
+  std::lock_guard<std::mutex> lock(W().mu);
+  W().active.push_back(op);
+}
+
+bool PollOffloaded() {
+  Watch& w = W();
+  std::unique_lock<std::mutex> lock(w.mu, std::try_to_lock);
+  if (!lock.owns_lock() || w.active.empty()) return false;
+  bool any = false;
+  for (std::size_t i = 0; i < w.active.size();) {
+    OffloadedAllreduce* op = w.active[i];
+    op->plan().backend()->Progress();  // software parts (emulator without a thread)
+    if (!op->Done()) {
+      ++i;
+      continue;
+    }
+    Request* owner = op->owner();
+    owner->status = RequestStatus{};
+    owner->status.source = rt::kAnySource;
+    owner->status.tag = rt::kAnyTag;
+    w.active[i] = w.active.back();
+    w.active.pop_back();
+    owner->MarkDone();
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace nicq::coll

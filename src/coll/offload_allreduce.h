@@ -1,0 +1,44 @@
+// Full offload of a small persistent allreduce: after init, each start is
+// one host counter bump (MPI_Start) and everything else is triggered NIC
+// work on the process OffloadBackend (queue/offload_context.h): a put of
+// sendbuf into recvbuf (to self, so even the copy needs no host step),
+// ready tokens down, remote atomics up a k-ary tree, puts of the result
+// down. Completion is the plan's done counter. Used when the backend is
+// native (or NICQ_ALLREDUCE_ALGO / the info key force nic_tree), the NIC
+// combines the op/type itself, and the vector is small (offload's
+// PickAllreduce says nic_tree). Otherwise the host engine runs it.
+#pragma once
+
+#include <memory>
+
+#include "coll/coll.h"
+#include "core/status.h"
+#include "offload/trigger_plan.h"
+
+namespace nicq::coll {
+
+class OffloadedAllreduce {
+ public:
+  // Collective over a.comm (all ranks decide alike from the checked
+  // arguments). *out stays null when the host engine should run it.
+  static Status Create(const Args& a, std::unique_ptr<OffloadedAllreduce>* out);
+
+  // MPI_Start: arms the next epoch and bumps the start counter.
+  Status Start(Request* owner);
+  bool Done() const { return plan_->Test(); }
+  Request* owner() const { return owner_; }
+  offload::TriggerPlan& plan() { return *plan_; }
+
+ private:
+  std::unique_ptr<offload::TriggerPlan> plan_;
+  Request* owner_ = nullptr;
+  const void* send_ = nullptr;
+  void* recv_ = nullptr;
+  std::size_t copy_bytes_ = 0;
+};
+
+// Engine hooks: offloaded requests whose done counter the progress hook watches.
+void WatchOffloaded(OffloadedAllreduce* op);
+bool PollOffloaded();
+
+}  // namespace nicq::coll
