@@ -310,6 +310,17 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
                     MPI_Datatype* newtype);
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype* newtype);
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype* newtype);
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype* newtype);
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype* newtype);
 int MPI_Type_commit(MPI_Datatype* datatype);
 int MPI_Type_free(MPI_Datatype* datatype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
@@ -319,6 +330,11 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count);
 int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count);
 int MPI_Status_set_cancelled(MPI_Status* status, int flag);
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+             int* position, MPI_Comm comm);
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size);
 int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
 int MPI_Op_free(MPI_Op* op);
 int MPI_Op_commutative(MPI_Op op, int* commute);
@@ -373,10 +389,10 @@ int MPI_Testall(int count, MPI_Request* array_of_requests, int* flag,
 int MPI_Waitany(int count, MPI_Request* array_of_requests, int* index, MPI_Status* status);
 int MPI_Testany(int count, MPI_Request* array_of_requests, int* index, int* flag,
                 MPI_Status* status);
-int MPI_Waitsome(int incount, MPI_Request* array_of_requests, int* outcount,
-                 int* array_of_indices, MPI_Status* array_of_statuses);
-int MPI_Testsome(int incount, MPI_Request* array_of_requests, int* outcount,
-                 int* array_of_indices, MPI_Status* array_of_statuses);
+int MPI_Waitsome(int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices,
+                 MPI_Status* array_of_statuses);
+int MPI_Testsome(int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices,
+                 MPI_Status* array_of_statuses);
 int MPI_Request_free(MPI_Request* request);
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
 int MPI_Cancel(MPI_Request* request);

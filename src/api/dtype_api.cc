@@ -1,6 +1,7 @@
 // MPI entry points for datatypes, status queries and reduction operations.
 #include <climits>
 #include <string>
+#include <vector>
 
 #include "api/api_internal.h"
 #include "dtype/reduce.h"
@@ -105,6 +106,124 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
   int h = 0;
   Status st = dtype::Hvector(count, blocklength, stride, oldtype, &h);
   return NewTypeResult(c, st, newtype, &h);
+}
+
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  Call c("MPI_Type_create_struct");
+  if (!c.CountArg(count) || !c.NotNull(newtype, "newtype") ||
+      !c.NotNull(count ? static_cast<const void*>(array_of_blocklengths) : newtype,
+                 "array_of_blocklengths") ||
+      !c.NotNull(count ? static_cast<const void*>(array_of_displacements) : newtype,
+                 "array_of_displacements") ||
+      !c.NotNull(count ? static_cast<const void*>(array_of_types) : newtype, "array_of_types"))
+    return c.Fail();
+  std::vector<std::int64_t> disps(array_of_displacements, array_of_displacements + count);
+  int h = 0;
+  Status st = dtype::Struct("MPI_Type_create_struct", count, array_of_blocklengths, disps.data(),
+                            array_of_types, true, &h);
+  return NewTypeResult(c, st, newtype, &h);
+}
+
+// Indexed forms: one old type; displacements in bytes (hindexed) or in
+// units of the old type's extent (indexed).
+static int Indexed(const char* name, int count, const int* blocklens, const std::int64_t* disps,
+                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  Call c(name);
+  dtype::Type* t;
+  if (!c.CountArg(count) || !AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype"))
+    return c.Fail();
+  std::vector<int> types(static_cast<std::size_t>(count), oldtype);
+  int h = 0;
+  Status st = dtype::Struct(name, count, blocklens, disps, types.data(), false, &h);
+  return NewTypeResult(c, st, newtype, &h);
+}
+
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype* newtype) {
+  dtype::Type* t = dtype::Lookup(oldtype);
+  std::vector<std::int64_t> disps;
+  if (t && count > 0 && array_of_displacements)
+    for (int i = 0; i < count; ++i) disps.push_back(array_of_displacements[i] * t->extent);
+  if (count > 0 && (!array_of_blocklengths || !array_of_displacements))
+    return Call("MPI_Type_indexed").Fail(Code::kArg, "array argument is NULL");
+  return Indexed("MPI_Type_indexed", count, array_of_blocklengths, disps.data(), oldtype, newtype);
+}
+
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  if (count > 0 && (!array_of_blocklengths || !array_of_displacements))
+    return Call("MPI_Type_create_hindexed").Fail(Code::kArg, "array argument is NULL");
+  std::vector<std::int64_t> disps;
+  for (int i = 0; i < count; ++i) disps.push_back(array_of_displacements[i]);
+  return Indexed("MPI_Type_create_hindexed", count, array_of_blocklengths, disps.data(), oldtype,
+                 newtype);
+}
+
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype* newtype) {
+  Call c("MPI_Type_create_resized");
+  dtype::Type* t;
+  if (!AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype")) return c.Fail();
+  int h = 0;
+  Status st = dtype::Resized(oldtype, lb, extent, &h);
+  return NewTypeResult(c, st, newtype, &h);
+}
+
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  Call c("MPI_Pack_size");
+  dtype::Type* t;
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.CountArg(incount, "incount") ||
+      !c.TypeArg(datatype, &t) || !c.NotNull(size, "size"))
+    return c.Fail();
+  std::int64_t n = incount * t->size;
+  if (n > INT_MAX) return c.Fail(Code::kCount, "packed size exceeds INT_MAX bytes");
+  *size = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+             int* position, MPI_Comm comm) {
+  Call c("MPI_Pack");
+  dtype::Type* t;
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.CountArg(incount, "incount") ||
+      !c.TypeArg(datatype, &t) || !c.BufferArg(inbuf, incount, t, "inbuf") ||
+      !c.NotNull(position, "position") || !c.CountArg(outsize, "outsize"))
+    return c.Fail();
+  std::int64_t need = incount * t->size;
+  if (*position < 0 || *position + need > outsize)
+    return c.Fail(Code::kTruncate, "outsize " + std::to_string(outsize) + " cannot hold " +
+                                       std::to_string(need) + " more bytes at position " +
+                                       std::to_string(*position));
+  if (need > 0 && !outbuf) return c.Fail(Code::kBuffer, "outbuf is NULL");
+  dtype::Pack(*t, inbuf, incount, static_cast<char*>(outbuf) + *position);
+  *position += static_cast<int>(need);
+  return MPI_SUCCESS;
+}
+
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm) {
+  Call c("MPI_Unpack");
+  dtype::Type* t;
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.CountArg(outcount, "outcount") ||
+      !c.TypeArg(datatype, &t) || !c.BufferArg(outbuf, outcount, t, "outbuf") ||
+      !c.NotNull(position, "position") || !c.CountArg(insize, "insize"))
+    return c.Fail();
+  std::int64_t need = outcount * t->size;
+  if (*position < 0 || *position + need > insize)
+    return c.Fail(Code::kTruncate, "insize " + std::to_string(insize) + " holds fewer than " +
+                                       std::to_string(need) + " bytes after position " +
+                                       std::to_string(*position));
+  if (need > 0 && !inbuf) return c.Fail(Code::kBuffer, "inbuf is NULL");
+  dtype::Unpack(*t, static_cast<const char*>(inbuf) + *position, need, outcount, outbuf);
+  *position += static_cast<int>(need);
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_commit(MPI_Datatype* datatype) {

@@ -243,6 +243,69 @@ Status Dup(int old, int* out) {
   return Status::Ok();
 }
 
+namespace {
+// Alignment of a type's parts (for struct padding): the largest basic
+// element size, capped at 16 (long double).
+std::int64_t AlignOf(const Type& t) {
+  std::int64_t a = 1;
+  for (const Block& b : t.blocks) a = std::max(a, std::min<std::int64_t>(BasicSize(b.basic), 16));
+  return a;
+}
+}  // namespace
+
+Status Struct(const char* call, int count, const int* blocklens, const std::int64_t* disps,
+              const int* types, bool pad, int* out) {
+  if (count < 0)
+    return Error(Code::kCount, std::string(call) + ": negative count " + std::to_string(count));
+  for (int i = 0; i < count; ++i) {
+    if (!Lookup(types[i])) return BadOld(call, types[i]);
+    if (blocklens[i] < 0)
+      return Error(Code::kArg, std::string(call) + ": negative blocklength " +
+                                   std::to_string(blocklens[i]) + " at index " + std::to_string(i));
+  }
+  int handle;
+  Type* t = NewType(&handle);
+  if (!t) return Error(Code::kNoMem, std::string(call) + ": datatype table is full");
+  std::int64_t lo = 0, hi = 0, align = 1;
+  bool first = true;
+  int unit = -1;
+  for (int i = 0; i < count; ++i) {
+    const Type& o = *Lookup(types[i]);
+    if (blocklens[i] == 0) continue;
+    for (int j = 0; j < blocklens[i]; ++j) {
+      std::int64_t disp = disps[i] + j * o.extent;
+      for (const Block& b : o.blocks) AddBlock(t->blocks, disp + b.offset, b.length, b.basic);
+    }
+    std::int64_t item_lo = disps[i] + o.lb, item_hi = disps[i] + o.lb + blocklens[i] * o.extent;
+    lo = first ? item_lo : std::min(lo, item_lo);
+    hi = first ? item_hi : std::max(hi, item_hi);
+    first = false;
+    t->size += blocklens[i] * o.size;
+    t->elements += blocklens[i] * o.elements;
+    align = std::max(align, AlignOf(o));
+    unit = unit == -1 ? o.unit : (unit == o.unit ? unit : 0);
+  }
+  if (pad && hi > lo && (hi - lo) % align) hi += align - (hi - lo) % align;
+  t->lb = lo;
+  t->extent = hi - lo;
+  t->unit = unit < 0 ? 0 : unit;
+  t->unit_dense = false;  // reductions walk the runs (pair units are refused)
+  *out = handle;
+  return Status::Ok();
+}
+
+Status Resized(int old, std::int64_t lb, std::int64_t extent, int* out) {
+  Type* o = Lookup(old);
+  if (!o) return BadOld("MPI_Type_create_resized", old);
+  NICQ_RETURN_IF_ERROR(Dup(old, out));
+  Type* t = Lookup(*out);
+  t->committed = false;
+  t->lb = lb;
+  t->extent = extent;
+  t->unit_dense = t->unit_dense && lb == 0 && extent == o->extent;
+  return Status::Ok();
+}
+
 Status Commit(int handle) {
   Type* t = Lookup(handle);
   if (!t)

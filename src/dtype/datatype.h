@@ -62,6 +62,13 @@ Status Contiguous(int count, int old, int* out);
 Status Hvector(int count, int blocklen, std::int64_t stride_bytes, int old, int* out);
 Status Vector(int count, int blocklen, int stride, int old, int* out);
 Status Dup(int old, int* out);
+// General constructor behind indexed, hindexed and struct: block i is
+// blocklens[i] items of types[i] at byte displacement disps[i]. `pad` rounds
+// the extent up to the strictest alignment of the parts (MPI_Type_create_struct).
+Status Struct(const char* call, int count, const int* blocklens, const std::int64_t* disps,
+              const int* types, bool pad, int* out);
+// Same layout with lower bound `lb` and extent `extent` (MPI_Type_create_resized).
+Status Resized(int old, std::int64_t lb, std::int64_t extent, int* out);
 Status Commit(int handle);
 Status Free(int* handle);  // sets *handle to MPI_DATATYPE_NULL
 

@@ -4,7 +4,9 @@
 // cancel, and no allocation in MPI_Start once warm.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <new>
 #include <numeric>
@@ -409,6 +411,90 @@ TEST_F(ApiP2p, EngineRequestsUseTheirOps) {
   ASSERT_EQ(MPI_Request_free(&h), MPI_SUCCESS);
   EXPECT_EQ(g_engine.free, 1);
   EXPECT_EQ(h, MPI_REQUEST_NULL);
+}
+
+}  // namespace
+
+namespace {
+
+struct Particle {
+  char tag;
+  double x;
+  int id;
+};
+
+TEST_F(ApiP2p, StructIndexedResizedAndPack) {
+  // A struct type matching the C struct, padded to its alignment.
+  int lens[3] = {1, 1, 1};
+  MPI_Aint disps[3] = {offsetof(Particle, tag), offsetof(Particle, x), offsetof(Particle, id)};
+  MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT}, ptype;
+  ASSERT_EQ(MPI_Type_create_struct(3, lens, disps, types, &ptype), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_commit(&ptype), MPI_SUCCESS);
+  int size = 0;
+  MPI_Aint lb = -1, extent = 0;
+  ASSERT_EQ(MPI_Type_size(ptype, &size), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_get_extent(ptype, &lb, &extent), MPI_SUCCESS);
+  EXPECT_EQ(size, 1 + 8 + 4);
+  EXPECT_EQ(lb, 0);
+  EXPECT_EQ(extent, static_cast<MPI_Aint>(sizeof(Particle)));
+  Particle out[2] = {{'a', 1.5, 7}, {'b', -2.5, 9}}, in[2] = {};
+  ASSERT_EQ(
+      MPI_Sendrecv(out, 2, ptype, 0, 1, in, 2, ptype, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+      MPI_SUCCESS);
+  EXPECT_EQ(in[1].tag, 'b');
+  EXPECT_EQ(in[1].x, -2.5);
+  EXPECT_EQ(in[1].id, 9);
+
+  // Indexed: ints 0,1 and 3 of each item.
+  int blens[2] = {2, 1}, idx[2] = {0, 3};
+  MPI_Datatype indexed;
+  ASSERT_EQ(MPI_Type_indexed(2, blens, idx, MPI_INT, &indexed), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_commit(&indexed), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_size(indexed, &size), MPI_SUCCESS);
+  EXPECT_EQ(size, 12);
+  ASSERT_EQ(MPI_Type_get_extent(indexed, &lb, &extent), MPI_SUCCESS);
+  EXPECT_EQ(extent, 16);
+
+  // Resized: an int with extent 8 makes a contiguous type take every other int.
+  MPI_Datatype wide, every_other;
+  ASSERT_EQ(MPI_Type_create_resized(MPI_INT, 0, 8, &wide), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_contiguous(3, wide, &every_other), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_commit(&every_other), MPI_SUCCESS);
+
+  // Pack both into one buffer and unpack them again.
+  int src[8] = {10, 11, 12, 13, 14, 15, 16, 17}, dst[8];
+  char packed[64];
+  int position = 0, need = 0;
+  ASSERT_EQ(MPI_Pack_size(1, indexed, MPI_COMM_WORLD, &need), MPI_SUCCESS);
+  EXPECT_EQ(need, 12);
+  ASSERT_EQ(MPI_Pack(src, 1, indexed, packed, sizeof(packed), &position, MPI_COMM_WORLD),
+            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Pack(src, 1, every_other, packed, sizeof(packed), &position, MPI_COMM_WORLD),
+            MPI_SUCCESS);
+  EXPECT_EQ(position, 24);
+  const int* words = reinterpret_cast<const int*>(packed);
+  EXPECT_EQ(words[2], 13);
+  EXPECT_EQ(words[4], 12);
+  int small_pos = 60;
+  EXPECT_EQ(
+      ErrorClass(MPI_Pack(src, 1, indexed, packed, sizeof(packed), &small_pos, MPI_COMM_WORLD)),
+      MPI_ERR_TRUNCATE);
+  EXPECT_EQ(small_pos, 60);
+  std::fill(dst, dst + 8, -1);
+  position = 0;
+  ASSERT_EQ(MPI_Unpack(packed, 24, &position, dst, 1, indexed, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(dst[0], 10);
+  EXPECT_EQ(dst[2], -1);
+  EXPECT_EQ(dst[3], 13);
+  std::fill(dst, dst + 8, -1);
+  ASSERT_EQ(MPI_Unpack(packed, 24, &position, dst, 1, every_other, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(dst[0], 10);
+  EXPECT_EQ(dst[1], -1);
+  EXPECT_EQ(dst[4], 14);
+  EXPECT_EQ(ErrorClass(MPI_Unpack(packed, 24, &position, dst, 1, indexed, MPI_COMM_WORLD)),
+            MPI_ERR_TRUNCATE);
+  for (MPI_Datatype* t : {&ptype, &indexed, &wide, &every_other})
+    ASSERT_EQ(MPI_Type_free(t), MPI_SUCCESS);
 }
 
 }  // namespace
