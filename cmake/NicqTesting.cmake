@@ -12,7 +12,10 @@ function(nicq_add_unit_test name)
   add_executable(${name} ${A_SOURCES})
   target_link_libraries(${name} PRIVATE ${A_LINK} GTest::gtest GTest::gtest_main)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "unit;${A_LABELS}" TIMEOUT 300)
+  # The label list must reach the test properties as one value: escape its ';'.
+  set(_labels unit ${A_LABELS})
+  string(REPLACE ";" "\\;" _labels "${_labels}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${_labels}" TIMEOUT 300)
 endfunction()
 
 # nicq_add_mp_program(name SOURCES a.c ... [LINK layer...]): a program for
