@@ -9,8 +9,9 @@ mkdir -p "$NICQ_LOGS"
 # What building and running nicq needs on Debian 12.
 NICQ_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config binutils libfabric-dev libfabric-bin
                      libpmix-dev libhwloc-dev googletest libgtest-dev openmpi-bin procps)
-# What the full test suite adds: Slurm for the srun --mpi=pmix test.
-NICQ_TEST_PACKAGES=(slurmd slurmctld slurm-client)
+# What the full test suite adds: Slurm for the srun --mpi=pmix test, ccache
+# so that a rerun of test.sh on the same machine recompiles only what changed.
+NICQ_TEST_PACKAGES=(slurmd slurmctld slurm-client ccache)
 
 note() { printf '== %s\n' "$*"; }
 
@@ -51,7 +52,11 @@ build() {
   local name
   name=$(basename "$dir")
   note "building $desc in $(realpath --relative-to="$NICQ_ROOT" "$dir")"
+  local launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
   run_logged "$name-configure" "cmake configure ($desc)" \
-    cmake -S "$NICQ_ROOT" -B "$dir" -G Ninja "$@" || return 1
+    cmake -S "$NICQ_ROOT" -B "$dir" -G Ninja "${launcher[@]}" "$@" || return 1
   run_logged "$name-build" "build ($desc)" ninja -C "$dir" -j "$(nproc)"
 }

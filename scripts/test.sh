@@ -6,7 +6,8 @@
 # Every phase runs even if an earlier one failed; the exit status is nonzero
 # when any did. ctest's own summary lines are printed for each phase.
 # NICQ_TEST_PHASES="normal asan tsan" selects phases; NICQ_CTEST_ARGS adds
-# ctest arguments (e.g. "-R boot").
+# ctest arguments (e.g. "-R boot"); NICQ_CTEST_JOBS runs that many tests at
+# once (default 1: multi-process tests already fill the cores).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$NICQ_ROOT"
@@ -30,7 +31,8 @@ run_ctest() {  # <build dir> <phase name> ctest-args...
   note "ctest ($name): $*"
   local out=$NICQ_LOGS/ctest-$name.log
   # Full output to the log; failures' output and the summary on the terminal.
-  ctest --test-dir "$dir" --output-on-failure --timeout 300 "$@" "${extra[@]}" 2>&1 |
+  ctest --test-dir "$dir" --output-on-failure --timeout 300 -j "${NICQ_CTEST_JOBS:-1}" \
+    "$@" "${extra[@]}" 2>&1 |
     tee "$out" | grep -Ev '^ *(Start +[0-9]+:|[0-9]+/[0-9]+ Test +#[0-9]+: .*(Passed|Skipped) )'
   local rc=${PIPESTATUS[0]}
   ((rc == 0)) || failed+=("$name")
