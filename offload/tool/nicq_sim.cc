@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/config.h"
 #include "offload/tool/sim_driver.h"
 
 using namespace nicq;
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
   std::size_t bytes = 8;
   int epochs = 1, dump_rank = 0;
   bool per_nic = false;
-  std::string config = "slingshot", dump;
+  std::string model = config::GetString("NICQ_SIM_CONFIG"), dump;  // --config overrides
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
     else if (a == "--epochs")
       epochs = std::atoi(v);
     else if (a == "--config")
-      config = v;
+      model = v;
     else if (a == "--seed")
       cfg.faults.seed = std::strtoull(v, nullptr, 10);
     else if (a == "--drop")
@@ -91,8 +92,8 @@ int main(int argc, char** argv) {
   if (cfg.ranks < 1 || epochs < 1) return Usage("ranks and epochs must be >= 1");
   const std::size_t esize = AtomicTypeSize(cfg.type);
   cfg.count = bytes < esize ? 1 : bytes / esize;
-  Status s = fwsim::PresetLogGP(config, &cfg.params);
-  if (!s.ok()) s = fwsim::LoadLogGP(config, &cfg.params);
+  Status s = fwsim::PresetLogGP(model, &cfg.params);
+  if (!s.ok()) s = fwsim::LoadLogGP(model, &cfg.params);
   if (!s.ok()) return Usage(s.message().c_str());
 
   const auto wall0 = std::chrono::steady_clock::now();

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/config.h"
+
 namespace nicq::sim {
 
 using offload::CounterId;
@@ -185,7 +187,13 @@ Status CreateSimBackend(const offload::BackendOptions& options,
   if (options.context != nullptr) {
     world = *static_cast<std::shared_ptr<SimWorld>*>(options.context);
   } else if (options.world_size == 1) {
-    world = SimWorld::Make(fwsim::LogGP{}, 1);
+    // A private loopback world timed by NICQ_SIM_CONFIG (preset or file).
+    const std::string model = config::GetString("NICQ_SIM_CONFIG");
+    fwsim::LogGP params;
+    Status s = fwsim::PresetLogGP(model, &params);
+    if (!s.ok()) s = fwsim::LoadLogGP(model, &params);
+    if (!s.ok()) return s.WithContext("sim backend: NICQ_SIM_CONFIG");
+    world = SimWorld::Make(params, 1);
   } else {
     return Error(Code::kUnsupportedOperation,
                  "sim backend: world_size " + std::to_string(options.world_size) +
