@@ -204,15 +204,24 @@ Status OffloadedAllreduce::Start(Request* owner) {
   // The put-to-self copy (BuildTree with copy) does not complete on sockets
   // here; until it does, MPI_Start copies the contribution itself, before
   // the start counter lets the NIC go. Nothing runs on the host after that.
+  NICQ_RETURN_IF_ERROR(StartNow());
+  WatchOffloaded(this);
+  return Status::Ok();
+}
+
+void OffloadedAllreduce::CopyContribution(void* self) {
+  auto* o = static_cast<OffloadedAllreduce*>(self);
+  std::memcpy(o->recv_, o->send_, o->copy_bytes_);
+}
+
+Status OffloadedAllreduce::StartNow() {
   if (copy_bytes_) std::memcpy(recv_, send_, copy_bytes_);
   Status st = plan_->Start();
   for (rt::Backoff b; st.code() == Code::kAgain;) {  // previous epoch's ops still draining
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
     st = plan_->Start();
   }
-  NICQ_RETURN_IF_ERROR(st);
-  WatchOffloaded(this);
-  return Status::Ok();
+  return st;
 }
 
 void WatchOffloaded(OffloadedAllreduce* op) {

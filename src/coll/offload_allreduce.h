@@ -23,8 +23,14 @@ class OffloadedAllreduce {
   // arguments). *out stays null when the host engine should run it.
   static Status Create(const Args& a, std::unique_ptr<OffloadedAllreduce>* out);
 
-  // MPI_Start: arms the next epoch and bumps the start counter.
+  // MPI_Start: arms the next epoch and bumps the start counter; the
+  // request `owner` is marked done by the progress hook.
   Status Start(Request* owner);
+  // A queue start whose gate is already reached (no request to watch).
+  Status StartNow();
+  bool NeedsCopy() const { return copy_bytes_ != 0; }
+  // Host step of a gated (enqueued) start of the not-in-place form.
+  static void CopyContribution(void* self);
   bool Done() const { return plan_->Test(); }
   Request* owner() const { return owner_; }
   offload::TriggerPlan& plan() { return *plan_; }

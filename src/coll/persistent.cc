@@ -15,11 +15,17 @@
 #include "coll/offload_allreduce.h"
 #include "coll/select.h"
 #include "dtype/reduce.h"
+#include "queue/enqueueable.h"
+#include "queue/offload_context.h"
 
 namespace nicq::coll {
 namespace {
 
-struct Persistent {
+// A persistent collective request's engine state. It is the
+// queue::Enqueueable of the request (queue/enqueueable.h): offloaded
+// allreduces can be matched and enqueued; host-engine collectives refuse
+// the match with a message.
+struct Persistent final : queue::Enqueueable {
   Args args;
   std::vector<int> scounts, sdispls, rcounts, rdispls;
   std::vector<const dtype::Type*> stypes, rtypes;
@@ -28,10 +34,68 @@ struct Persistent {
   std::unique_ptr<OffloadedAllreduce> off;  // set: runs as a NIC trigger plan
   Comm* shadow = nullptr;
   int tag = 0;
-  ~Persistent() {
+  bool matched = false;
+  offload::TriggeredOp gate_ops[2];  // enqueued starts (ring: plan depth 2)
+
+  ~Persistent() override {
     for (dtype::Type* t : retained) dtype::Release(t);
   }
+
+  // ---- queue::Enqueueable ----
+  // The plan's exchange already happened at init (collective), so the
+  // match has nothing left to exchange.
+  Status BeginMatch() override {
+    if (!off)
+      return Error(Code::kMatch, std::string("persistent ") + KindName(args.kind) + " (" +
+                                     sched.algorithm +
+                                     ") runs on the host engine; only offloaded (nic_tree) "
+                                     "allreduces can be matched and enqueued yet");
+    return Status::Ok();
+  }
+  Status PollMatch(bool* done) override {
+    matched = off != nullptr;
+    *done = true;
+    return matched ? Status::Ok() : BeginMatch();
+  }
+  bool IsMatched() const override { return matched; }
+  Status StartGated(offload::CounterId gate, std::uint64_t threshold) override {
+    if (!off) return Error(Code::kMatch, "request is not matched");
+    offload::OffloadBackend* b = off->plan().backend();
+    if (gate == offload::kNoCounter || b->ReadCounter(gate) >= threshold) return off->StartNow();
+    // Arm the epoch, then let the gate bump the start counter (after the
+    // host copy of the contribution, for the not-in-place form).
+    NICQ_RETURN_IF_ERROR(off->plan().ArmNext());
+    offload::TriggeredOp& op = gate_ops[off->plan().epochs_started() % 2];
+    op = offload::TriggeredOp{};
+    op.trigger = gate;
+    op.threshold = threshold;
+    if (off->NeedsCopy()) {
+      op.kind = offload::OpKind::kHost;
+      op.host_fn = &OffloadedAllreduce::CopyContribution;
+      op.host_arg = off.get();
+      op.completion = off->plan().start_counter();
+      op.completion_inc = 1;
+    } else {
+      op.kind = offload::OpKind::kCounterAdd;
+      op.target_counter = off->plan().start_counter();
+      op.value = 1;
+    }
+    return b->Post({&op, 1});
+  }
+  offload::CounterId DoneCounter() const override { return off->plan().done_counter(); }
+  std::uint64_t DoneTarget() const override { return off->plan().done_target(); }
+  std::uint64_t EpochsStarted() const override { return off->plan().epochs_started(); }
+  void GetStatus(RequestStatus* out) const override {
+    *out = RequestStatus{};
+    out->source = -2;
+    out->tag = -1;
+  }
+  Status Release() override { return Status::Ok(); }
 };
+
+Persistent* Of(Request* req) {
+  return static_cast<Persistent*>(static_cast<queue::Enqueueable*>(req->engine));
+}
 
 // What every rank must agree on, as far as each rank can tell.
 struct Sig {
@@ -153,7 +217,7 @@ Status InitExchange(Comm* comm, const void* mine, std::size_t bytes, void* all) 
 }
 
 Status PStart(Request* req) {
-  auto* P = static_cast<Persistent*>(req->engine);
+  Persistent* P = Of(req);
   if (P->sched.running() || (req->active && !req->IsDone()))
     return Error(Code::kRequest, "the persistent collective request is already active");
   req->done.store(false, std::memory_order_relaxed);
@@ -168,7 +232,7 @@ Status PStart(Request* req) {
 // Called by the API when the slot is released (MPI_Request_free of an
 // inactive request, or once an orphaned active one has finished).
 Status PFree(Request* req) {
-  auto* P = static_cast<Persistent*>(req->engine);
+  Persistent* P = Of(req);
   if (!P) return Status::Ok();
   if (P->sched.running())
     return Error(Code::kRequest, "persistent collective freed while still running");
@@ -257,7 +321,7 @@ Status InitPersistent(const Args& in, Request* req) {
   req->active = false;
   req->comm = a.comm;
   req->ops = &kPersistentOps;
-  req->engine = P.release();
+  req->engine = static_cast<queue::Enqueueable*>(P.release());
   return Status::Ok();
 }
 
@@ -267,7 +331,7 @@ bool IsCollRequest(const Request* req) {
 
 const char* RequestAlgorithm(const Request* req) {
   if (!req || req->kind != ReqKind::kPersistentColl || !req->engine) return "";
-  return static_cast<const Persistent*>(req->engine)->sched.algorithm;
+  return Of(const_cast<Request*>(req))->sched.algorithm;
 }
 
 }  // namespace nicq::coll
