@@ -83,11 +83,12 @@ static inline int nicq_queue_fence_v(MPI_Queue q) {
   return (MPI_Queue_fence)(&q);
 }
 /* The handle (MPI_Queue, an int) or its address (MPI_Queue *). */
-#define NICQ_QSEL(q, byptr, byval) _Generic((q), MPI_Queue*: byptr, default: byval)
+#define NICQ_QSEL(q, byptr, byval) _Generic((q), MPI_Queue * : byptr, default : byval)
 #define MPI_Enqueue_start(q, r) NICQ_QSEL((q), (MPI_Enqueue_start), nicq_enqueue_start_v)((q), (r))
 #define MPI_Enqueue_startall(q, n, r) \
   NICQ_QSEL((q), (MPI_Enqueue_startall), nicq_enqueue_startall_v)((q), (n), (r))
-#define MPI_Enqueue_wait(q, r, s) NICQ_QSEL((q), (MPI_Enqueue_wait), nicq_enqueue_wait_v)((q), (r), (s))
+#define MPI_Enqueue_wait(q, r, s) \
+  NICQ_QSEL((q), (MPI_Enqueue_wait), nicq_enqueue_wait_v)((q), (r), (s))
 #define MPI_Enqueue_waitall(q, n, r, s) \
   NICQ_QSEL((q), (MPI_Enqueue_waitall), nicq_enqueue_waitall_v)((q), (n), (r), (s))
 #define MPI_Queue_fence(q) NICQ_QSEL((q), (MPI_Queue_fence), nicq_queue_fence_v)((q))

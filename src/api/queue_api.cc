@@ -35,6 +35,13 @@ queue::Queue* LookupQueue(MPI_Queue h) {
   return Queues().slots[i].load(std::memory_order_acquire);
 }
 
+// Checks build their message only on failure: the success path of an
+// enqueue call must not allocate.
+template <typename Msg>
+bool Ensure(Call& c, bool ok, Code cls, Msg&& msg) {
+  return ok || c.Check(false, cls, msg());
+}
+
 std::string At(int i) {
   return i < 0 ? std::string("request") : "array_of_requests[" + std::to_string(i) + "]";
 }
@@ -43,34 +50,36 @@ std::string At(int i) {
 bool QueueArg(Call& c, MPI_Queue* q, queue::Queue** out) {
   if (!c.Init() || !c.NotNull(q, "queue")) return false;
   *out = LookupQueue(*q);
-  if (!c.Check(*out != nullptr, Code::kQueue, "invalid queue handle " + std::to_string(*q)))
+  if (!Ensure(c, *out != nullptr, Code::kQueue,
+              [&] { return "invalid queue handle " + std::to_string(*q); }))
     return false;
-  return c.Check((*out)->Enter(), Code::kQueue,
-                 "queue is being used by another thread at the same time (13.4: a queue must not "
-                 "be accessed concurrently)");
+  return Ensure(c, (*out)->Enter(), Code::kQueue, [] {
+    return "queue is being used by another thread at the same time (13.4: a queue must not be "
+           "accessed concurrently)";
+  });
 }
 
 // An enqueueable request: persistent (p2p or collective), not generalized, matched.
 bool EnqueueableArg(Call& c, MPI_Request* h, int i, queue::Enqueueable** out) {
   if (!c.NotNull(h, "request")) return false;
   ApiRequest* r = *h == MPI_REQUEST_NULL ? nullptr : nicq::api::LookupRequest(*h);
-  if (!c.Check(r != nullptr, Code::kRequest,
-               "invalid request handle " + std::to_string(*h) + " (" + At(i) + ")"))
+  if (!Ensure(c, r != nullptr, Code::kRequest,
+              [&] { return "invalid request handle " + std::to_string(*h) + " (" + At(i) + ")"; }))
     return false;
   const nicq::ReqKind kind = r->req.kind;
-  if (!c.Check(kind != nicq::ReqKind::kGeneralized, Code::kRequest,
-               At(i) + " is a generalized request and cannot be enqueued"))
+  if (!Ensure(c, kind != nicq::ReqKind::kGeneralized, Code::kRequest,
+              [&] { return At(i) + " is a generalized request and cannot be enqueued"; }))
     return false;
-  if (!c.Check(r->persistent || kind == nicq::ReqKind::kPersistentColl, Code::kRequest,
-               At(i) + " is not a persistent request and cannot be enqueued"))
+  if (!Ensure(c, r->persistent || kind == nicq::ReqKind::kPersistentColl, Code::kRequest,
+              [&] { return At(i) + " is not a persistent request and cannot be enqueued"; }))
     return false;
   *out = queue::EnqueueableOf(&r->req);
-  if (!c.Check(*out != nullptr && (*out)->IsMatched(), Code::kMatch,
-               At(i) + " is not matched (call MPI_Match first)"))
+  if (!Ensure(c, *out != nullptr && (*out)->IsMatched(), Code::kMatch,
+              [&] { return At(i) + " is not matched (call MPI_Match first)"; }))
     return false;
   // Started with MPI_Start and not yet completed by MPI_Wait/MPI_Test.
-  return c.Check(!r->active && !(r->req.active && (*out)->qslot.queue == nullptr), Code::kRequest,
-                 At(i) + " is active (started with MPI_Start)");
+  return Ensure(c, !r->active && !(r->req.active && (*out)->qslot.queue == nullptr), Code::kRequest,
+                [&] { return At(i) + " is active (started with MPI_Start)"; });
 }
 
 void Fill(void* status, const nicq::RequestStatus& rs) {
@@ -93,13 +102,15 @@ int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
   Entered guard{q};
   if (!c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests")) return c.Fail();
   queue::Enqueueable* es[64];
-  if (!c.Check(count <= 64, Code::kCount, "more than 64 requests in one call")) return c.Fail();
+  if (!Ensure(c, count <= 64, Code::kCount, [&] { return "more than 64 requests in one call"; }))
+    return c.Fail();
   for (int i = 0; i < count; ++i) {
     if (!EnqueueableArg(c, &reqs[i], count == 1 ? -1 : i, &es[i])) return c.Fail();
     Status st = q->CheckStart(es[i]);
     if (!st.ok()) return c.Fail(st.code(), At(count == 1 ? -1 : i) + ": " + st.message());
     for (int j = 0; j < i; ++j)
-      if (!c.Check(es[j] != es[i], Code::kRequest, At(i) + " repeats " + At(j))) return c.Fail();
+      if (!Ensure(c, es[j] != es[i], Code::kRequest, [&] { return At(i) + " repeats " + At(j); }))
+        return c.Fail();
   }
   for (int i = 0; i < count; ++i) {
     Status st = q->EnqueueStart(es[i]);
@@ -116,13 +127,15 @@ int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_S
   Entered guard{q};
   if (!c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests")) return c.Fail();
   queue::Enqueueable* es[64];
-  if (!c.Check(count <= 64, Code::kCount, "more than 64 requests in one call")) return c.Fail();
+  if (!Ensure(c, count <= 64, Code::kCount, [&] { return "more than 64 requests in one call"; }))
+    return c.Fail();
   for (int i = 0; i < count; ++i) {
     if (!EnqueueableArg(c, &reqs[i], single ? -1 : i, &es[i])) return c.Fail();
     Status st = q->CheckWait(es[i]);
     if (!st.ok()) return c.Fail(st.code(), At(single ? -1 : i) + ": " + st.message());
     for (int j = 0; j < i; ++j)
-      if (!c.Check(es[j] != es[i], Code::kRequest, At(i) + " repeats " + At(j))) return c.Fail();
+      if (!Ensure(c, es[j] != es[i], Code::kRequest, [&] { return At(i) + " repeats " + At(j); }))
+        return c.Fail();
   }
   for (int i = 0; i < count; ++i) {
     MPI_Status* s = statuses == MPI_STATUSES_IGNORE || statuses == nullptr
@@ -163,8 +176,9 @@ int(MPI_Queue_free)(MPI_Queue* queue) {
   if (!QueueArg(c, queue, &q)) return c.Fail();
   if (!q->Empty()) {
     q->Leave();
-    return c.Fail(Code::kQueue, "queue is not empty (enqueued operations are not complete; call "
-                                "MPI_Queue_fence first)");
+    return c.Fail(Code::kQueue,
+                  "queue is not empty (enqueued operations are not complete; call "
+                  "MPI_Queue_fence first)");
   }
   QueueTable& t = Queues();
   {

@@ -26,7 +26,8 @@ std::string At(int i) {
 bool MatchableArg(Call& c, MPI_Request h, int i, ApiRequest** out) {
   ApiRequest* r = h == MPI_REQUEST_NULL ? nullptr : nicq::api::LookupRequest(h);
   *out = r;
-  if (!c.Check(r != nullptr, Code::kRequest, "invalid request handle " + std::to_string(h) + " (" + At(i) + ")"))
+  if (!c.Check(r != nullptr, Code::kRequest,
+               "invalid request handle " + std::to_string(h) + " (" + At(i) + ")"))
     return false;
   c.set_comm_handle(r->comm_handle);
   const nicq::ReqKind kind = r->req.kind;
@@ -37,8 +38,7 @@ bool MatchableArg(Call& c, MPI_Request h, int i, ApiRequest** out) {
   if (!c.Check(coll || r->persistent, Code::kRequest,
                At(i) + " is not a persistent request; only persistent requests can be matched"))
     return false;
-  if (!c.Check(!r->active && !r->req.active, Code::kRequest, At(i) + " is active"))
-    return false;
+  if (!c.Check(!r->active && !r->req.active, Code::kRequest, At(i) + " is active")) return false;
   if (coll) {
     queue::Enqueueable* e = queue::EnqueueableOf(&r->req);
     if (!c.Check(e != nullptr, Code::kMatch,
@@ -51,8 +51,9 @@ bool MatchableArg(Call& c, MPI_Request h, int i, ApiRequest** out) {
                At(i) + " is already matched (a match lasts until MPI_Request_free)"))
     return false;
   return c.Check(r->type && r->type->IsContiguous(), Code::kType,
-                 At(i) + ": matched requests need a contiguous datatype (the NIC writes the "
-                         "receive buffer directly)");
+                 At(i) +
+                     ": matched requests need a contiguous datatype (the NIC writes the "
+                     "receive buffer directly)");
 }
 
 // Installs the matched engine (p2p) and posts the request's match exchange.

@@ -34,11 +34,11 @@ class Queue;
 // Bookkeeping the queue keeps inside each enqueueable request (no allocation
 // per enqueue: everything is here, sized at match time).
 struct QueueSlot {
-  Queue* queue = nullptr;  // queue holding a pending enqueued start, else nullptr
-  std::uint64_t started_epoch = 0;       // epoch of the pending enqueued start
-  std::uint64_t waited_epoch = 0;        // last epoch whose wait was enqueued
-  std::uint64_t wait_index = 0;          // queue wait index of that wait
-  std::uint64_t waits = 0;               // waits ever enqueued for this request
+  Queue* queue = nullptr;           // queue holding a pending enqueued start, else nullptr
+  std::uint64_t started_epoch = 0;  // epoch of the pending enqueued start
+  std::uint64_t waited_epoch = 0;   // last epoch whose wait was enqueued
+  std::uint64_t wait_index = 0;     // queue wait index of that wait
+  std::uint64_t waits = 0;          // waits ever enqueued for this request
   offload::CounterId join = offload::kNoCounter;  // request done + previous waits done
   // Descriptor ring for enqueued waits: each needs three counter ops whose
   // storage must outlive them (backend contract).

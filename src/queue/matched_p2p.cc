@@ -33,8 +33,7 @@ TriggeredOp* MatchedP2p::RingSlot(std::uint64_t epoch) {
   // Epoch n reuses the descriptors of epoch n - kRing: they must have
   // completed (backend contract), which epoch n - kRing being done implies
   // (the done counter is bumped by the last op of an epoch).
-  if (epoch > std::uint64_t(kRing) &&
-      Backend()->ReadCounter(done_) < epoch - std::uint64_t(kRing))
+  if (epoch > std::uint64_t(kRing) && Backend()->ReadCounter(done_) < epoch - std::uint64_t(kRing))
     return nullptr;
   return ring_[epoch % kRing];
 }
@@ -47,10 +46,10 @@ Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
   if (gate != kNoCounter && b->ReadCounter(gate) >= threshold) gate = kNoCounter;
   const std::uint64_t n = epochs_ + 1;
   TriggeredOp* ops = RingSlot(n);
-  if (!ops) return Error(Code::kAgain, "descriptor ring full");
+  if (!ops) return Status(Code::kAgain, {});  // ring full (no message: a retry path)
   std::size_t count = 0;
   CounterId host_add = kNoCounter;  // counter the host bumps after posting (MPI_Start)
-  if (a_.peer == -1) {  // MPI_PROC_NULL: the start is the completion
+  if (a_.peer == -1) {              // MPI_PROC_NULL: the start is the completion
     if (gate == kNoCounter) {
       host_add = done_;
     } else {

@@ -60,7 +60,8 @@ Status MatchedP2p::BeginMatch() {
     offer_.done = done_;
     offer_.mode = std::uint32_t(a_.mode);
     // The reply receive first, so it is posted before the reply can arrive.
-    NICQ_RETURN_IF_ERROR(rt::Irecv(&reply_, sizeof reply_, a_.peer, a_.tag, match_comm_, &recv_req_));
+    NICQ_RETURN_IF_ERROR(
+        rt::Irecv(&reply_, sizeof reply_, a_.peer, a_.tag, match_comm_, &recv_req_));
     NICQ_RETURN_IF_ERROR(rt::Isend(&offer_, sizeof offer_, a_.peer, a_.tag, match_comm_,
                                    SendMode::kStandard, &send_req_));
     peer_world_ = a_.comm->WorldRank(a_.peer);
@@ -70,7 +71,8 @@ Status MatchedP2p::BeginMatch() {
       NICQ_RETURN_IF_ERROR(Backend()->RegisterMemory(a_.buf, a_.bytes, done_, &region_));
       registered_ = true;
     }
-    NICQ_RETURN_IF_ERROR(rt::Irecv(&offer_, sizeof offer_, a_.peer, a_.tag, match_comm_, &recv_req_));
+    NICQ_RETURN_IF_ERROR(
+        rt::Irecv(&offer_, sizeof offer_, a_.peer, a_.tag, match_comm_, &recv_req_));
     state_ = State::kAwaitOffer;
   }
   return Status::Ok();
@@ -103,12 +105,13 @@ Status MatchedP2p::PollSender(bool* done) {
     return Error(Code(send_req_.status.error ? send_req_.status.error : recv_req_.status.error),
                  "match exchange with rank " + std::to_string(a_.peer) + " failed");
   if (reply_.magic != kReplyMagic)
-    return Error(Code::kIntern, "match exchange: malformed reply from rank " + std::to_string(a_.peer));
+    return Error(Code::kIntern,
+                 "match exchange: malformed reply from rank " + std::to_string(a_.peer));
   if (reply_.error != 0)
-    return Error(Code(reply_.error),
-                 "the matching receive at rank " + std::to_string(a_.peer) + " (capacity " +
-                     std::to_string(reply_.capacity) + " bytes) refused the " +
-                     std::to_string(a_.bytes) + "-byte send (tag " + std::to_string(a_.tag) + ")");
+    return Error(Code(reply_.error), "the matching receive at rank " + std::to_string(a_.peer) +
+                                         " (capacity " + std::to_string(reply_.capacity) +
+                                         " bytes) refused the " + std::to_string(a_.bytes) +
+                                         "-byte send (tag " + std::to_string(a_.tag) + ")");
   remote_addr_ = reply_.remote_addr;
   remote_key_ = reply_.key;
   peer_arrival_ = reply_.arrival;
@@ -122,8 +125,7 @@ Status MatchedP2p::PollReceiver(bool* done) {
     if (!recv_req_.IsDone()) return Status::Ok();
     if (recv_req_.status.error)
       return Error(Code(recv_req_.status.error), "match exchange: receiving the offer failed");
-    if (offer_.magic != kOfferMagic)
-      return Error(Code::kIntern, "match exchange: malformed offer");
+    if (offer_.magic != kOfferMagic) return Error(Code::kIntern, "match exchange: malformed offer");
     source_ = recv_req_.status.source;
     tag_ = recv_req_.status.tag;
     peer_world_ = a_.comm->WorldRank(source_);
@@ -145,11 +147,10 @@ Status MatchedP2p::PollReceiver(bool* done) {
   if (send_req_.status.error)
     return Error(Code(send_req_.status.error), "match exchange: sending the reply failed");
   if (reply_.error != 0)
-    return Error(Code::kTruncate, "the matched send from rank " + std::to_string(source_) +
-                                      " (tag " + std::to_string(tag_) + ") has " +
-                                      std::to_string(matched_bytes_) +
-                                      " bytes, more than the receive buffer's " +
-                                      std::to_string(a_.bytes));
+    return Error(Code::kTruncate,
+                 "the matched send from rank " + std::to_string(source_) + " (tag " +
+                     std::to_string(tag_) + ") has " + std::to_string(matched_bytes_) +
+                     " bytes, more than the receive buffer's " + std::to_string(a_.bytes));
   state_ = State::kMatched;
   *done = true;
   return Status::Ok();

@@ -117,7 +117,8 @@ Status InitOffloadContext() {
     return st.WithContext("offload context: address exchange");
   }
   c.backend = c.owner.get();
-  NICQ_LOG(kInfo, kQueue, "offload backend %s over provider %s", c.name.c_str(), rt::ProviderName());
+  NICQ_LOG(kInfo, kQueue, "offload backend %s over provider %s", c.name.c_str(),
+           rt::ProviderName());
   return Status::Ok();
 }
 

@@ -76,8 +76,7 @@ Status Queue::CheckWait(Enqueueable* e) const {
   if (!e || !e->IsMatched()) return Error(Code::kMatch, "request is not matched");
   const QueueSlot& s = e->qslot;
   if (s.queue == nullptr) return Error(Code::kQueue, "request has no enqueued start pending");
-  if (s.queue != this)
-    return Error(Code::kQueue, "request's start was enqueued on another queue");
+  if (s.queue != this) return Error(Code::kQueue, "request's start was enqueued on another queue");
   if (s.waited_epoch == s.started_epoch)
     return Error(Code::kQueue, "a wait for the request's enqueued start is already enqueued");
   return Status::Ok();
@@ -204,7 +203,8 @@ Status Queue::Fence() {
     } else if (polls % 1024 == 1023 && NowMs() - last_change > stall_ms) {
       return Error(Code::kPending, "MPI_Queue_fence: " + std::to_string(k_ - now_value) +
                                        " enqueued wait(s) made no progress (is every matching "
-                                       "operation started on its peer?) " + Describe());
+                                       "operation started on its peer?) " +
+                                       Describe());
     }
   }
   Reap();

@@ -79,9 +79,9 @@ class Queue {
   int type_ = 0;
   void* external_ = nullptr;
   offload::CounterId qc_ = offload::kNoCounter;
-  std::uint64_t k_ = 0;  // waits enqueued
+  std::uint64_t k_ = 0;               // waits enqueued
   std::uint64_t pending_starts_ = 0;  // starts enqueued without their wait yet
-  std::vector<Record> ring_;  // capacity fixed at Create
+  std::vector<Record> ring_;          // capacity fixed at Create
   std::size_t head_ = 0, count_ = 0;
   std::atomic<bool> busy_{false};
 };

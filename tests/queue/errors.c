@@ -90,7 +90,8 @@ int main(int argc, char* argv[]) {
     QT_OK(MPI_Queue_fence(&q2));
     if (peer != MPI_PROC_NULL)
       for (int i = 0; i < N; ++i)
-        QT_CHECK(rbuf[i] == peer * 100 + it + i * 0.5, "iteration %d: rbuf[%d] = %g", it, i, rbuf[i]);
+        QT_CHECK(rbuf[i] == peer * 100 + it + i * 0.5, "iteration %d: rbuf[%d] = %g", it, i,
+                 rbuf[i]);
   }
   QT_OK(MPI_Request_free(&s));
   QT_OK(MPI_Request_free(&r));

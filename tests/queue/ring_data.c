@@ -87,6 +87,7 @@ int main(int argc, char* argv[]) {
   QT_OK(MPI_Queue_free(&queue));
   QT_CHECK(queue == MPI_QUEUE_NULL, "MPI_Queue_free did not set MPI_QUEUE_NULL");
   MPI_Finalize();
-  if (rank == 0) printf("ring_data: %d checked iterations + %d burst on %d ranks\n", NITER, BURST, size);
+  if (rank == 0)
+    printf("ring_data: %d checked iterations + %d burst on %d ranks\n", NITER, BURST, size);
   return 0;
 }
