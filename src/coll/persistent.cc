@@ -38,6 +38,7 @@ struct Persistent final : queue::Enqueueable {
   offload::TriggeredOp gate_ops[2];  // enqueued starts (ring: plan depth 2)
 
   ~Persistent() override {
+    (void)Release();
     for (dtype::Type* t : retained) dtype::Release(t);
   }
 
@@ -53,9 +54,12 @@ struct Persistent final : queue::Enqueueable {
     return Status::Ok();
   }
   Status PollMatch(bool* done) override {
-    matched = off != nullptr;
     *done = true;
-    return matched ? Status::Ok() : BeginMatch();
+    if (!off) return BeginMatch();
+    if (!matched && qslot.join == offload::kNoCounter)  // the queue's wait bookkeeping
+      NICQ_RETURN_IF_ERROR(off->plan().backend()->AllocCounters(1, &qslot.join));
+    matched = true;
+    return Status::Ok();
   }
   bool IsMatched() const override { return matched; }
   Status StartGated(offload::CounterId gate, std::uint64_t threshold) override {
@@ -90,7 +94,11 @@ struct Persistent final : queue::Enqueueable {
     out->source = -2;
     out->tag = -1;
   }
-  Status Release() override { return Status::Ok(); }
+  Status Release() override {
+    if (off && qslot.join != offload::kNoCounter) off->plan().backend()->FreeCounter(qslot.join);
+    qslot.join = offload::kNoCounter;
+    return Status::Ok();
+  }
 };
 
 Persistent* Of(Request* req) {
