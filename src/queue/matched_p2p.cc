@@ -141,7 +141,15 @@ std::string MatchedP2p::DebugString() const {
   return s;
 }
 
+void MatchedP2p::Nudge() {
+  offload::OffloadBackend* b = Backend();
+  if (!b) return;
+  for (CounterId c : {gate_, done_, qslot.join})
+    if (c != kNoCounter) (void)b->AddCounter(c, 0);
+}
+
 Status MatchedP2p::Release() {
+  TrackMatched(this, false);
   offload::OffloadBackend* b = Backend();
   if (!b) return Status::Ok();  // the context is gone, and with it every resource
   Status st;

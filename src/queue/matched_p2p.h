@@ -82,6 +82,7 @@ class MatchedP2p final : public Enqueueable {
   Status Release() override;
 
   std::string DebugString() const override;
+  void Nudge();
   const P2pArgs& args() const { return a_; }
 
  private:
@@ -120,6 +121,10 @@ class MatchedP2p final : public Enqueueable {
 
 // Ops installed on matched point-to-point requests (Request::ops).
 extern const RequestOps kMatchedP2pOps;
+
+// Registry of matched requests (for NudgeMatched).
+void TrackMatched(MatchedP2p* m, bool add);
+void NudgeMatched();
 
 // The shadow communicator carrying match traffic for `comm`.
 Comm* MatchComm(Comm* comm);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "queue/match_engine.h"
 #include "queue/matched_p2p.h"
@@ -27,7 +28,41 @@ Shadows& ShadowTable() {
   return *s;
 }
 
+struct Live {
+  std::mutex mu;
+  std::vector<MatchedP2p*> list;
+};
+Live& LiveTable() {
+  static auto* l = new Live();
+  return *l;
+}
+
 }  // namespace
+
+void TrackMatched(MatchedP2p* m, bool add) {
+  Live& l = LiveTable();
+  std::lock_guard<std::mutex> lock(l.mu);
+  if (add) {
+    l.list.push_back(m);
+  } else {
+    for (auto& p : l.list)
+      if (p == m) {
+        p = l.list.back();
+        l.list.pop_back();
+        break;
+      }
+  }
+}
+
+// sockets stops scanning a counter's trigger list at a fire that got
+// EAGAIN until the counter changes again; adding 0 to every counter a
+// matched request triggers on makes it rescan (stall path only).
+void NudgeMatched() {
+  Live& l = LiveTable();
+  std::unique_lock<std::mutex> lock(l.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  for (MatchedP2p* m : l.list) m->Nudge();
+}
 
 // Match traffic goes on the communicator's runtime context (+3): it must
 // never meet user receives (MPI_ANY_TAG included) on the p2p context, and
@@ -48,6 +83,7 @@ Comm* MatchComm(Comm* comm) {
 Status MatchedP2p::BeginMatch() {
   if (state_ != State::kIdle) return Error(Code::kMatch, "request is already matched or matching");
   NICQ_RETURN_IF_ERROR(AllocCounters());
+  TrackMatched(this, true);
   if (a_.peer == -1) {  // MPI_PROC_NULL matches trivially
     state_ = State::kMatched;
     return Status::Ok();

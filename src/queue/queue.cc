@@ -7,6 +7,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "queue/match_engine.h"
+#include "queue/matched_p2p.h"
 #include "queue/offload_context.h"
 #include "queue/queue_types.h"
 #include "runtime/runtime.h"
@@ -96,6 +97,10 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
   if (*polls < 256) {
     std::this_thread::yield();
     return Status::Ok();
+  }
+  if (*polls % 64 == 0) {
+    NudgeMatched();
+    (void)Backend()->AddCounter(qc_, 0);
   }
   // Block on the queue counter for a short while (the backend sleeps on its
   // wait object, so a NIC or progress thread is not starved).
