@@ -18,6 +18,10 @@
 //    firing. kAgain: the backend has no trigger slots now; nothing was posted
 //    and the caller drives progress and retries.
 //  * All counters live on Backend() (queue::Backend(), the process-wide one).
+//  * The engine allocates qslot.join (one counter on Backend()) before its
+//    match completes and frees it in Release(); the queue only uses it.
+//  * GetStatus() is called by the host after the epoch completed (fence or
+//    MPI_Wait); DebugString() feeds stall reports.
 #pragma once
 
 #include <cstdint>
