@@ -147,7 +147,15 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   const bool forced = want == "nic_tree";
   if (!forced && !want.empty() && want != "auto") return Status::Ok();
   // Every rank gets here alike; the context is created collectively over
-  // world on first use (comm has all of world's ranks).
+  // world on first use (comm has all of world's ranks), but only where a
+  // native backend is expected: an emulated context (and its progress
+  // thread) would not be used for this plan anyway.
+  if (!queue::Backend() && !forced) {
+    const std::string mode = config::GetString("NICQ_OFFLOAD");
+    const std::string prov = rt::ProviderName();
+    if (!(mode == "native" || (mode == "auto" && (prov == "sockets" || prov == "cxi"))))
+      return Status::Ok();
+  }
   NICQ_RETURN_IF_ERROR(queue::EnsureOffloadContext());
   offload::OffloadBackend* be = queue::Backend();
   const std::size_t bytes = std::size_t(a.rcount) * offload::AtomicTypeSize(type);
