@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   char* sbuf = osu_buffer(o.max_size, 'a');
   char* rbuf = osu_buffer(o.max_size, 'b');
   MPI_Request reqs[WINDOW];
+  /* A real array, not MPI_STATUSES_IGNORE: GCC 12 warns on the sentinel
+   * passed to an array parameter (MPICH's and nicq's prototypes alike). */
+  MPI_Status stats[WINDOW];
   char ack = 0;
   if (rank == 0) {
     printf("# nicq OSU-style Bandwidth Test\n");
@@ -39,12 +42,12 @@ int main(int argc, char** argv) {
       if (rank == 0) {
         for (int w = 0; w < WINDOW; ++w)
           MPI_Isend(sbuf, (int)n, MPI_CHAR, 1, 100, MPI_COMM_WORLD, &reqs[w]);
-        MPI_Waitall(WINDOW, reqs, MPI_STATUSES_IGNORE);
+        MPI_Waitall(WINDOW, reqs, stats);
         MPI_Recv(&ack, 1, MPI_CHAR, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       } else if (rank == 1) {
         for (int w = 0; w < WINDOW; ++w)
           MPI_Irecv(rbuf, (int)n, MPI_CHAR, 0, 100, MPI_COMM_WORLD, &reqs[w]);
-        MPI_Waitall(WINDOW, reqs, MPI_STATUSES_IGNORE);
+        MPI_Waitall(WINDOW, reqs, stats);
         MPI_Send(&ack, 1, MPI_CHAR, 0, 101, MPI_COMM_WORLD);
       }
     }

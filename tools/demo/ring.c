@@ -22,9 +22,10 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     for (int i = 0; i < count; ++i) out[i] = rank * 1000003 + r * 101 + i;
     MPI_Request reqs[2];
+    MPI_Status stats[2]; /* not MPI_STATUSES_IGNORE: GCC 12 warns on it (array parameter) */
     MPI_Irecv(in, count, MPI_INT, left, r, MPI_COMM_WORLD, &reqs[0]);
     MPI_Isend(out, count, MPI_INT, right, r, MPI_COMM_WORLD, &reqs[1]);
-    MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2, reqs, stats);
     for (int i = 0; i < count; ++i) {
       if (in[i] != left * 1000003 + r * 101 + i) {
         fprintf(stderr, "ring: rank %d round %d: element %d is %d, expected %d\n", rank, r, i,
