@@ -39,6 +39,9 @@ function(nicq_add_mp_test name)
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 120)
   endif()
+  # ctest waits a little longer than nicqrun so nicqrun can name the ranks
+  # still running when its --timeout ends the job.
+  math(EXPR _ctest_timeout "${A_TIMEOUT} + 15")
   foreach(prov IN LISTS A_PROVIDERS)
     string(REPLACE "+" ";" prov_real "${prov}")
     foreach(n IN LISTS A_RANKS)
@@ -49,7 +52,7 @@ function(nicq_add_mp_test name)
       set_tests_properties(${tname} PROPERTIES
         ENVIRONMENT "NICQ_PROVIDER=${prov_real};${A_ENV}"
         LABELS "mp;${prov};${A_LABELS}"
-        TIMEOUT ${A_TIMEOUT})
+        TIMEOUT ${_ctest_timeout})
     endforeach()
   endforeach()
 endfunction()

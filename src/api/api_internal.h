@@ -129,6 +129,10 @@ ApiRequest* AllocRequest();
 // Returns nullptr when the table is full; *handle is the MPI_Request.
 Request* AllocEngineRequest(MPI_Comm comm, const char* call, bool persistent, MPI_Request* handle);
 ApiRequest* LookupRequest(MPI_Request handle);
+// False (MPI_ERR_QUEUE recorded on `c`) while an enqueued start of the request
+// is pending on a queue: only MPI_Enqueue_wait / MPI_Queue_fence may complete
+// it (chapter 13). `index` >= 0 names the array entry in the message.
+bool NotEnqueued(Call& c, ApiRequest* r, int index = -1);
 void FreeRequest(ApiRequest* r);
 int LiveRequests();  // for tests
 

@@ -19,7 +19,7 @@ bool RequestArg(Call& c, MPI_Request h, ApiRequest** r, int index = -1) {
   *r = nullptr;
   if (h == MPI_REQUEST_NULL) return true;
   *r = api::LookupRequest(h);
-  if (*r) return true;
+  if (*r) return api::NotEnqueued(c, *r, index);
   std::string where = index < 0 ? "" : " at array_of_requests[" + std::to_string(index) + "]";
   return c.Check(false, Code::kRequest, "invalid request handle " + std::to_string(h) + where);
 }
@@ -274,6 +274,15 @@ int MPI_Request_free(MPI_Request* request) {
   if (!c.Init() || !c.NotNull(request, "request") || !RequestArg(c, *request, &r)) return c.Fail();
   if (!r) return c.Fail(Code::kRequest, "request is MPI_REQUEST_NULL");
   UseCommOf(c, *request);
+  // MPI 4.1 7.12/7.13: freeing a nonblocking collective request, or an active
+  // persistent collective one, is erroneous (peers may still depend on it).
+  if (r->req.kind == ReqKind::kColl)
+    return c.Fail(
+        Code::kRequest,
+        "a nonblocking collective request cannot be freed; complete it with a wait or test");
+  if (r->req.kind == ReqKind::kPersistentColl && Pending(r))
+    return c.Fail(Code::kRequest,
+                  "an active persistent collective request cannot be freed; complete it first");
   if (Pending(r) && !r->req.IsDone())
     api::AddOrphan(r);  // finishes in the background; the slot is released then
   else if (Pending(r)) {

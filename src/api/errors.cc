@@ -102,6 +102,10 @@ const char* ClassText(int cls) {
       return "MPI_ERR_UNSUPPORTED_OPERATION: not supported";
     case MPI_ERR_PROC_FAILED:
       return "MPI_ERR_PROC_FAILED: a peer process failed";
+    case 70:  // MPI_ERR_QUEUE (nicq/mpi_queue.h)
+      return "MPI_ERR_QUEUE: erroneous use of a queue or of an enqueued request";
+    case 71:  // MPI_ERR_MATCH (nicq/mpi_queue.h)
+      return "MPI_ERR_MATCH: erroneous match of a persistent request";
     case MPI_ERR_ERRHANDLER:
       return "MPI_ERR_ERRHANDLER: invalid error handler";
     case MPI_ERR_SESSION:

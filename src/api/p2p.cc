@@ -310,6 +310,7 @@ int MPI_Start(MPI_Request* request) {
   ApiRequest* r = api::LookupRequest(*request);
   if (!r) return c.Fail(Code::kRequest, "invalid request handle " + std::to_string(*request));
   c.set_comm_handle(r->comm_handle);
+  if (!api::NotEnqueued(c, r)) return c.Fail();
   if (!r->persistent) return c.Fail(Code::kRequest, "request is not persistent");
   if (r->active) return c.Fail(Code::kRequest, "persistent request is already active");
   return c.Fail(api::PostRequest(r));
@@ -323,6 +324,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   // Validate every entry first: an erroneous call starts none of them.
   for (int i = 0; i < count; ++i) {
     ApiRequest* r = api::LookupRequest(array_of_requests[i]);
+    if (r && !api::NotEnqueued(c, r, i)) return c.Fail();
     if (r && r->persistent && !r->active) continue;
     std::string at = "array_of_requests[" + std::to_string(i) + "]";
     if (!r) return c.Fail(Code::kRequest, "invalid request handle at " + at);

@@ -83,6 +83,16 @@ ApiRequest* LookupRequest(MPI_Request handle) {
   return Table().Get(IndexOf(handle));
 }
 
+bool NotEnqueued(Call& c, ApiRequest* r, int index) {
+  const RequestOps* ops = r->req.ops;
+  if (!ops || !ops->enqueued || !ops->enqueued(&r->req)) return true;
+  std::string where = index < 0 ? "" : " at array_of_requests[" + std::to_string(index) + "]";
+  return c.Check(false, Code::kQueue,
+                 "request" + where +
+                     " has a pending enqueued start; complete it with MPI_Enqueue_wait and "
+                     "MPI_Queue_fence first");
+}
+
 void FreeRequest(ApiRequest* r) {
   if (r->req.ops && r->req.ops->free) r->req.ops->free(&r->req).IgnoreError();
   r->req.ops = nullptr;

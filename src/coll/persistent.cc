@@ -17,6 +17,7 @@
 #include "dtype/reduce.h"
 #include "queue/enqueueable.h"
 #include "queue/offload_context.h"
+#include "queue/queue.h"
 
 namespace nicq::coll {
 namespace {
@@ -259,7 +260,11 @@ Status PCancel(Request*) {
   return Error(Code::kRequest, "persistent collective requests cannot be cancelled (MPI 4.1 7.13)");
 }
 
-const RequestOps kPersistentOps = {&PStart, &PFree, &PCancel, &PComplete};
+bool PEnqueued(Request* req) {
+  return queue::HasPendingEnqueuedStart(req);
+}
+
+const RequestOps kPersistentOps = {&PStart, &PFree, &PCancel, &PComplete, &PEnqueued};
 
 void Retain(Persistent* P, const dtype::Type* t) {
   if (!t || t->predefined) return;

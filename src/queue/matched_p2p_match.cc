@@ -11,6 +11,7 @@
 #include "queue/match_engine.h"
 #include "queue/matched_p2p.h"
 #include "queue/offload_context.h"
+#include "queue/queue.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
@@ -232,8 +233,12 @@ Status OpsComplete(Request* req) {
   return Status::Ok();
 }
 
+bool OpsEnqueued(Request* req) {
+  return HasPendingEnqueuedStart(req);
+}
+
 }  // namespace
 
-const RequestOps kMatchedP2pOps = {&OpsStart, &OpsFree, nullptr, &OpsComplete};
+const RequestOps kMatchedP2pOps = {&OpsStart, &OpsFree, nullptr, &OpsComplete, &OpsEnqueued};
 
 }  // namespace nicq::queue

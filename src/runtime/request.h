@@ -28,6 +28,10 @@ struct RequestOps {
   // Called by the waiter after IsDone(), before the status is reported
   // (e.g. unpack, mark a persistent request inactive); may be nullptr.
   Status (*complete)(Request* req) = nullptr;
+  // True while an enqueued start of this request is pending on a queue
+  // (chapter 13): MPI_Start/Wait/Test/Cancel/Request_free are then
+  // erroneous and the API layer rejects them. May be nullptr.
+  bool (*enqueued)(Request* req) = nullptr;
 };
 
 enum class ReqKind : std::uint8_t {

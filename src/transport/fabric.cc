@@ -138,15 +138,20 @@ Status Fabric::Open(Bootstrap& boot) {
     std::vector<std::uint8_t> all;
     NICQ_RETURN_IF_ERROR(boot.Allgather(&mine, sizeof mine, all));
     std::uint32_t worst = 0;
+    bool agreed = true;
     for (int r = 0; r < boot.Size(); ++r) {
       std::uint32_t v;
       std::memcpy(&v, all.data() + r * sizeof v, sizeof v);
       worst = std::max(worst, v);
+      agreed &= v == mine;
     }
     if (worst >= cands.size())
       return Error(Code::kIntern, "opening the fabric (NICQ_PROVIDER=" + want +
                                       ") failed on some rank; here: " + err);
-    if (worst == chosen) return ExchangeAddresses(boot);
+    // Every rank must take the same path: either all exchange addresses now,
+    // or all (also those already on `worst`) reopen in round 2, so the
+    // bootstrap collectives stay in step.
+    if (agreed) return ExchangeAddresses(boot);
     if (round == 1) return Error(Code::kIntern, "ranks could not agree on a libfabric provider");
     Close();
     chosen = worst;
