@@ -16,4 +16,4 @@ args=(--oversubscribe -n "$n")
 export OMPI_MCA_btl=self OMPI_MCA_plm=isolated OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 unset NICQ_RANK NICQ_SIZE NICQ_BOOT_DIR NICQ_LOCAL_RANK NICQ_LOCAL_SIZE
-exec timeout 90 "$launcher" "${args[@]}" "$prog" "$@"
+exec timeout -k 5 60 "$launcher" "${args[@]}" "$prog" "$@"
