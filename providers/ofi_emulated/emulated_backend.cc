@@ -10,6 +10,7 @@
 #include "providers/ofi_common/backoff.h"
 #include "providers/ofi_common/mr_key.h"
 #include "providers/ofi_common/ofi_error.h"
+#include "providers/ofi_common/tsan_annotations.h"
 
 namespace nicq::ofi {
 
@@ -294,10 +295,12 @@ long EmulatedBackend::Issue(EmuNode* n) {
       Complete(n);
       return 0;
     case OpKind::kRemoteCounterAdd:
+      NICQ_TSAN_RELEASE(n);
       return IssueDoorbell(n, op.peer, op.target_counter, op.value);
     default:
       break;
   }
+  NICQ_TSAN_RELEASE(n);  // the completion, read by another thread, acquires it
   in_flight_.fetch_add(1, std::memory_order_relaxed);
   switch (op.kind) {
     case OpKind::kSend:
@@ -321,9 +324,9 @@ long EmulatedBackend::Issue(EmuNode* n) {
       msg.rma_iov_count = 1;
       msg.context = &n->ctx;
       msg.data = arrival != kNoCounter ? EncodeCqData(arrival, 1) : 0;
-      r = fi_writemsg(ep, &msg,
-                      FI_COMPLETION | FI_DELIVERY_COMPLETE |
-                          (arrival != kNoCounter ? FI_REMOTE_CQ_DATA : 0));
+      r = fi_writemsg(
+          ep, &msg,
+          FI_COMPLETION | FI_DELIVERY_COMPLETE | (arrival != kNoCounter ? FI_REMOTE_CQ_DATA : 0));
       break;
     }
     case OpKind::kAtomic: {
@@ -384,6 +387,7 @@ int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
     // before its completion counter moved. An atomic whose doorbell is next
     // stays counted in flight until the doorbell completes.
     EmuNode* node = queue_.NodeOfContext(e.op_context);
+    NICQ_TSAN_ACQUIRE(node);
     const bool continues = node->stage == 1;
     Complete(node);
     if (!continues) in_flight_.fetch_sub(1, std::memory_order_release);
@@ -406,7 +410,9 @@ int EmulatedBackend::ReadCq() {
       if (fi_cq_readerr(ep_->cq(), &err, 0) > 0) {
         ++total;
         if (err.op_context != nullptr) {
-          Fail(queue_.NodeOfContext(err.op_context), -err.err);
+          EmuNode* node = queue_.NodeOfContext(err.op_context);
+          NICQ_TSAN_ACQUIRE(node);
+          Fail(node, -err.err);
           in_flight_.fetch_sub(1, std::memory_order_release);
         } else {
           NICQ_LOG(kWarn, kProvider, "emulated: error completion without context: %s",

@@ -143,9 +143,11 @@ Sig SignatureOf(const Args& a) {
       break;
     case Kind::kReduceScatter: {
       // A digest of the counts array: every rank passes the same one.
-      std::int64_t h = 0;
-      for (int i = 0; i < a.comm->size; ++i) h = h * 1000003 + a.rcounts[i];
-      s.bytes = h * a.rtype->size;
+      // Unsigned: the digest wraps by design.
+      std::uint64_t h = 0;
+      for (int i = 0; i < a.comm->size; ++i)
+        h = h * 1000003u + static_cast<std::uint64_t>(a.rcounts[i]);
+      s.bytes = static_cast<std::int64_t>(h * static_cast<std::uint64_t>(a.rtype->size));
       s.type = TypeKey(a.rtype);
       break;
     }

@@ -3,16 +3,25 @@
 #include <cstring>
 
 namespace nicq::p2p {
+namespace {
+// Block headers sit at whatever offset the previous message's size leaves
+// (MPI's buffer formula allows no rounding), so they are copied in and out
+// rather than accessed in place: no misaligned member access.
+BsendBuffer::Block Load(const std::uint8_t* at) {
+  BsendBuffer::Block b;
+  std::memcpy(&b, at, sizeof b);
+  return b;
+}
+void Store(std::uint8_t* at, const BsendBuffer::Block& b) {
+  std::memcpy(at, &b, sizeof b);
+}
+}  // namespace
 
 void BsendBuffer::Attach(void* buf, std::size_t size) {
   base_ = static_cast<std::uint8_t*>(buf);
   size_ = size;
   in_use_ = 0;
-  if (size_ >= kHeader) {
-    auto* b = reinterpret_cast<Block*>(base_);
-    b->size = size_;
-    b->used = false;
-  }
+  if (size_ >= kHeader) Store(base_, Block{size_, false});
 }
 
 void BsendBuffer::Detach(void** buf, std::size_t* size) {
@@ -29,39 +38,39 @@ void* BsendBuffer::Alloc(std::size_t bytes) {
   const std::size_t need = bytes + kOverhead;
   std::size_t off = 0;
   while (off + kHeader <= size_) {
-    auto* b = reinterpret_cast<Block*>(base_ + off);
-    if (!b->used) {
+    Block b = Load(base_ + off);
+    if (!b.used) {
       // Coalesce following free blocks first (frees only mark blocks).
-      std::size_t nx = off + b->size;
+      std::size_t nx = off + b.size;
       while (nx + kHeader <= size_) {
-        auto* n = reinterpret_cast<Block*>(base_ + nx);
-        if (n->used) break;
-        b->size += n->size;
-        nx = off + b->size;
+        Block n = Load(base_ + nx);
+        if (n.used) break;
+        b.size += n.size;
+        nx = off + b.size;
       }
-      if (b->size >= need) {
+      if (b.size >= need) {
         std::size_t take = need;
-        if (b->size - take >= kHeader) {
-          auto* rest = reinterpret_cast<Block*>(base_ + off + take);
-          rest->size = b->size - take;
-          rest->used = false;
-          b->size = take;
-        } else {
-          take = b->size;
+        if (b.size - take >= kHeader) {
+          Store(base_ + off + take, Block{b.size - take, false});
+          b.size = take;
         }
-        b->used = true;
+        b.used = true;
+        Store(base_ + off, b);
         ++in_use_;
         return base_ + off + kHeader;
       }
+      Store(base_ + off, b);  // keep the coalesced size
     }
-    off += b->size;
+    off += b.size;
   }
   return nullptr;
 }
 
 void BsendBuffer::Free(void* payload) {
-  auto* b = reinterpret_cast<Block*>(static_cast<std::uint8_t*>(payload) - kHeader);
-  b->used = false;
+  std::uint8_t* at = static_cast<std::uint8_t*>(payload) - kHeader;
+  Block b = Load(at);
+  b.used = false;
+  Store(at, b);
   --in_use_;
 }
 

@@ -20,11 +20,13 @@ class BsendBuffer {
   void Free(void* payload);
   std::size_t blocks_in_use() const { return in_use_; }
 
- private:
+  // Header in front of each block (whole block size including the header).
   struct Block {
-    std::size_t size;  // whole block including this header
+    std::size_t size;
     bool used;
   };
+
+ private:
   static constexpr std::size_t kHeader = 32;  // <= kOverhead
   std::uint8_t* base_ = nullptr;
   std::size_t size_ = 0;

@@ -73,7 +73,7 @@ std::string Simulate(std::vector<Schedule*>& s) {
           return "rank " + std::to_string(r) + " expects " + std::to_string(rv.bytes) +
                  " bytes from " + std::to_string(rv.src) + ", message has " +
                  std::to_string(q.front().size());
-        std::memcpy(rv.dst, q.front().data(), rv.bytes);
+        if (rv.bytes) std::memcpy(rv.dst, q.front().data(), rv.bytes);
         q.pop_front();
         rv.done = true;
         progress = true;
