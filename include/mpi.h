@@ -405,5 +405,7 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag);
 /* Collectives (MPI-4.1 7.12/7.13) and queued communication (draft chapter 13). */
 #include "nicq/mpi_coll.h"
 #include "nicq/mpi_queue.h"
+/* Attributes, topologies, sessions, and the declared-but-unsupported rest. */
+#include "nicq/mpi_dropin.h"
 
 #endif /* NICQ_MPI_H_INCLUDED */

@@ -52,6 +52,33 @@ void UnregisterComm(int handle);
 void RegisterPredefinedComms(Comm* world, Comm* self);
 void ResetCommTable();  // at MPI_Finalize
 
+// ---- groups, attributes, communicator creation (group.cc, attr.cc, comm_create.cc)
+class Call;
+// A group is an ordered list of world ranks. nullptr for null/freed/not a group.
+const std::vector<int>* LookupGroup(int handle);
+// A valid group handle (MPI_GROUP_EMPTY included); records an error otherwise.
+bool GroupArg(Call& c, int handle, const std::vector<int>** out, const char* what = "group");
+// A new group handle (MPI_GROUP_EMPTY for an empty list).
+int NewGroup(Call& c, std::vector<int> world_ranks, int* out);
+// MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL for two rank lists.
+int CompareRankLists(const std::vector<int>& a, const std::vector<int>& b);
+
+// Attributes cached on communicators. CopyCommAttrs runs the copy callbacks
+// from `parent` onto a new duplicate (MPI_Comm_dup); DeleteCommAttrs runs
+// the delete callbacks (MPI_Comm_free, MPI_Finalize for MPI_COMM_SELF). Both
+// return MPI_SUCCESS or the code of the callback that failed, raised on c.
+int CopyCommAttrs(Call& c, int parent_handle, Comm* parent, int child_handle, Comm* child);
+int DeleteCommAttrs(Call& c, int handle, Comm* comm);
+
+// Registers a communicator rt:: created for c (nullptr -> *out =
+// MPI_COMM_NULL); it gets `errhandler`. Frees it when the table is full.
+int AdoptComm(Call& c, int errhandler, Comm* child, int* out);
+// Collective over the members only (MPI_Comm_create_group, sessions): a new
+// communicator of `world_members` (in that order; this process among them),
+// exchanging on `parent`'s runtime context under a tag derived from `tag`.
+Status CreateCommFromMembers(Comm* parent, const std::vector<int>& world_members, std::uint32_t tag,
+                             Comm** out);
+
 // ---- per-call argument checks ----------------------------------------------
 // Each check returns true when the argument is valid; otherwise it records
 // the error (class + message naming the call, argument and rank) and the

@@ -1,11 +1,11 @@
-// Communicators, groups, names and the predefined attributes.
+// Communicators: rank/size, dup/split/create/free, compare, names, and the
+// creation of a communicator by its members alone.
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "api/api_internal.h"
-#include "dtype/slot_table.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
@@ -13,64 +13,28 @@ using api::Call;
 
 namespace {
 
-// A group is an ordered list of world ranks.
-struct Group {
-  std::vector<int> world_ranks;
-};
-constexpr int kFirstUserGroup = 2;  // 1 = MPI_GROUP_EMPTY
-
-dtype::SlotTable<Group, 8, 64>& Groups() {
-  static auto* table = new dtype::SlotTable<Group, 8, 64>(kFirstUserGroup);
-  return *table;
-}
-Group& EmptyGroup() {
-  static Group* g = new Group();
-  return *g;
+std::string Str(long long v) {
+  return std::to_string(v);
 }
 
-Group* LookupGroup(MPI_Group h) {
-  if (api::KindOf(h) != NICQ_KIND_GROUP) return nullptr;
-  if (h == MPI_GROUP_EMPTY) return &EmptyGroup();
-  if (api::IndexOf(h) < kFirstUserGroup) return nullptr;
-  return Groups().Get(api::IndexOf(h));
-}
+// Tags of CreateCommFromMembers' exchange sit in the upper half of the
+// runtime tag space, away from the parent's own creation sequence (which
+// counts up from 0), so a subset creating a communicator never matches
+// a whole-parent creation in flight.
+constexpr std::uint32_t kMemberTagBit = 1u << 23;
+constexpr std::uint32_t kMemberTagMask = kMemberTagBit - 1;
 
-bool GroupArg(Call& c, MPI_Group h, Group** g, const char* what = "group") {
-  if (h == MPI_GROUP_NULL)
-    return c.Check(false, Code::kGroup, std::string(what) + " is MPI_GROUP_NULL");
-  *g = LookupGroup(h);
-  return c.Check(*g != nullptr, Code::kGroup,
-                 std::string("invalid ") + what + " handle " + std::to_string(h));
-}
+}  // namespace
 
-int NewGroup(Call& c, std::vector<int> ranks, MPI_Group* out) {
-  if (ranks.empty()) {
-    *out = MPI_GROUP_EMPTY;
-    return MPI_SUCCESS;
-  }
-  int index = Groups().Alloc();
-  if (index < 0) return c.Fail(Code::kNoMem, "group table is full");
-  Groups().Get(index)->world_ranks = std::move(ranks);
-  *out = NICQ_HANDLE(NICQ_KIND_GROUP, index);
-  return MPI_SUCCESS;
-}
+namespace nicq::api {
 
-int Compare(const std::vector<int>& a, const std::vector<int>& b) {
-  if (a == b) return MPI_IDENT;
-  std::vector<int> sa = a, sb = b;
-  std::sort(sa.begin(), sa.end());
-  std::sort(sb.begin(), sb.end());
-  return sa == sb ? MPI_SIMILAR : MPI_UNEQUAL;
-}
-
-// Registers a communicator rt:: created; the child inherits the parent's handler.
-int AdoptComm(Call& c, Comm* parent, Comm* child, MPI_Comm* out) {
+int AdoptComm(Call& c, int errhandler, Comm* child, int* out) {
   if (!child) {
     *out = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }
-  child->errhandler = parent->errhandler;
-  int h = api::RegisterComm(child);
+  child->errhandler = errhandler;
+  int h = RegisterComm(child);
   if (h == MPI_COMM_NULL) {
     rt::CommFree(child).IgnoreError();
     return c.Fail(Code::kNoMem, "communicator table is full");
@@ -79,7 +43,27 @@ int AdoptComm(Call& c, Comm* parent, Comm* child, MPI_Comm* out) {
   return MPI_SUCCESS;
 }
 
-}  // namespace
+Status CreateCommFromMembers(Comm* parent, const std::vector<int>& world_members, std::uint32_t tag,
+                             Comm** out) {
+  // A stand-in parent made of the members alone: rt::CommSplit then runs its
+  // exchange (and picks a context id free on every member) among them only,
+  // on the real parent's runtime context. Non-members never take part.
+  Comm members;
+  members.context_id = parent->context_id;
+  members.world_ranks = world_members;
+  members.size = static_cast<int>(world_members.size());
+  auto me = std::find(world_members.begin(), world_members.end(), rt::WorldRank());
+  if (me == world_members.end())
+    return Error(Code::kGroup, "this process is not a member of the group");
+  members.rank = static_cast<int>(me - world_members.begin());
+  members.rt_seq = kMemberTagBit | (tag & kMemberTagMask);
+  members.rt_map_checked = true;
+  return rt::CommSplit(&members, 0, members.rank, out);
+}
+
+}  // namespace nicq::api
+
+using api::AdoptComm;
 
 extern "C" {
 
@@ -106,7 +90,16 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Comm* child = nullptr;
   Status st = rt::CommDup(cm, &child);
   if (!st.ok()) return c.Fail(st);
-  return AdoptComm(c, cm, child, newcomm);
+  MPI_Comm h;
+  if (int rc = AdoptComm(c, cm->errhandler, child, &h); rc != MPI_SUCCESS) return rc;
+  // Attributes follow their copy callbacks; a failing callback undoes the dup.
+  if (int rc = api::CopyCommAttrs(c, comm, cm, h, child); rc != MPI_SUCCESS) {
+    rt::CommFree(child).IgnoreError();
+    api::UnregisterComm(h);
+    return rc;
+  }
+  *newcomm = h;
+  return MPI_SUCCESS;
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
@@ -119,7 +112,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   Comm* child = nullptr;
   Status st = rt::CommSplit(cm, color == MPI_UNDEFINED ? -1 : color, key, &child);
   if (!st.ok()) return c.Fail(st);
-  return AdoptComm(c, cm, child, newcomm);
+  return AdoptComm(c, cm->errhandler, child, newcomm);
 }
 
 int MPI_Comm_free(MPI_Comm* comm) {
@@ -129,6 +122,8 @@ int MPI_Comm_free(MPI_Comm* comm) {
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
     return c.Fail(Code::kComm, std::string("cannot free ") +
                                    (*comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF"));
+  // MPI runs the attribute delete callbacks first; one that fails fails the free.
+  if (int rc = api::DeleteCommAttrs(c, *comm, cm); rc != MPI_SUCCESS) return rc;
   Status st = rt::CommFree(cm);
   if (!st.ok()) return c.Fail(st);
   api::UnregisterComm(*comm);
@@ -145,7 +140,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
-  int g = Compare(a->world_ranks, b->world_ranks);
+  int g = api::CompareRankLists(a->world_ranks, b->world_ranks);
   *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
   return MPI_SUCCESS;
 }
@@ -158,11 +153,75 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   return MPI_SUCCESS;
 }
 
+int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  Call c("MPI_Comm_remote_size");
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(size, "size")) return c.Fail();
+  return c.Fail(Code::kComm, "communicator " + Str(comm) +
+                                 " is an intracommunicator (nicq has no intercommunicators)");
+}
+
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  Call c("MPI_Comm_remote_group");
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(group, "group")) return c.Fail();
+  return c.Fail(Code::kComm, "communicator " + Str(comm) +
+                                 " is an intracommunicator (nicq has no intercommunicators)");
+}
+
+// Collective over all of comm. Each rank passes the group it belongs to (the
+// same group everywhere, or disjoint groups as MPI-2.2 allows): members get
+// the new communicator, the others MPI_COMM_NULL. A split whose color is the
+// group's lowest parent rank builds every disjoint group at once.
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  Call c("MPI_Comm_create");
+  Comm* cm;
+  const std::vector<int>* g;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !api::GroupArg(c, group, &g) ||
+      !c.NotNull(newcomm, "newcomm"))
+    return c.Fail();
+  int color = -1, key = -1;
+  for (int i = 0; i < static_cast<int>(g->size()); ++i) {
+    int r = cm->RankOfWorld((*g)[i]);
+    if (!c.Check(r >= 0 && r < cm->size, Code::kGroup,
+                 "group member (world rank " + Str((*g)[i]) + ") is not in the communicator"))
+      return c.Fail();
+    color = color < 0 ? r : std::min(color, r);
+    if (r == cm->rank) key = i;
+  }
+  Comm* child = nullptr;
+  Status st = rt::CommSplit(cm, key < 0 ? -1 : color, key, &child);
+  if (!st.ok()) return c.Fail(st);
+  return AdoptComm(c, cm->errhandler, child, newcomm);
+}
+
+// Collective over the group's members only, told apart by `tag`.
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  Call c("MPI_Comm_create_group");
+  Comm* cm;
+  const std::vector<int>* g;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !api::GroupArg(c, group, &g) ||
+      !c.NotNull(newcomm, "newcomm") || !c.SendTagArg(tag))
+    return c.Fail();
+  for (int w : *g)
+    if (!c.Check(cm->RankOfWorld(w) >= 0 && cm->RankOfWorld(w) < cm->size, Code::kGroup,
+                 "group member (world rank " + Str(w) + ") is not in the communicator"))
+      return c.Fail();
+  if (std::find(g->begin(), g->end(), rt::WorldRank()) == g->end()) {
+    *newcomm = MPI_COMM_NULL;  // MPI: a non-member gets MPI_COMM_NULL
+    return MPI_SUCCESS;
+  }
+  Comm* child = nullptr;
+  Status st = api::CreateCommFromMembers(cm, *g, static_cast<std::uint32_t>(tag), &child);
+  if (!st.ok()) return c.Fail(st);
+  return AdoptComm(c, cm->errhandler, child, newcomm);
+}
+
 int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   Call c("MPI_Comm_group");
   Comm* cm;
   if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(group, "group")) return c.Fail();
-  return NewGroup(c, cm->world_ranks, group);
+  return api::NewGroup(c, cm->world_ranks, group);
 }
 
 int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
@@ -184,127 +243,6 @@ int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
   if (n.empty() && comm == MPI_COMM_SELF) n = "MPI_COMM_SELF";
   std::memcpy(name, n.c_str(), n.size() + 1);
   *resultlen = static_cast<int>(n.size());
-  return MPI_SUCCESS;
-}
-
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  Call c("MPI_Comm_get_attr");
-  Comm* cm;
-  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(attribute_val, "attribute_val") ||
-      !c.NotNull(flag, "flag"))
-    return c.Fail();
-  // Predefined attribute values live for the whole job; MPI hands out pointers.
-  static int tag_ub, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
-  int* value = nullptr;
-  switch (keyval) {
-    case MPI_TAG_UB:
-      tag_ub = rt::TagUpperBound();
-      value = &tag_ub;
-      break;
-    case MPI_HOST:
-      value = &host;
-      break;
-    case MPI_IO:
-      value = &io;
-      break;
-    case MPI_WTIME_IS_GLOBAL:
-      value = &wtime_global;
-      break;
-    default:
-      return c.Fail(Code(MPI_ERR_KEYVAL),
-                    "invalid or unsupported keyval " + std::to_string(keyval));
-  }
-  *static_cast<int**>(attribute_val) = value;
-  *flag = 1;
-  return MPI_SUCCESS;
-}
-
-int MPI_Group_size(MPI_Group group, int* size) {
-  Call c("MPI_Group_size");
-  Group* g;
-  if (!GroupArg(c, group, &g) || !c.NotNull(size, "size")) return c.Fail();
-  *size = static_cast<int>(g->world_ranks.size());
-  return MPI_SUCCESS;
-}
-
-int MPI_Group_rank(MPI_Group group, int* rank) {
-  Call c("MPI_Group_rank");
-  Group* g;
-  if (!c.Init() || !GroupArg(c, group, &g) || !c.NotNull(rank, "rank")) return c.Fail();
-  auto it = std::find(g->world_ranks.begin(), g->world_ranks.end(), rt::WorldRank());
-  *rank =
-      it == g->world_ranks.end() ? MPI_UNDEFINED : static_cast<int>(it - g->world_ranks.begin());
-  return MPI_SUCCESS;
-}
-
-int MPI_Group_free(MPI_Group* group) {
-  Call c("MPI_Group_free");
-  Group* g;
-  if (!c.NotNull(group, "group") || !GroupArg(c, *group, &g)) return c.Fail();
-  if (*group != MPI_GROUP_EMPTY) {
-    g->world_ranks.clear();
-    Groups().Free(api::IndexOf(*group));
-  }
-  *group = MPI_GROUP_NULL;
-  return MPI_SUCCESS;
-}
-
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-  Call c("MPI_Group_incl");
-  Group* g;
-  if (!GroupArg(c, group, &g) || !c.CountArg(n, "n") || !c.NotNull(newgroup, "newgroup") ||
-      !c.NotNull(n ? ranks : &n, "ranks"))
-    return c.Fail();
-  int size = static_cast<int>(g->world_ranks.size());
-  std::vector<bool> seen(size);
-  std::vector<int> out;
-  out.reserve(n);
-  for (int i = 0; i < n; ++i) {
-    int r = ranks[i];
-    if (!c.Check(r >= 0 && r < size, Code::kRank,
-                 "ranks[" + std::to_string(i) + "] = " + std::to_string(r) +
-                     " is not in the group (size " + std::to_string(size) + ")") ||
-        !c.Check(!seen[r], Code::kRank, "rank " + std::to_string(r) + " appears twice in ranks"))
-      return c.Fail();
-    seen[r] = true;
-    out.push_back(g->world_ranks[r]);
-  }
-  return NewGroup(c, std::move(out), newgroup);
-}
-
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
-                              int ranks2[]) {
-  Call c("MPI_Group_translate_ranks");
-  Group *g1, *g2;
-  if (!GroupArg(c, group1, &g1, "group1") || !GroupArg(c, group2, &g2, "group2") ||
-      !c.CountArg(n, "n") || !c.NotNull(n ? ranks1 : &n, "ranks1") ||
-      !c.NotNull(n ? ranks2 : &n, "ranks2"))
-    return c.Fail();
-  int size1 = static_cast<int>(g1->world_ranks.size());
-  for (int i = 0; i < n; ++i)
-    if (ranks1[i] != MPI_PROC_NULL && (ranks1[i] < 0 || ranks1[i] >= size1))
-      return c.Fail(Code::kRank, "ranks1[" + std::to_string(i) +
-                                     "] = " + std::to_string(ranks1[i]) +
-                                     " is not in group1 (size " + std::to_string(size1) + ")");
-  for (int i = 0; i < n; ++i) {
-    if (ranks1[i] == MPI_PROC_NULL) {
-      ranks2[i] = MPI_PROC_NULL;
-      continue;
-    }
-    auto it = std::find(g2->world_ranks.begin(), g2->world_ranks.end(), g1->world_ranks[ranks1[i]]);
-    ranks2[i] = it == g2->world_ranks.end() ? MPI_UNDEFINED
-                                            : static_cast<int>(it - g2->world_ranks.begin());
-  }
-  return MPI_SUCCESS;
-}
-
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
-  Call c("MPI_Group_compare");
-  Group *g1, *g2;
-  if (!GroupArg(c, group1, &g1, "group1") || !GroupArg(c, group2, &g2, "group2") ||
-      !c.NotNull(result, "result"))
-    return c.Fail();
-  *result = Compare(g1->world_ranks, g2->world_ranks);
   return MPI_SUCCESS;
 }
 

@@ -108,6 +108,7 @@ struct Registry {
       t.handle = NICQ_HANDLE(kKindDatatype, i);
       t.predefined = true;
       t.committed = true;
+      t.combiner = MPI_COMBINER_NAMED;
       t.size = in.size;
       t.extent = in.extent;
       t.unit = i;
@@ -141,6 +142,8 @@ Type* NewType(int* handle) {
   t->blocks.clear();
   t->unit = 0;
   t->unit_dense = false;
+  t->combiner = t->combiner_count = 0;
+  t->name.clear();
   t->refs.store(1, std::memory_order_relaxed);
   *handle = t->handle;
   return t;
@@ -207,6 +210,8 @@ Status Hvector(int count, int blocklen, std::int64_t stride, int old, int* out) 
   // Units stay back to back (what a pair-type reduction needs) when the old
   // type's were and the blocks follow each other without gaps.
   t->unit_dense = o->unit_dense && o->lb == 0 && (count <= 1 || stride == blocklen * o->extent);
+  t->combiner = MPI_COMBINER_HVECTOR;
+  t->combiner_count = count;
   *out = handle;
   return Status::Ok();
 }
@@ -214,7 +219,10 @@ Status Hvector(int count, int blocklen, std::int64_t stride, int old, int* out) 
 Status Vector(int count, int blocklen, int stride, int old, int* out) {
   Type* o = Lookup(old);
   if (!o) return BadOld("MPI_Type_vector", old);
-  return Hvector(count, blocklen, static_cast<std::int64_t>(stride) * o->extent, old, out);
+  NICQ_RETURN_IF_ERROR(
+      Hvector(count, blocklen, static_cast<std::int64_t>(stride) * o->extent, old, out));
+  Lookup(*out)->combiner = MPI_COMBINER_VECTOR;
+  return Status::Ok();
 }
 
 Status Contiguous(int count, int old, int* out) {
@@ -222,7 +230,10 @@ Status Contiguous(int count, int old, int* out) {
   if (!o) return BadOld("MPI_Type_contiguous", old);
   if (count < 0)
     return Error(Code::kCount, "MPI_Type_contiguous: negative count " + std::to_string(count));
-  return Hvector(1, count, 0, old, out);
+  NICQ_RETURN_IF_ERROR(Hvector(1, count, 0, old, out));
+  Lookup(*out)->combiner = MPI_COMBINER_CONTIGUOUS;
+  Lookup(*out)->combiner_count = count;
+  return Status::Ok();
 }
 
 Status Dup(int old, int* out) {
@@ -239,6 +250,7 @@ Status Dup(int old, int* out) {
   t->blocks = o->blocks;
   t->unit = o->unit;
   t->unit_dense = o->unit_dense;
+  t->combiner = MPI_COMBINER_DUP;
   *out = handle;
   return Status::Ok();
 }
@@ -290,6 +302,12 @@ Status Struct(const char* call, int count, const int* blocklens, const std::int6
   t->extent = hi - lo;
   t->unit = unit < 0 ? 0 : unit;
   t->unit_dense = false;  // reductions walk the runs (pair units are refused)
+  // The constructor's name tells which of the three shapes this was.
+  const std::string name = call;
+  t->combiner = name == "MPI_Type_indexed"           ? MPI_COMBINER_INDEXED
+                : name == "MPI_Type_create_hindexed" ? MPI_COMBINER_HINDEXED
+                                                     : MPI_COMBINER_STRUCT;
+  t->combiner_count = count;
   *out = handle;
   return Status::Ok();
 }
@@ -303,6 +321,7 @@ Status Resized(int old, std::int64_t lb, std::int64_t extent, int* out) {
   t->lb = lb;
   t->extent = extent;
   t->unit_dense = t->unit_dense && lb == 0 && extent == o->extent;
+  t->combiner = MPI_COMBINER_RESIZED;
   return Status::Ok();
 }
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/status.h"
@@ -38,6 +39,11 @@ struct Type {
   int unit = 0;
   bool unit_dense = false;
   std::atomic<int> refs{0};  // derived: handle + requests using it
+  // How the type was made (MPI_Type_get_envelope): an MPI_COMBINER_* value
+  // and the count argument of its constructor; and its MPI_Type_set_name.
+  int combiner = 0;
+  int combiner_count = 0;
+  std::string name;
 
   // One item, and `count` items laid out at extent, are a single run at buf.
   bool IsContiguous() const {

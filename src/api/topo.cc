@@ -1,0 +1,300 @@
+// Cartesian topologies and MPI_Dims_create. A Cartesian communicator is a
+// split of its parent (ranks keep their order: nicq does not reorder) with
+// the grid cached on it as a hidden attribute, so MPI_Comm_dup copies it and
+// MPI_Comm_free releases it through the ordinary attribute callbacks.
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/api_internal.h"
+#include "runtime/runtime.h"
+
+using namespace nicq;
+using api::Call;
+
+namespace {
+
+struct CartGrid {
+  std::vector<int> dims;
+  std::vector<int> periods;  // 0 or 1 per dimension
+};
+
+std::string Str(long long v) {
+  return std::to_string(v);
+}
+
+int CopyGrid(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  *static_cast<void**>(out) = new CartGrid(*static_cast<CartGrid*>(in));
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+int DeleteGrid(MPI_Comm, int, void* value, void*) {
+  delete static_cast<CartGrid*>(value);
+  return MPI_SUCCESS;
+}
+
+// The hidden keyval the grid is cached under (created on first use; it
+// lives until the process ends, as the grids it describes may).
+int GridKeyval() {
+  static int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(CopyGrid, DeleteGrid, &k, nullptr) != MPI_SUCCESS)
+      return static_cast<int>(MPI_KEYVAL_INVALID);
+    return k;
+  }();
+  return keyval;
+}
+
+// The grid of a communicator, or nullptr when it has no Cartesian topology.
+const CartGrid* GridOf(MPI_Comm comm) {
+  void* value = nullptr;
+  int flag = 0;
+  if (MPI_Comm_get_attr(comm, GridKeyval(), &value, &flag) != MPI_SUCCESS || !flag) return nullptr;
+  return static_cast<const CartGrid*>(value);
+}
+
+bool CartArg(Call& c, MPI_Comm comm, const CartGrid** grid) {
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm)) return false;
+  *grid = GridOf(comm);
+  return c.Check(*grid != nullptr, Code::kTopology,
+                 "communicator " + Str(comm) + " has no Cartesian topology");
+}
+
+// Row-major: the last dimension varies fastest (MPI's rank order).
+std::vector<int> CoordsOf(const CartGrid& g, int rank) {
+  std::vector<int> coords(g.dims.size());
+  for (int d = static_cast<int>(g.dims.size()) - 1; d >= 0; --d) {
+    coords[d] = rank % g.dims[d];
+    rank /= g.dims[d];
+  }
+  return coords;
+}
+
+// The rank at coords, or -1 when a nonperiodic coordinate is outside the grid.
+int RankAt(const CartGrid& g, std::vector<int> coords) {
+  int rank = 0;
+  for (std::size_t d = 0; d < g.dims.size(); ++d) {
+    int x = coords[d];
+    if (x < 0 || x >= g.dims[d]) {
+      if (!g.periods[d]) return -1;
+      x = ((x % g.dims[d]) + g.dims[d]) % g.dims[d];
+    }
+    rank = rank * g.dims[d] + x;
+  }
+  return rank;
+}
+
+// The most balanced non-increasing factorization of n into k factors each
+// <= max_factor (smallest spread between largest and smallest factor).
+void Balance(int n, int k, int max_factor, std::vector<int>& cur, std::vector<int>& best) {
+  if (k == 0) {
+    if (n != 1) return;
+    if (best.empty() || cur.front() - cur.back() < best.front() - best.back()) best = cur;
+    return;
+  }
+  for (int d = std::min(n, max_factor); d >= 1; --d) {
+    if (n % d) continue;
+    long long power = 1;  // d^k must reach n, else smaller factors cannot
+    for (int i = 0; i < k && power < n; ++i) power *= d;
+    if (power < n) break;
+    cur.push_back(d);
+    Balance(n / d, k - 1, d, cur, best);
+    cur.pop_back();
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
+  Call c("MPI_Dims_create");
+  if (!c.Check(nnodes > 0, Code::kArg, "nnodes " + Str(nnodes) + " must be > 0") ||
+      !c.Check(ndims >= 0, Code::kDims, "negative ndims " + Str(ndims)) ||
+      !c.NotNull(ndims ? dims : &ndims, "dims"))
+    return c.Fail();
+  long long fixed = 1;
+  int free_dims = 0;
+  for (int i = 0; i < ndims; ++i) {
+    if (!c.Check(dims[i] >= 0, Code::kDims, "dims[" + Str(i) + "] = " + Str(dims[i]) + " < 0"))
+      return c.Fail();
+    if (dims[i] == 0)
+      ++free_dims;
+    else
+      fixed *= dims[i];
+  }
+  if (!c.Check(nnodes % fixed == 0 && (free_dims > 0 || fixed == nnodes), Code::kDims,
+               "the set dims (product " + Str(fixed) + ") do not divide nnodes " + Str(nnodes)))
+    return c.Fail();
+  if (free_dims == 0) return MPI_SUCCESS;
+  std::vector<int> cur, best;
+  Balance(static_cast<int>(nnodes / fixed), free_dims, static_cast<int>(nnodes / fixed), cur, best);
+  for (int i = 0, j = 0; i < ndims; ++i)
+    if (dims[i] == 0) dims[i] = best[j++];
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                    int reorder, MPI_Comm* comm_cart) {
+  Call c("MPI_Cart_create");
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm_old, &cm) || !c.NotNull(comm_cart, "comm_cart") ||
+      !c.Check(ndims >= 0, Code::kDims, "negative ndims " + Str(ndims)) ||
+      !c.NotNull(ndims ? dims : &ndims, "dims") || !c.NotNull(ndims ? periods : &ndims, "periods"))
+    return c.Fail();
+  CartGrid grid;
+  long long cells = 1;
+  for (int i = 0; i < ndims; ++i) {
+    if (!c.Check(dims[i] > 0, Code::kDims, "dims[" + Str(i) + "] = " + Str(dims[i]) + " <= 0"))
+      return c.Fail();
+    cells *= dims[i];
+    grid.dims.push_back(dims[i]);
+    grid.periods.push_back(periods[i] ? 1 : 0);
+  }
+  if (!c.Check(cells <= cm->size, Code::kTopology,
+               "the grid has " + Str(cells) + " cells, the communicator only " + Str(cm->size) +
+                   " ranks"))
+    return c.Fail();
+  if (!c.Check(GridKeyval() != MPI_KEYVAL_INVALID, Code::kNoMem, "no keyval for the grid"))
+    return c.Fail();
+  Comm* child = nullptr;
+  Status st = rt::CommSplit(cm, cm->rank < cells ? 0 : -1, cm->rank, &child);
+  if (!st.ok()) return c.Fail(st);
+  MPI_Comm h;
+  if (int rc = api::AdoptComm(c, cm->errhandler, child, &h); rc != MPI_SUCCESS) return rc;
+  if (h != MPI_COMM_NULL) {
+    if (int rc = MPI_Comm_set_attr(h, GridKeyval(), new CartGrid(grid)); rc != MPI_SUCCESS) {
+      MPI_Comm_free(&h);
+      return rc;
+    }
+  }
+  *comm_cart = h;
+  return MPI_SUCCESS;
+}
+
+int MPI_Topo_test(MPI_Comm comm, int* status) {
+  Call c("MPI_Topo_test");
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(status, "status")) return c.Fail();
+  *status = GridOf(comm) ? MPI_CART : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
+  Call c("MPI_Cartdim_get");
+  const CartGrid* g;
+  if (!CartArg(c, comm, &g) || !c.NotNull(ndims, "ndims")) return c.Fail();
+  *ndims = static_cast<int>(g->dims.size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+  Call c("MPI_Cart_get");
+  const CartGrid* g;
+  if (!CartArg(c, comm, &g)) return c.Fail();
+  int n = static_cast<int>(g->dims.size());
+  if (!c.Check(maxdims >= n, Code::kArg,
+               "maxdims " + Str(maxdims) + " is less than the grid's " + Str(n) + " dimensions") ||
+      !c.NotNull(n ? dims : &n, "dims") || !c.NotNull(n ? periods : &n, "periods") ||
+      !c.NotNull(n ? coords : &n, "coords"))
+    return c.Fail();
+  std::vector<int> mine = CoordsOf(*g, api::LookupComm(comm)->rank);
+  for (int d = 0; d < n; ++d) {
+    dims[d] = g->dims[d];
+    periods[d] = g->periods[d];
+    coords[d] = mine[d];
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
+  Call c("MPI_Cart_rank");
+  const CartGrid* g;
+  int n = 0;
+  if (!CartArg(c, comm, &g) || !c.NotNull(rank, "rank") ||
+      !c.NotNull((n = static_cast<int>(g->dims.size())) ? coords : &n, "coords"))
+    return c.Fail();
+  std::vector<int> at(coords, coords + n);
+  int r = RankAt(*g, at);
+  for (int d = 0; d < n && r < 0; ++d)
+    if (at[d] < 0 || at[d] >= g->dims[d])
+      return c.Fail(Code::kArg, "coords[" + Str(d) + "] = " + Str(at[d]) +
+                                    " is outside the nonperiodic dimension of size " +
+                                    Str(g->dims[d]));
+  *rank = r;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
+  Call c("MPI_Cart_coords");
+  const CartGrid* g;
+  if (!CartArg(c, comm, &g)) return c.Fail();
+  int n = static_cast<int>(g->dims.size());
+  int size = api::LookupComm(comm)->size;
+  if (!c.Check(rank >= 0 && rank < size, Code::kRank,
+               "rank " + Str(rank) + " is not in the communicator (size " + Str(size) + ")") ||
+      !c.Check(maxdims >= n, Code::kArg,
+               "maxdims " + Str(maxdims) + " is less than the grid's " + Str(n) + " dimensions") ||
+      !c.NotNull(n ? coords : &n, "coords"))
+    return c.Fail();
+  std::vector<int> at = CoordsOf(*g, rank);
+  std::copy(at.begin(), at.end(), coords);
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
+  Call c("MPI_Cart_shift");
+  const CartGrid* g;
+  if (!CartArg(c, comm, &g) || !c.NotNull(rank_source, "rank_source") ||
+      !c.NotNull(rank_dest, "rank_dest"))
+    return c.Fail();
+  int n = static_cast<int>(g->dims.size());
+  if (!c.Check(direction >= 0 && direction < n, Code::kDims,
+               "direction " + Str(direction) + " is not a dimension (0.." + Str(n - 1) + ")"))
+    return c.Fail();
+  std::vector<int> at = CoordsOf(*g, api::LookupComm(comm)->rank);
+  std::vector<int> src = at, dst = at;
+  src[direction] -= disp;
+  dst[direction] += disp;
+  int s = RankAt(*g, src), d = RankAt(*g, dst);
+  *rank_source = s < 0 ? MPI_PROC_NULL : s;
+  *rank_dest = d < 0 ? MPI_PROC_NULL : d;
+  return MPI_SUCCESS;
+}
+
+// The ranks sharing the coordinates of the dropped dimensions form one sub-grid.
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  Call c("MPI_Cart_sub");
+  const CartGrid* g;
+  int n = 0;
+  if (!CartArg(c, comm, &g) || !c.NotNull(newcomm, "newcomm") ||
+      !c.NotNull((n = static_cast<int>(g->dims.size())) ? remain_dims : &n, "remain_dims"))
+    return c.Fail();
+  Comm* cm = api::LookupComm(comm);
+  std::vector<int> at = CoordsOf(*g, cm->rank);
+  CartGrid sub;
+  int color = 0;
+  for (int d = 0; d < n; ++d) {
+    if (remain_dims[d]) {
+      sub.dims.push_back(g->dims[d]);
+      sub.periods.push_back(g->periods[d]);
+    } else {
+      color = color * g->dims[d] + at[d];
+    }
+  }
+  Comm* child = nullptr;
+  Status st = rt::CommSplit(cm, color, cm->rank, &child);
+  if (!st.ok()) return c.Fail(st);
+  MPI_Comm h;
+  if (int rc = api::AdoptComm(c, cm->errhandler, child, &h); rc != MPI_SUCCESS) return rc;
+  if (int rc = MPI_Comm_set_attr(h, GridKeyval(), new CartGrid(sub)); rc != MPI_SUCCESS) {
+    MPI_Comm_free(&h);
+    return rc;
+  }
+  *newcomm = h;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
