@@ -27,6 +27,27 @@ double NowSeconds() {
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
+std::int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// How long a waiter polls before yielding. A rank that has a core to itself
+// gains most by polling through a whole message latency (tens of us on
+// shm and tcp;ofi_rxm); when ranks outnumber cores every spin steals the
+// core from the rank that would send the awaited message, so it yields at
+// once.
+std::int64_t ChooseWaitSpinNs(int local_size) {
+  std::int64_t us = config::GetInt("NICQ_WAIT_SPIN_US");
+  if (us < 0) {
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+                                                            : int(sysconf(_SC_NPROCESSORS_ONLN));
+    us = local_size > std::max(cpus, 1) ? 0 : 50;
+  }
+  return us * 1000;
+}
 // comm.cc
 Status BuildWorldAndSelf();
 Status FabricBarrier();
@@ -50,6 +71,7 @@ Status Init(int required, int* provided) {
   if (provided) *provided = s.thread_level;
   s.locking = s.thread_level == 3;
   s.peer_timeout_s = double(std::max<std::int64_t>(1, config::GetInt("NICQ_PEER_TIMEOUT")));
+  s.wait_spin_ns = detail::ChooseWaitSpinNs(s.boot->LocalSize());
   NICQ_RETURN_IF_ERROR(s.fabric.Open(*s.boot).WithContext("Init: fabric"));
   NICQ_RETURN_IF_ERROR(s.engine.Init(&s.fabric, s.boot->Rank()));
   NICQ_RETURN_IF_ERROR(detail::BuildWorldAndSelf());
@@ -191,6 +213,16 @@ Status ProgressWait(Backoff& b) {
   const std::uint32_t kSpinPolls = w.spin, kYieldPolls = w.yield;
   const int kBlockMs = w.block_ms;
   if (b.polls <= kSpinPolls) return Status::Ok();
+  // Manual progress on a core of our own: keep polling for wait_spin_ns
+  // (the clock is read only on empty polls, past the first kSpinPolls).
+  if (!s.fabric.auto_progress() && s.wait_spin_ns > 0) {
+    const std::int64_t now_ns = detail::NowNs();
+    if (b.spin_until_ns == 0) b.spin_until_ns = now_ns + s.wait_spin_ns;
+    if (now_ns < b.spin_until_ns) {
+      --b.polls;  // still spinning: the yield phase has not begun
+      return Status::Ok();
+    }
+  }
   if (b.polls <= kSpinPolls + kYieldPolls) {
     sched_yield();
     return Status::Ok();

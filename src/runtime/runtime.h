@@ -80,7 +80,11 @@ Status Progress(bool* progressed = nullptr);
 // ProgressWait also detects dead peers (kProcFailed) so no wait hangs silently.
 struct Backoff {
   std::uint32_t polls = 0;
-  void Reset() { polls = 0; }
+  std::int64_t spin_until_ns = 0;  // end of the spin phase; 0: not begun
+  void Reset() {
+    polls = 0;
+    spin_until_ns = 0;
+  }
 };
 Status ProgressWait(Backoff& backoff);
 

@@ -29,6 +29,9 @@ struct State {
   double peer_timeout_s = 30;
   double last_event_s = 0;
   double last_liveness_s = 0;
+  // Nanoseconds a waiter on a manual-progress provider polls before it
+  // yields (NICQ_WAIT_SPIN_US; chosen in Init from the node's load).
+  std::int64_t wait_spin_ns = 0;
 };
 
 State& S();
@@ -48,6 +51,7 @@ class EngineLock {
   bool locked_;
 };
 
-double NowSeconds();  // CLOCK_MONOTONIC_COARSE: no syscall (vDSO)
+double NowSeconds();   // CLOCK_MONOTONIC_COARSE: no syscall (vDSO)
+std::int64_t NowNs();  // CLOCK_MONOTONIC (vDSO): spin deadlines
 
 }  // namespace nicq::rt::detail
