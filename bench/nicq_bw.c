@@ -1,7 +1,8 @@
 /* OSU-style unidirectional bandwidth between ranks 0 and 1: rank 0 posts a
  * window of 64 nonblocking sends, rank 1 a window of receives, then a short
  * acknowledgement closes each window. Output as osu_bw:
- * "# Size  Bandwidth (MB/s)" with MB = 10^6 bytes. */
+ * "# Size  Bandwidth (MB/s)" with MB = 10^6 bytes. Rank 1 checks the
+ * last window's data against rank 0's pattern after the timed loop. */
 #include "osu_util.h"
 
 #define WINDOW 64
@@ -20,21 +21,27 @@ int main(int argc, char** argv) {
   /* Windows make each iteration 64 messages: scale the OSU defaults down. */
   if (o.iters > 100) o.iters /= 100;
   if (o.warmup > 10) o.warmup /= 20;
-  char* sbuf = osu_buffer(o.max_size, 'a');
-  char* rbuf = osu_buffer(o.max_size, 'b');
+  MPI_Comm pair = osu_pair_comm(rank);
+  char* sbuf = osu_buffer(o.max_size, 0);
+  char* rbuf = osu_buffer(o.max_size, 0);
   MPI_Request reqs[WINDOW];
   /* A real array, not MPI_STATUSES_IGNORE: GCC 12 warns on the sentinel
    * passed to an array parameter (MPICH's and nicq's prototypes alike). */
   MPI_Status stats[WINDOW];
   char ack = 0;
   if (rank == 0) {
-    printf("# nicq OSU-style Bandwidth Test\n");
-    osu_library_line();
-    printf("# %-10s%18s\n", "Size", "Bandwidth (MB/s)");
+    osu_header("Bandwidth Test", &o, size);
+    printf("# %-10s%18s", "Size", "Bandwidth (MB/s)");
+    osu_full_columns(&o, "MB/s");
+    printf("\n");
     fflush(stdout);
   }
+  struct osu_progress progress;
+  osu_progress_init(&progress, &o, rank);
   for (long n = o.min_size > 0 ? o.min_size : 1; n <= o.max_size; n *= 2) {
     const int iters = osu_iters(&o, n), warmup = osu_warmup(&o, n);
+    memset(sbuf, osu_pattern(0, n), (size_t)n);
+    memset(rbuf, 0, (size_t)n);
     osu_sync_pair(rank);
     double t0 = 0;
     for (int i = 0; i < iters + warmup; ++i) {
@@ -52,13 +59,13 @@ int main(int argc, char** argv) {
       }
     }
     double secs = MPI_Wtime() - t0;
-    if (rank == 0) {
-      printf("%-10ld%18.2f\n", n, (double)n * WINDOW * iters / secs / 1e6);
-      fflush(stdout);
-    }
+    if (rank == 1) osu_check_bytes("bandwidth window", rbuf, n, osu_pattern(0, n));
+    if (rank < 2) osu_print_row(&o, pair, n, (double)n * WINDOW * iters / secs / 1e6, iters);
+    osu_progress_done(&progress, &o, n);
   }
   free(sbuf);
   free(rbuf);
+  MPI_Comm_free(&pair);
   MPI_Finalize();
   return 0;
 }

@@ -1,6 +1,8 @@
 /* OSU-style ping-pong latency between ranks 0 and 1: for each size, rank 0
  * sends and waits for the same size back; latency is half the round trip.
- * Output as osu_latency: "# Size  Latency (us)". Ranks >= 2 only idle. */
+ * Output as osu_latency: "# Size  Latency (us)". Ranks >= 2 only idle.
+ * Each rank sends its own byte pattern, and after the timed loop both
+ * check that the last message they received is the peer's pattern. */
 #include "osu_util.h"
 
 int main(int argc, char** argv) {
@@ -14,16 +16,23 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  char* sbuf = osu_buffer(o.max_size, 'a');
-  char* rbuf = osu_buffer(o.max_size, 'b');
+  MPI_Comm pair = osu_pair_comm(rank);
+  char* sbuf = osu_buffer(o.max_size, 0);
+  char* rbuf = osu_buffer(o.max_size, 0);
+  const int peer = rank == 0 ? 1 : 0;
   if (rank == 0) {
-    printf("# nicq OSU-style Latency Test\n");
-    osu_library_line();
-    printf("# %-10s%18s\n", "Size", "Latency (us)");
+    osu_header("Latency Test", &o, size);
+    printf("# %-10s%18s", "Size", "Latency (us)");
+    osu_full_columns(&o, "us");
+    printf("\n");
     fflush(stdout);
   }
-  for (long n = o.min_size; n <= o.max_size; n = n ? n * 2 : 1) {
+  struct osu_progress progress;
+  osu_progress_init(&progress, &o, rank);
+  for (long n = o.min_size; n <= o.max_size; n = osu_next_size(n)) {
     const int iters = osu_iters(&o, n), warmup = osu_warmup(&o, n);
+    memset(sbuf, osu_pattern(rank, n), (size_t)n);
+    memset(rbuf, 0, (size_t)n);
     osu_sync_pair(rank);
     double t0 = 0;
     for (int i = 0; i < iters + warmup; ++i) {
@@ -37,14 +46,15 @@ int main(int argc, char** argv) {
       }
     }
     double us = (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
-    if (rank == 0) {
-      printf("%-10ld%18.2f\n", n, us);
-      fflush(stdout);
+    if (rank < 2) {
+      osu_check_bytes("ping-pong message", rbuf, n, osu_pattern(peer, n));
+      osu_print_row(&o, pair, n, us, iters);
     }
-    if (n == 0 && o.max_size == 0) break;
+    osu_progress_done(&progress, &o, n);
   }
   free(sbuf);
   free(rbuf);
+  MPI_Comm_free(&pair);
   MPI_Finalize();
   return 0;
 }

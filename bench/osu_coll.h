@@ -1,0 +1,265 @@
+/* The driver shared by the collective benchmarks (nicq_allreduce,
+ * nicq_bcast, nicq_barrier): one collective in four forms, OSU-style
+ * latency or overlap rows, -f statistics, progress lines, data checks.
+ *
+ * A benchmark describes its collective with a struct osu_coll (how to run
+ * it blocking, how to begin it nonblocking, how to create its persistent
+ * request, how to check a result) and hands it to osu_coll_main.
+ *
+ * Forms and what one timed iteration is:
+ *   blocking     MPI_Allreduce(...)
+ *   nonblocking  MPI_Iallreduce(..., &req); MPI_Wait(&req)
+ *   persistent   MPI_Start(&req); MPI_Wait(&req)       (request made per size)
+ *   queued       MPI_Enqueue_start(q, &req); MPI_Enqueue_wait(q, &req);
+ *                MPI_Queue_fence(q)                    (request matched per size)
+ * Overlap (-t), as the OSU nonblocking collective benchmarks: t_pure is the
+ * form's latency, the compute loop (calibrated, no MPI call) is set to the
+ * largest t_pure over the ranks, t_total times begin; compute; complete,
+ * t_compute times the compute loop alone, and
+ *   overlap = 100 - 100 * (t_total - t_compute) / t_pure, kept in [0, 100].
+ */
+#ifndef NICQ_BENCH_OSU_COLL_H
+#define NICQ_BENCH_OSU_COLL_H
+
+#include "osu_util.h"
+
+/* Persistent collectives are MPI 4; Open MPI 4.1 has them as MPIX_. */
+#if defined(OPEN_MPI) && OPEN_MPI && MPI_VERSION < 4
+#include <mpi-ext.h>
+#endif
+#if MPI_VERSION >= 4
+#define OSU_HAVE_PERSISTENT_COLL 1
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define OSU_HAVE_PERSISTENT_COLL 1
+#define MPI_Allreduce_init MPIX_Allreduce_init
+#define MPI_Bcast_init MPIX_Bcast_init
+#define MPI_Barrier_init MPIX_Barrier_init
+#else
+#define OSU_HAVE_PERSISTENT_COLL 0
+#endif
+/* Queues and matching (draft chapter 13) come with nicq's mpi.h. */
+#ifdef NICQ_MPI
+#define OSU_HAVE_QUEUE 1
+#else
+#define OSU_HAVE_QUEUE 0
+#endif
+
+/* ---- the collective under test ---------------------------------------- */
+
+struct osu_coll_state;
+
+struct osu_coll {
+  const char* title; /* "Allreduce Latency Test" */
+  void* ctx;
+  /* After MPI_Init and the options: buffers for o->max_size bytes. */
+  void (*setup)(void* ctx, const struct osu_options* o, int rank, int ranks);
+  /* Buffers for `size` bytes, results cleared. */
+  void (*prepare)(void* ctx, long size);
+  int (*blocking)(void* ctx, long size);
+  int (*begin)(void* ctx, long size, MPI_Request* req);
+  int (*init)(void* ctx, long size, MPI_Request* req); /* NULL: no persistent form */
+  /* Runs one checked operation through osu_coll_once and aborts through
+   * osu_fail on a wrong result. */
+  void (*check)(void* ctx, long size, struct osu_coll_state* s);
+};
+
+struct osu_coll_state {
+  const struct osu_coll* c;
+  enum osu_form form;
+  long size;
+  MPI_Request req;
+#if OSU_HAVE_QUEUE
+  MPI_Queue queue;
+#endif
+};
+
+static inline void osu_mpi_ok(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  osu_fail("%s failed: %s", what, msg);
+}
+
+/* Begins one operation (queued: enqueues its start and its wait). */
+static inline void osu_coll_begin(struct osu_coll_state* s) {
+  switch (s->form) {
+    case OSU_BLOCKING:
+      osu_mpi_ok(s->c->blocking(s->c->ctx, s->size), "blocking call");
+      break;
+    case OSU_NONBLOCKING:
+      osu_mpi_ok(s->c->begin(s->c->ctx, s->size, &s->req), "begin");
+      break;
+    case OSU_PERSISTENT:
+      osu_mpi_ok(MPI_Start(&s->req), "MPI_Start");
+      break;
+    case OSU_QUEUED:
+#if OSU_HAVE_QUEUE
+      osu_mpi_ok(MPI_Enqueue_start(&s->queue, &s->req), "MPI_Enqueue_start");
+      osu_mpi_ok(MPI_Enqueue_wait(&s->queue, &s->req, MPI_STATUS_IGNORE), "MPI_Enqueue_wait");
+#endif
+      break;
+  }
+}
+
+static inline void osu_coll_complete(struct osu_coll_state* s) {
+  if (s->form == OSU_NONBLOCKING || s->form == OSU_PERSISTENT)
+    osu_mpi_ok(MPI_Wait(&s->req, MPI_STATUS_IGNORE), "MPI_Wait");
+#if OSU_HAVE_QUEUE
+  if (s->form == OSU_QUEUED) osu_mpi_ok(MPI_Queue_fence(&s->queue), "MPI_Queue_fence");
+#endif
+}
+
+static inline void osu_coll_once(struct osu_coll_state* s) {
+  osu_coll_begin(s);
+  osu_coll_complete(s);
+}
+
+/* Creates (and for queued, matches) the request of this size. Returns 0,
+ * or 1 with the reason printed when this MPI cannot run the form here. */
+static inline int osu_coll_setup(struct osu_coll_state* s, int rank) {
+  s->req = MPI_REQUEST_NULL;
+  if (s->form != OSU_PERSISTENT && s->form != OSU_QUEUED) return 0;
+  int rc = s->c->init(s->c->ctx, s->size, &s->req);
+  if (rc == MPI_SUCCESS && s->form == OSU_QUEUED) {
+#if OSU_HAVE_QUEUE
+    rc = MPI_Match(&s->req);
+#endif
+  }
+  int ok = rc == MPI_SUCCESS, all_ok = 0;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (all_ok) return 0;
+  if (rank == 0) {
+    char msg[MPI_MAX_ERROR_STRING] = "failed on another rank";
+    int len = 0;
+    if (rc != MPI_SUCCESS) MPI_Error_string(rc, msg, &len);
+    printf("# %s form stops at size %ld: %s\n", osu_form_names[s->form], s->size, msg);
+  }
+  if (s->req != MPI_REQUEST_NULL) MPI_Request_free(&s->req);
+  return 1;
+}
+
+/* Mean microseconds per iteration of begin [compute] complete. */
+static inline double osu_coll_time(struct osu_coll_state* s, int iters, int warmup,
+                                   double compute_us) {
+  double t0 = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < iters + warmup; ++i) {
+    if (i == warmup) t0 = MPI_Wtime();
+    osu_coll_begin(s);
+    if (compute_us > 0) osu_compute_us(compute_us);
+    osu_coll_complete(s);
+  }
+  return (MPI_Wtime() - t0) * 1e6 / iters;
+}
+
+static inline double osu_compute_time(int iters, double compute_us) {
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; ++i) osu_compute_us(compute_us);
+  return (MPI_Wtime() - t0) * 1e6 / iters;
+}
+
+/* Prints `value`'s average over the ranks, and with -f its min, max and
+ * the iterations. */
+static inline void osu_coll_print_full(const struct osu_options* o, double value, int iters,
+                                       int rank) {
+  double min, max, avg;
+  osu_stats(MPI_COMM_WORLD, value, &min, &max, &avg);
+  if (rank != 0) return;
+  if (o->full) printf("%16.2f%16.2f%12d", min, max, iters);
+}
+
+static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c, long min, long max,
+                                int accept) {
+  MPI_Init(&argc, &argv);
+  int rank, ranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  struct osu_options o;
+  if (osu_parse_with(argc, argv, &o, accept, min, max) != 0) {
+    MPI_Finalize();
+    return 1;
+  }
+  c->setup(c->ctx, &o, rank, ranks);
+  struct osu_coll_state s;
+  memset(&s, 0, sizeof s);
+  s.c = c;
+  s.form = o.form;
+  if (rank == 0) {
+    osu_header(c->title, &o, ranks);
+    printf("# form: %s%s\n", osu_form_names[o.form], o.overlap ? ", overlap" : "");
+  }
+  const char* unsupported = NULL;
+  if (o.overlap && o.form == OSU_BLOCKING) unsupported = "overlap needs a nonblocking form";
+  if (o.form == OSU_PERSISTENT && (!OSU_HAVE_PERSISTENT_COLL || !c->init))
+    unsupported = "form not supported by this MPI";
+  if (o.form == OSU_QUEUED && (!OSU_HAVE_QUEUE || !c->init))
+    unsupported = "form not supported by this MPI";
+  if (unsupported) {
+    if (rank == 0) printf("# %s\n", unsupported);
+    MPI_Finalize();
+    return 0;
+  }
+#if OSU_HAVE_QUEUE
+  if (o.form == OSU_QUEUED)
+    osu_mpi_ok(MPI_Queue_init(&s.queue, MPI_QUEUE_TYPE_DEFAULT, NULL), "MPI_Queue_init");
+#endif
+  if (o.overlap) osu_compute_calibrate();
+  if (rank == 0) {
+    if (o.overlap)
+      printf("# %-10s%16s%16s%16s%12s", "Size", "Overall(us)", "Compute(us)", "Pure Comm.(us)",
+             "Overlap(%)");
+    else
+      printf("# %-10s%18s", "Size", "Avg Latency(us)");
+    osu_full_columns(&o, "us");
+    printf("\n");
+    fflush(stdout);
+  }
+  struct osu_progress progress;
+  osu_progress_init(&progress, &o, rank);
+  for (long n = o.min_size; n <= o.max_size; n = osu_next_size(n)) {
+    const int iters = osu_iters(&o, n), warmup = osu_warmup(&o, n);
+    s.size = n;
+    c->prepare(c->ctx, n);
+    if (osu_coll_setup(&s, rank) != 0) break;
+    double pure = osu_coll_time(&s, iters, warmup, 0);
+    if (!o.overlap) {
+      double min, max, avg;
+      osu_stats(MPI_COMM_WORLD, pure, &min, &max, &avg);
+      if (rank == 0) {
+        printf("%-12ld%18.2f", n, avg);
+        if (o.full) printf("%16.2f%16.2f%12d", min, max, iters);
+      }
+    } else {
+      double work = 0;
+      MPI_Allreduce(&pure, &work, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      double total = osu_coll_time(&s, iters, warmup, work);
+      double compute = osu_compute_time(iters, work);
+      double t_total, t_compute, t_pure, dummy;
+      osu_stats(MPI_COMM_WORLD, compute, &dummy, &dummy, &t_compute);
+      osu_stats(MPI_COMM_WORLD, pure, &dummy, &dummy, &t_pure);
+      osu_stats(MPI_COMM_WORLD, total, &dummy, &dummy, &t_total);
+      if (rank == 0) {
+        double overlap = t_pure > 0 ? 100.0 - 100.0 * (t_total - t_compute) / t_pure : 0;
+        overlap = overlap < 0 ? 0 : overlap > 100 ? 100 : overlap;
+        printf("%-12ld%16.2f%16.2f%16.2f%12.2f", n, t_total, t_compute, t_pure, overlap);
+      }
+      osu_coll_print_full(&o, total, iters, rank);
+    }
+    if (rank == 0) {
+      printf("\n");
+      fflush(stdout);
+    }
+    c->check(c->ctx, n, &s);
+    if (s.req != MPI_REQUEST_NULL) MPI_Request_free(&s.req);
+    osu_progress_done(&progress, &o, n);
+  }
+#if OSU_HAVE_QUEUE
+  if (o.form == OSU_QUEUED) MPI_Queue_free(&s.queue);
+#endif
+  MPI_Finalize();
+  return 0;
+}
+
+#endif
