@@ -111,6 +111,10 @@ class Call {
   }
 
   const char* name() const { return name_; }
+  // The first recorded error (for raising it through a handler other than a
+  // communicator's, e.g. a session's).
+  Code error_class() const { return cls_; }
+  const std::string& error_message() const { return message_; }
   int comm_handle() const { return comm_handle_; }
   void set_comm_handle(int h) { comm_handle_ = h; }
 

@@ -5,6 +5,7 @@
 // The runtime starts once per process, so a program that mixes sessions
 // with the world model must call MPI_Init before MPI_Session_init.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -36,6 +37,26 @@ SessionTable& Sessions() {
 
 std::string Str(long long v) {
   return std::to_string(v);
+}
+
+// Errors of session calls go to the session's error handler (the one given
+// to MPI_Session_init); calls on an invalid session use MPI_COMM_WORLD's.
+int FailOn(Call& c, int errhandler) {
+  if (errhandler == MPI_ERRHANDLER_NULL) return c.Fail();
+  int code = api::RecordError(c.error_class(), c.error_message());
+  if (errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_ABORT) {
+    std::fprintf(stderr, "nicq: fatal error: %s\n", c.error_message().c_str());
+    MPI_Abort(MPI_COMM_WORLD, static_cast<int>(c.error_class()));
+  }
+  return code;  // MPI_ERRORS_RETURN; user handlers are communicator handlers here
+}
+
+int HandlerOf(MPI_Session h) {
+  int index = api::IndexOf(h);
+  std::lock_guard<std::mutex> lock(Sessions().mu);
+  bool live = api::KindOf(h) == NICQ_KIND_SESSION && index > 0 && index <= kMaxSessions &&
+              Sessions().live[index];
+  return live ? Sessions().errhandler[index] : MPI_ERRHANDLER_NULL;
 }
 
 bool SessionArg(Call& c, MPI_Session h) {
@@ -80,12 +101,14 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
                "invalid errhandler " + Str(errhandler)) ||
       !c.Check(!api::IsFinalized(), Code(MPI_ERR_SESSION),
                "the runtime was finalized and cannot start again"))
-    return c.Fail();
+    return FailOn(c, api::ValidErrhandler(errhandler) ? errhandler : MPI_ERRHANDLER_NULL);
   std::lock_guard<std::mutex> lock(Sessions().mu);
   int index = 1;
   while (index <= kMaxSessions && Sessions().live[index]) ++index;
-  if (index > kMaxSessions)
-    return c.Fail(Code::kNoMem, "more than " + Str(kMaxSessions) + " sessions are open");
+  if (index > kMaxSessions) {
+    (void)c.Check(false, Code::kNoMem, "more than " + Str(kMaxSessions) + " sessions are open");
+    return FailOn(c, errhandler);
+  }
   if (!api::IsInitialized()) {
     int provided;
     if (int rc = MPI_Init_thread(nullptr, nullptr, RequestedThreadLevel(info), &provided);
@@ -102,7 +125,8 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
 
 int MPI_Session_finalize(MPI_Session* session) {
   Call c("MPI_Session_finalize");
-  if (!c.NotNull(session, "session") || !SessionArg(c, *session)) return c.Fail();
+  if (!c.NotNull(session, "session") || !SessionArg(c, *session))
+    return FailOn(c, session ? HandlerOf(*session) : MPI_ERRHANDLER_NULL);
   bool finalize = false;
   {
     std::lock_guard<std::mutex> lock(Sessions().mu);
@@ -116,7 +140,8 @@ int MPI_Session_finalize(MPI_Session* session) {
 
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) {
   Call c("MPI_Session_get_num_psets");
-  if (!SessionArg(c, session) || !c.NotNull(npset_names, "npset_names")) return c.Fail();
+  if (!SessionArg(c, session) || !c.NotNull(npset_names, "npset_names"))
+    return FailOn(c, HandlerOf(session));
   *npset_names = kNumPsets;
   return MPI_SUCCESS;
 }
@@ -129,14 +154,14 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pse
   if (!SessionArg(c, session) || !c.NotNull(pset_len, "pset_len") ||
       !c.Check(n >= 0 && n < kNumPsets, Code::kArg,
                "n = " + Str(n) + " is not a process set index (0.." + Str(kNumPsets - 1) + ")"))
-    return c.Fail();
+    return FailOn(c, HandlerOf(session));
   const char* name = kPsetNames[n];
   int len = static_cast<int>(std::strlen(name)) + 1;
   if (*pset_len == 0) {
     *pset_len = len;
     return MPI_SUCCESS;
   }
-  if (!c.NotNull(pset_name, "pset_name")) return c.Fail();
+  if (!c.NotNull(pset_name, "pset_name")) return FailOn(c, HandlerOf(session));
   int copy = std::min(len, *pset_len);
   std::memcpy(pset_name, name, copy - 1);
   pset_name[copy - 1] = '\0';
@@ -148,15 +173,17 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
   Call c("MPI_Group_from_session_pset");
   if (!SessionArg(c, session) || !c.NotNull(pset_name, "pset_name") ||
       !c.NotNull(newgroup, "newgroup"))
-    return c.Fail();
+    return FailOn(c, HandlerOf(session));
   std::vector<int> ranks;
   if (!std::strcmp(pset_name, "mpi://WORLD")) {
     for (int r = 0; r < rt::WorldSize(); ++r) ranks.push_back(r);
   } else if (!std::strcmp(pset_name, "mpi://SELF")) {
     ranks.push_back(rt::WorldRank());
   } else {
-    return c.Fail(Code::kArg, std::string("unknown process set '") + pset_name +
-                                  "' (nicq has mpi://WORLD and mpi://SELF)");
+    (void)c.Check(false, Code::kArg,
+                  std::string("unknown process set '") + pset_name +
+                      "' (nicq has mpi://WORLD and mpi://SELF)");
+    return FailOn(c, HandlerOf(session));
   }
   return api::NewGroup(c, std::move(ranks), newgroup);
 }

@@ -1,0 +1,209 @@
+/* Drop-in surface: every entry point that benchmark and test suites link
+ * against exists in mpi.h and in libnicq (the table below must link), and
+ * each one nicq does not implement returns MPI_ERR_UNSUPPORTED_OPERATION
+ * under MPI_ERRORS_RETURN, with the call's name in MPI_Error_string's text,
+ * leaving its outputs untouched. */
+#include "mp_check.h"
+
+struct entry {
+  const char* name;
+  void (*fn)(void);
+};
+
+/* Taking each address makes the linker resolve it from libnicq. */
+static const struct entry linked[] = {
+    {"MPI_Session_init", (void (*)(void))MPI_Session_init},
+    {"MPI_Session_finalize", (void (*)(void))MPI_Session_finalize},
+    {"MPI_Session_get_num_psets", (void (*)(void))MPI_Session_get_num_psets},
+    {"MPI_Session_get_nth_pset", (void (*)(void))MPI_Session_get_nth_pset},
+    {"MPI_Group_from_session_pset", (void (*)(void))MPI_Group_from_session_pset},
+    {"MPI_Comm_create_from_group", (void (*)(void))MPI_Comm_create_from_group},
+    {"MPI_Group_free", (void (*)(void))MPI_Group_free},
+    {"MPI_Group_excl", (void (*)(void))MPI_Group_excl},
+    {"MPI_Group_range_incl", (void (*)(void))MPI_Group_range_incl},
+    {"MPI_Group_range_excl", (void (*)(void))MPI_Group_range_excl},
+    {"MPI_Group_incl", (void (*)(void))MPI_Group_incl},
+    {"MPI_Group_translate_ranks", (void (*)(void))MPI_Group_translate_ranks},
+    {"MPI_Group_union", (void (*)(void))MPI_Group_union},
+    {"MPI_Group_intersection", (void (*)(void))MPI_Group_intersection},
+    {"MPI_Group_difference", (void (*)(void))MPI_Group_difference},
+    {"MPI_Group_compare", (void (*)(void))MPI_Group_compare},
+    {"MPI_Comm_group", (void (*)(void))MPI_Comm_group},
+    {"MPI_Comm_create", (void (*)(void))MPI_Comm_create},
+    {"MPI_Comm_create_group", (void (*)(void))MPI_Comm_create_group},
+    {"MPI_Comm_get_name", (void (*)(void))MPI_Comm_get_name},
+    {"MPI_Comm_set_name", (void (*)(void))MPI_Comm_set_name},
+    {"MPI_Comm_get_attr", (void (*)(void))MPI_Comm_get_attr},
+    {"MPI_Comm_set_attr", (void (*)(void))MPI_Comm_set_attr},
+    {"MPI_Comm_delete_attr", (void (*)(void))MPI_Comm_delete_attr},
+    {"MPI_Comm_test_inter", (void (*)(void))MPI_Comm_test_inter},
+    {"MPI_Comm_remote_size", (void (*)(void))MPI_Comm_remote_size},
+    {"MPI_Comm_create_keyval", (void (*)(void))MPI_Comm_create_keyval},
+    {"MPI_Comm_free_keyval", (void (*)(void))MPI_Comm_free_keyval},
+    {"MPI_Intercomm_create", (void (*)(void))MPI_Intercomm_create},
+    {"MPI_Intercomm_merge", (void (*)(void))MPI_Intercomm_merge},
+    {"MPI_Type_indexed", (void (*)(void))MPI_Type_indexed},
+    {"MPI_Type_create_struct", (void (*)(void))MPI_Type_create_struct},
+    {"MPI_Type_create_resized", (void (*)(void))MPI_Type_create_resized},
+    {"MPI_Type_get_name", (void (*)(void))MPI_Type_get_name},
+    {"MPI_Type_set_name", (void (*)(void))MPI_Type_set_name},
+    {"MPI_Type_get_envelope", (void (*)(void))MPI_Type_get_envelope},
+    {"MPI_Get_address", (void (*)(void))MPI_Get_address},
+    {"MPI_Aint_add", (void (*)(void))MPI_Aint_add},
+    {"MPI_Aint_diff", (void (*)(void))MPI_Aint_diff},
+    {"MPI_Alloc_mem", (void (*)(void))MPI_Alloc_mem},
+    {"MPI_Free_mem", (void (*)(void))MPI_Free_mem},
+    {"MPI_Cart_create", (void (*)(void))MPI_Cart_create},
+    {"MPI_Cart_coords", (void (*)(void))MPI_Cart_coords},
+    {"MPI_Cart_rank", (void (*)(void))MPI_Cart_rank},
+    {"MPI_Cart_shift", (void (*)(void))MPI_Cart_shift},
+    {"MPI_Cart_get", (void (*)(void))MPI_Cart_get},
+    {"MPI_Cartdim_get", (void (*)(void))MPI_Cartdim_get},
+    {"MPI_Cart_sub", (void (*)(void))MPI_Cart_sub},
+    {"MPI_Topo_test", (void (*)(void))MPI_Topo_test},
+    {"MPI_Dims_create", (void (*)(void))MPI_Dims_create},
+    {"MPI_Dist_graph_create_adjacent", (void (*)(void))MPI_Dist_graph_create_adjacent},
+    {"MPI_Dist_graph_neighbors", (void (*)(void))MPI_Dist_graph_neighbors},
+    {"MPI_Win_create", (void (*)(void))MPI_Win_create},
+    {"MPI_Win_allocate", (void (*)(void))MPI_Win_allocate},
+    {"MPI_Win_create_dynamic", (void (*)(void))MPI_Win_create_dynamic},
+    {"MPI_Win_attach", (void (*)(void))MPI_Win_attach},
+    {"MPI_Win_free", (void (*)(void))MPI_Win_free},
+    {"MPI_Win_create_keyval", (void (*)(void))MPI_Win_create_keyval},
+    {"MPI_Win_free_keyval", (void (*)(void))MPI_Win_free_keyval},
+    {"MPI_Win_get_attr", (void (*)(void))MPI_Win_get_attr},
+    {"MPI_Win_set_attr", (void (*)(void))MPI_Win_set_attr},
+    {"MPI_Neighbor_allgather", (void (*)(void))MPI_Neighbor_allgather},
+    {"MPI_Ineighbor_allgather", (void (*)(void))MPI_Ineighbor_allgather},
+    {"MPI_Neighbor_allgather_init", (void (*)(void))MPI_Neighbor_allgather_init},
+    {"MPI_Neighbor_alltoall", (void (*)(void))MPI_Neighbor_alltoall},
+    {"MPI_Ineighbor_alltoall", (void (*)(void))MPI_Ineighbor_alltoall},
+    {"MPI_Neighbor_alltoall_init", (void (*)(void))MPI_Neighbor_alltoall_init},
+    {"MPI_Psend_init", (void (*)(void))MPI_Psend_init},
+    {"MPI_Precv_init", (void (*)(void))MPI_Precv_init},
+    {"MPI_Pready", (void (*)(void))MPI_Pready},
+    {"MPI_Parrived", (void (*)(void))MPI_Parrived},
+    {"MPI_COMM_NULL_COPY_FN", (void (*)(void))MPI_COMM_NULL_COPY_FN},
+    {"MPI_COMM_DUP_FN", (void (*)(void))MPI_COMM_DUP_FN},
+    {"MPI_COMM_NULL_DELETE_FN", (void (*)(void))MPI_COMM_NULL_DELETE_FN}};
+
+static int checked;
+
+#define EXPECT_UNSUPPORTED(call, name) expect_unsupported((call), (name))
+
+static void expect_unsupported(int rc, const char* name) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0, cls = -1;
+  MPI_Error_class(rc, &cls);
+  MPI_Error_string(rc, msg, &len);
+  CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "%s: class %d (%s)", name, cls, msg);
+  CHECK(strstr(msg, name) != NULL, "%s: message does not name the call: %s", name, msg);
+  ++checked;
+}
+
+int main(int argc, char** argv) {
+  CHECK_OK(MPI_Init(&argc, &argv));
+  MPI_Comm_rank(MPI_COMM_WORLD, &mp_rank);
+  for (size_t i = 0; i < sizeof linked / sizeof linked[0]; ++i)
+    CHECK(linked[i].fn != NULL, "%s did not link", linked[i].name);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Request req = MPI_REQUEST_NULL;
+  int flag = -5, ints[4] = {0, 0, 0, 0};
+  MPI_Aint aints[4] = {0, 0, 0, 0};
+  MPI_Datatype types[4] = {MPI_INT, MPI_INT, MPI_INT, MPI_INT};
+  double buf[8];
+  EXPECT_UNSUPPORTED(MPI_Intercomm_create(MPI_COMM_WORLD, 1, MPI_COMM_WORLD, 1, 1, &comm),
+                     "MPI_Intercomm_create");
+  EXPECT_UNSUPPORTED(MPI_Intercomm_merge(MPI_COMM_WORLD, 1, &comm), "MPI_Intercomm_merge");
+  EXPECT_UNSUPPORTED(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ints, ints, 1, ints, ints,
+                                                    MPI_INFO_NULL, 1, &comm),
+                     "MPI_Dist_graph_create_adjacent");
+  EXPECT_UNSUPPORTED(
+      MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ints, ints, ints, ints, MPI_INFO_NULL, 1, &comm),
+      "MPI_Dist_graph_create");
+  EXPECT_UNSUPPORTED(MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, &flag, &flag, &flag),
+                     "MPI_Dist_graph_neighbors_count");
+  EXPECT_UNSUPPORTED(MPI_Dist_graph_neighbors(MPI_COMM_WORLD, 1, ints, ints, 1, ints, ints),
+                     "MPI_Dist_graph_neighbors");
+  EXPECT_UNSUPPORTED(MPI_Neighbor_allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD),
+                     "MPI_Neighbor_allgather");
+  EXPECT_UNSUPPORTED(
+      MPI_Ineighbor_allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD, &req),
+      "MPI_Ineighbor_allgather");
+  EXPECT_UNSUPPORTED(MPI_Neighbor_allgather_init(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD,
+                                                 MPI_INFO_NULL, &req),
+                     "MPI_Neighbor_allgather_init");
+  EXPECT_UNSUPPORTED(
+      MPI_Neighbor_allgatherv(buf, 1, MPI_INT, buf, ints, ints, MPI_INT, MPI_COMM_WORLD),
+      "MPI_Neighbor_allgatherv");
+  EXPECT_UNSUPPORTED(
+      MPI_Ineighbor_allgatherv(buf, 1, MPI_INT, buf, ints, ints, MPI_INT, MPI_COMM_WORLD, &req),
+      "MPI_Ineighbor_allgatherv");
+  EXPECT_UNSUPPORTED(MPI_Neighbor_allgatherv_init(buf, 1, MPI_INT, buf, ints, ints, MPI_INT,
+                                                  MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+                     "MPI_Neighbor_allgatherv_init");
+  EXPECT_UNSUPPORTED(MPI_Neighbor_alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD),
+                     "MPI_Neighbor_alltoall");
+  EXPECT_UNSUPPORTED(MPI_Ineighbor_alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD, &req),
+                     "MPI_Ineighbor_alltoall");
+  EXPECT_UNSUPPORTED(MPI_Neighbor_alltoall_init(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD,
+                                                MPI_INFO_NULL, &req),
+                     "MPI_Neighbor_alltoall_init");
+  EXPECT_UNSUPPORTED(
+      MPI_Neighbor_alltoallv(buf, ints, ints, MPI_INT, buf, ints, ints, MPI_INT, MPI_COMM_WORLD),
+      "MPI_Neighbor_alltoallv");
+  EXPECT_UNSUPPORTED(MPI_Ineighbor_alltoallv(buf, ints, ints, MPI_INT, buf, ints, ints, MPI_INT,
+                                             MPI_COMM_WORLD, &req),
+                     "MPI_Ineighbor_alltoallv");
+  EXPECT_UNSUPPORTED(MPI_Neighbor_alltoallv_init(buf, ints, ints, MPI_INT, buf, ints, ints, MPI_INT,
+                                                 MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+                     "MPI_Neighbor_alltoallv_init");
+  EXPECT_UNSUPPORTED(
+      MPI_Neighbor_alltoallw(buf, ints, aints, types, buf, ints, aints, types, MPI_COMM_WORLD),
+      "MPI_Neighbor_alltoallw");
+  EXPECT_UNSUPPORTED(MPI_Ineighbor_alltoallw(buf, ints, aints, types, buf, ints, aints, types,
+                                             MPI_COMM_WORLD, &req),
+                     "MPI_Ineighbor_alltoallw");
+  EXPECT_UNSUPPORTED(MPI_Neighbor_alltoallw_init(buf, ints, aints, types, buf, ints, aints, types,
+                                                 MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+                     "MPI_Neighbor_alltoallw_init");
+  EXPECT_UNSUPPORTED(MPI_Win_create(buf, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win),
+                     "MPI_Win_create");
+  EXPECT_UNSUPPORTED(MPI_Win_allocate(0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, buf, &win),
+                     "MPI_Win_allocate");
+  EXPECT_UNSUPPORTED(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win),
+                     "MPI_Win_create_dynamic");
+  EXPECT_UNSUPPORTED(MPI_Win_attach(win, buf, 0), "MPI_Win_attach");
+  EXPECT_UNSUPPORTED(MPI_Win_detach(win, buf), "MPI_Win_detach");
+  EXPECT_UNSUPPORTED(MPI_Win_free(&win), "MPI_Win_free");
+  EXPECT_UNSUPPORTED(MPI_Win_create_keyval(MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN, &flag, buf),
+                     "MPI_Win_create_keyval");
+  EXPECT_UNSUPPORTED(MPI_Win_free_keyval(&flag), "MPI_Win_free_keyval");
+  EXPECT_UNSUPPORTED(MPI_Win_get_attr(win, 1, buf, &flag), "MPI_Win_get_attr");
+  EXPECT_UNSUPPORTED(MPI_Win_set_attr(win, 1, buf), "MPI_Win_set_attr");
+  EXPECT_UNSUPPORTED(MPI_Win_fence(1, win), "MPI_Win_fence");
+  EXPECT_UNSUPPORTED(MPI_Win_lock(1, 1, 1, win), "MPI_Win_lock");
+  EXPECT_UNSUPPORTED(MPI_Win_unlock(1, win), "MPI_Win_unlock");
+  EXPECT_UNSUPPORTED(MPI_Win_flush(1, win), "MPI_Win_flush");
+  EXPECT_UNSUPPORTED(MPI_Put(buf, 1, MPI_INT, 1, 0, 1, MPI_INT, win), "MPI_Put");
+  EXPECT_UNSUPPORTED(MPI_Get(buf, 1, MPI_INT, 1, 0, 1, MPI_INT, win), "MPI_Get");
+  EXPECT_UNSUPPORTED(MPI_Accumulate(buf, 1, MPI_INT, 1, 0, 1, MPI_INT, MPI_SUM, win),
+                     "MPI_Accumulate");
+  EXPECT_UNSUPPORTED(MPI_Psend_init(buf, 1, 0, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+                     "MPI_Psend_init");
+  EXPECT_UNSUPPORTED(MPI_Precv_init(buf, 1, 0, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+                     "MPI_Precv_init");
+  EXPECT_UNSUPPORTED(MPI_Pready(1, req), "MPI_Pready");
+  EXPECT_UNSUPPORTED(MPI_Pready_range(1, 1, req), "MPI_Pready_range");
+  EXPECT_UNSUPPORTED(MPI_Pready_list(1, ints, req), "MPI_Pready_list");
+  EXPECT_UNSUPPORTED(MPI_Parrived(req, 1, &flag), "MPI_Parrived");
+  CHECK(comm == MPI_COMM_NULL && win == MPI_WIN_NULL && req == MPI_REQUEST_NULL,
+        "an unsupported call wrote its output handle");
+  if (mp_rank == 0)
+    printf("drop-in OK: %zu entry points linked, %d unsupported checked\n",
+           sizeof linked / sizeof linked[0], checked);
+  CHECK_OK(MPI_Finalize());
+  return 0;
+}
