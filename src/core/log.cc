@@ -1,5 +1,6 @@
 #include "core/log.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -10,13 +11,16 @@
 namespace nicq::log {
 namespace {
 
+const char* kSubsysNames[] = {"core",     "boot", "p2p",   "fabric", "offload",
+                              "provider", "coll", "queue", "api"};
+
+// `level` applies to the subsystems in `mask`; the others keep warnings and
+// errors, so narrowing the log to one subsystem never hides a warning.
 struct Settings {
   Level level = Level::kWarn;
   unsigned mask = kAll;
 };
-
-const char* kSubsysNames[] = {"core", "boot", "p2p", "fabric", "offload",
-                              "provider", "coll", "queue", "api"};
+constexpr unsigned kNumSubsys = sizeof(kSubsysNames) / sizeof(kSubsysNames[0]);
 
 Level ParseLevel(const std::string& s) {
   if (s == "error") return Level::kError;
@@ -39,10 +43,17 @@ Settings Parse() {
     size_t pos = 0;
     while (pos <= list.size()) {
       size_t comma = list.find(',', pos);
-      std::string name = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      for (unsigned i = 0; i < sizeof(kSubsysNames) / sizeof(kSubsysNames[0]); ++i)
-        if (name == kSubsysNames[i]) st.mask |= 1u << i;
+      std::string name =
+          list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      bool known = name == "all";
+      for (unsigned i = 0; i < kNumSubsys; ++i)
+        if (name == kSubsysNames[i]) st.mask |= 1u << i, known = true;
       if (name == "all") st.mask = kAll;
+      if (!known)
+        std::fprintf(stderr,
+                     "nicq: warning: unknown NICQ_LOG subsystem '%s' (known: core, boot, p2p, "
+                     "fabric, offload, provider, coll, queue, api, all)\n",
+                     name.c_str());
       if (comma == std::string::npos) break;
       pos = comma + 1;
     }
@@ -60,16 +71,19 @@ const char* kLevelNames[] = {"error", "warn", "info", "debug", "trace"};
 
 }  // namespace
 
-void SetRank(int rank) { g_rank.store(rank, std::memory_order_relaxed); }
+void SetRank(int rank) {
+  g_rank.store(rank, std::memory_order_relaxed);
+}
 
 bool Enabled(Level level, unsigned subsys) {
   const Settings& st = Get();
   if (level == Level::kError) return true;
-  return static_cast<int>(level) <= static_cast<int>(st.level) && (st.mask & subsys) != 0;
+  Level limit = (st.mask & subsys) != 0 ? st.level : std::min(st.level, Level::kWarn);
+  return static_cast<int>(level) <= static_cast<int>(limit);
 }
 
 const char* SubsysName(unsigned subsys) {
-  for (unsigned i = 0; i < sizeof(kSubsysNames) / sizeof(kSubsysNames[0]); ++i)
+  for (unsigned i = 0; i < kNumSubsys; ++i)
     if (subsys == (1u << i)) return kSubsysNames[i];
   return "all";
 }

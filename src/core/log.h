@@ -1,5 +1,7 @@
 // Logging: one line per event, "nicq[rank] level subsystem: message".
-// NICQ_LOG=level[:subsys,subsys]; subsystems not listed log only errors.
+// NICQ_LOG=level[:subsys,subsys]: the listed subsystems log at `level`, the
+// others at most warnings (e.g. NICQ_LOG=debug:p2p,offload). Without a list
+// every subsystem logs at `level`.
 // Log once where an error is first detected; callers above only add context.
 #pragma once
 
@@ -25,13 +27,14 @@ enum Subsys : unsigned {
 // Rank printed in the prefix (-1 before bootstrap).
 void SetRank(int rank);
 bool Enabled(Level level, unsigned subsys);
-void Write(Level level, unsigned subsys, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+void Write(Level level, unsigned subsys, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 const char* SubsysName(unsigned subsys);
 
 }  // namespace nicq::log
 
-#define NICQ_LOG(level, subsys, ...)                                                  \
-  do {                                                                                \
-    if (::nicq::log::Enabled(::nicq::log::Level::level, ::nicq::log::subsys))         \
+#define NICQ_LOG(level, subsys, ...)                                                   \
+  do {                                                                                 \
+    if (::nicq::log::Enabled(::nicq::log::Level::level, ::nicq::log::subsys))          \
       ::nicq::log::Write(::nicq::log::Level::level, ::nicq::log::subsys, __VA_ARGS__); \
   } while (0)
