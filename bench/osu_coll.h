@@ -181,6 +181,10 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
     MPI_Finalize();
     return 1;
   }
+  /* Sizes below the program's smallest (one float for allreduce) mean
+   * nothing; a program with no sizes (barrier) has one row, size 0. */
+  if (o.min_size < min) o.min_size = min;
+  if (max == 0) o.min_size = o.max_size = 0;
   c->setup(c->ctx, &o, rank, ranks);
   struct osu_coll_state s;
   memset(&s, 0, sizeof s);
