@@ -1,6 +1,7 @@
 // nicq_info: what nicq would find on this machine.
 //   nicq_info      libfabric providers and the offload backend each would get,
-//                  and the hwloc topology summary (cores, NICs)
+//                  the offload resources (trigger slots, counters) and the
+//                  hwloc topology summary (cores, NICs)
 //   nicq_info -e   every NICQ_* environment variable with type, default, help
 // The runtime adds its own choice of NIC per provider (rt::DescribeFabric).
 // The backend rule mirrors the runtime's choice under NICQ_OFFLOAD=auto: a
@@ -16,8 +17,8 @@
 
 static int Usage(const char* argv0) {
   std::fprintf(stderr,
-               "usage: %s [-e | --env] [-p | --providers] [-t | --topology]\n"
-               "  (no option: providers and topology)\n",
+               "usage: %s [-e | --env] [-p | --providers] [-r | --resources] [-t | --topology]\n"
+               "  (no option: providers, resources and topology)\n",
                argv0);
   return 2;
 }
@@ -32,13 +33,15 @@ static void PrintEnv() {
 }
 
 int main(int argc, char** argv) {
-  bool env = false, prov = false, topo = false;
+  bool env = false, prov = false, topo = false, res = false;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!std::strcmp(a, "-e") || !std::strcmp(a, "--env"))
       env = true;
     else if (!std::strcmp(a, "-p") || !std::strcmp(a, "--providers"))
       prov = true;
+    else if (!std::strcmp(a, "-r") || !std::strcmp(a, "--resources"))
+      res = true;
     else if (!std::strcmp(a, "-t") || !std::strcmp(a, "--topology"))
       topo = true;
     else if (!std::strcmp(a, "-h") || !std::strcmp(a, "--help"))
@@ -48,9 +51,9 @@ int main(int argc, char** argv) {
   }
   if (env) {
     PrintEnv();
-    if (!prov && !topo) return 0;
+    if (!prov && !topo && !res) return 0;
   }
-  if (!env && !prov && !topo) prov = topo = true;
+  if (!env && !prov && !topo && !res) prov = topo = res = true;
   int rc = 0;
   if (prov) {
     rc |= nicq::info::PrintProviders();
@@ -58,6 +61,7 @@ int main(int argc, char** argv) {
     std::printf("nicq point-to-point fabric choice (NICQ_PROVIDER candidates):\n%s",
                 nicq::rt::DescribeFabric().c_str());
   }
+  if (res) rc |= nicq::info::PrintResources();
   if (topo) rc |= nicq::info::PrintTopology();
   return rc;
 }

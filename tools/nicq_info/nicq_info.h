@@ -6,5 +6,6 @@ namespace nicq::info {
 
 int PrintProviders();  // libfabric providers and their offload backend
 int PrintTopology();   // hwloc: packages, cores, PUs, NUMA nodes, NICs
+int PrintResources();  // offload budgets: trigger slots, counters, pending ops
 
 }  // namespace nicq::info
