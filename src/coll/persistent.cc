@@ -2,9 +2,12 @@
 // so it (1) checks every rank's arguments against the others' (two small
 // allgathers for gatherv/scatterv: signatures, then verdicts; one for the
 // rest, whose verdict every rank computes alike from the same signatures),
-// so every rank returns the same error instead of some hanging later), (2) takes a tag from the
-// init sequence, which makes starts in any order on different ranks match, and (3) builds the
-// schedule once. MPI_Start relaunches it: no allocation.
+// so every rank returns the same error instead of some hanging later), (2)
+// takes a tag from the init sequence, which makes starts in any order on
+// different ranks match, and (3) builds the schedule once. MPI_Start
+// relaunches it: no allocation. Matching and enqueueing: persistent.h.
+#include "coll/persistent.h"
+
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -16,91 +19,10 @@
 #include "coll/select.h"
 #include "dtype/reduce.h"
 #include "queue/enqueueable.h"
-#include "queue/offload_context.h"
 #include "queue/queue.h"
 
 namespace nicq::coll {
 namespace {
-
-// A persistent collective request's engine state. It is the
-// queue::Enqueueable of the request (queue/enqueueable.h): offloaded
-// allreduces can be matched and enqueued; host-engine collectives refuse
-// the match with a message.
-struct Persistent final : queue::Enqueueable {
-  Args args;
-  std::vector<int> scounts, sdispls, rcounts, rdispls;
-  std::vector<const dtype::Type*> stypes, rtypes;
-  std::vector<dtype::Type*> retained;
-  Schedule sched;
-  std::unique_ptr<OffloadedAllreduce> off;  // set: runs as a NIC trigger plan
-  Comm* shadow = nullptr;
-  int tag = 0;
-  bool matched = false;
-  offload::TriggeredOp gate_ops[2];  // enqueued starts (ring: plan depth 2)
-
-  ~Persistent() override {
-    (void)Release();
-    for (dtype::Type* t : retained) dtype::Release(t);
-  }
-
-  // ---- queue::Enqueueable ----
-  // The plan's exchange already happened at init (collective), so the
-  // match has nothing left to exchange.
-  Status BeginMatch() override {
-    if (!off)
-      return Error(Code::kMatch, std::string("persistent ") + KindName(args.kind) + " (" +
-                                     sched.algorithm +
-                                     ") runs on the host engine; only offloaded (nic_tree) "
-                                     "allreduces can be matched and enqueued yet");
-    return Status::Ok();
-  }
-  Status PollMatch(bool* done) override {
-    *done = true;
-    if (!off) return BeginMatch();
-    if (!matched && qslot.join == offload::kNoCounter)  // the queue's wait bookkeeping
-      NICQ_RETURN_IF_ERROR(off->plan().backend()->AllocCounters(1, &qslot.join));
-    matched = true;
-    return Status::Ok();
-  }
-  bool IsMatched() const override { return matched; }
-  Status StartGated(offload::CounterId gate, std::uint64_t threshold) override {
-    if (!off) return Error(Code::kMatch, "request is not matched");
-    offload::OffloadBackend* b = off->plan().backend();
-    if (gate == offload::kNoCounter || b->ReadCounter(gate) >= threshold) return off->StartNow();
-    // Arm the epoch, then let the gate bump the start counter (after the
-    // host copy of the contribution, for the not-in-place form).
-    NICQ_RETURN_IF_ERROR(off->plan().ArmNext());
-    offload::TriggeredOp& op = gate_ops[off->plan().epochs_started() % 2];
-    op = offload::TriggeredOp{};
-    op.trigger = gate;
-    op.threshold = threshold;
-    if (off->NeedsCopy()) {
-      op.kind = offload::OpKind::kHost;
-      op.host_fn = &OffloadedAllreduce::CopyContribution;
-      op.host_arg = off.get();
-      op.completion = off->plan().start_counter();
-      op.completion_inc = 1;
-    } else {
-      op.kind = offload::OpKind::kCounterAdd;
-      op.target_counter = off->plan().start_counter();
-      op.value = 1;
-    }
-    return b->Post({&op, 1});
-  }
-  offload::CounterId DoneCounter() const override { return off->plan().done_counter(); }
-  std::uint64_t DoneTarget() const override { return off->plan().done_target(); }
-  std::uint64_t EpochsStarted() const override { return off->plan().epochs_started(); }
-  void GetStatus(RequestStatus* out) const override {
-    *out = RequestStatus{};
-    out->source = -2;
-    out->tag = -1;
-  }
-  Status Release() override {
-    if (off && qslot.join != offload::kNoCounter) off->plan().backend()->FreeCounter(qslot.join);
-    qslot.join = offload::kNoCounter;
-    return Status::Ok();
-  }
-};
 
 Persistent* Of(Request* req) {
   return static_cast<Persistent*>(static_cast<queue::Enqueueable*>(req->engine));
@@ -177,6 +99,15 @@ Sig SignatureOf(const Args& a) {
   return s;
 }
 
+// What a match compares across ranks (the per-rank `mine` differs by design).
+std::uint64_t Digest(const Sig& s) {
+  std::uint64_t h = 1469598103934665603u;
+  for (std::int64_t v : {std::int64_t(s.kind), std::int64_t(s.root), std::int64_t(s.op),
+                         std::int64_t(s.type), s.bytes})
+    h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211u;
+  return h;
+}
+
 // Checks this rank can make from all signatures; "" when fine.
 std::string Verdict(const Args& a, const std::vector<Sig>& all) {
   const Sig& me = all[a.comm->rank];
@@ -229,15 +160,13 @@ Status InitExchange(Comm* comm, const void* mine, std::size_t bytes, void* all) 
 
 Status PStart(Request* req) {
   Persistent* P = Of(req);
-  if (P->sched.running() || (req->active && !req->IsDone()))
+  if (P->sched.running() || P->LaunchPending() || (req->active && !req->IsDone()))
     return Error(Code::kRequest, "the persistent collective request is already active");
   req->done.store(false, std::memory_order_relaxed);
   req->status = RequestStatus{};
   req->active = true;
   if (P->off) return P->off->Start(req);
-  NICQ_RETURN_IF_ERROR(P->sched.Launch(P->shadow, P->tag, req));
-  Activate(&P->sched);
-  return Status::Ok();
+  return P->StartHost(req);
 }
 
 // Called by the API when the slot is released (MPI_Request_free of an
@@ -245,8 +174,10 @@ Status PStart(Request* req) {
 Status PFree(Request* req) {
   Persistent* P = Of(req);
   if (!P) return Status::Ok();
-  if (P->sched.running())
+  if (P->sched.running() || P->LaunchPending())
     return Error(Code::kRequest, "persistent collective freed while still running");
+  if (P->Matching())
+    return Error(Code::kRequest, "persistent collective freed while its match is in progress");
   delete P;
   req->engine = nullptr;
   req->ops = nullptr;
@@ -306,6 +237,7 @@ Status InitPersistent(const Args& in, Request* req) {
 
   // Collective argument check: every rank reaches the same verdict.
   const Sig mine = SignatureOf(a);
+  P->signature = Digest(mine);
   std::vector<Sig> sigs(p);
   NICQ_RETURN_IF_ERROR(InitExchange(a.comm, &mine, sizeof(Sig), sigs.data()));
   const std::string why = Verdict(a, sigs);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "coll/offload_allreduce.h"
+#include "coll/persistent.h"
 #include "core/log.h"
 #include "core/progress_hooks.h"
 #include "dtype/reduce.h"
@@ -22,6 +23,8 @@ void Schedule::Reset() {
   op_ = red_type_ = 0;
   release_on_done = false;
   algorithm = "";
+  on_done = nullptr;
+  on_done_arg = nullptr;
 }
 
 char* Schedule::Scratch(std::size_t bytes) {
@@ -177,10 +180,12 @@ void Schedule::Finish(const Status& st) {
   owner->status = RequestStatus{};
   owner->status.source = rt::kAnySource;
   owner->status.tag = rt::kAnyTag;
+  last_error_ = st.ok() ? 0 : static_cast<int>(st.code());
   if (!st.ok()) {
-    owner->status.error = static_cast<int>(st.code());
+    owner->status.error = last_error_;
     NICQ_LOG(kWarn, kColl, "collective (%s) failed: %s", algorithm, st.message().c_str());
   }
+  if (on_done) on_done(on_done_arg);
   if (release_on_done) ReleaseSchedule(this);
   owner->MarkDone();  // last: the owner may be reused at once
 }
@@ -273,10 +278,9 @@ void EnsureHook() {
   }
 }
 
-void Activate(Schedule* s) {
-  EnsureHook();
-  Engine& e = E();
-  std::lock_guard<std::mutex> lock(e.mu);
+namespace {
+
+void ActivateLocked(Engine& e, Schedule* s) {
   if (e.active.size() == e.active.capacity()) e.active.reserve(e.active.size() * 2);
   e.active.push_back(s);
   s->Advance();  // post the first phase at once
@@ -285,11 +289,35 @@ void Activate(Schedule* s) {
   }
 }
 
+// Queued persistent collectives whose gate fired (persistent.h): launched
+// here, on a thread inside an MPI call, never on the backend's thread.
+bool LaunchFiredLocked(Engine& e) {
+  bool any = false;
+  for (Persistent* p = Persistent::TakeFired(); p != nullptr;) {
+    Persistent* next = p->next_fired();  // read first: p may be listed again
+    if (Schedule* s = p->LaunchFired()) {
+      ActivateLocked(e, s);
+      any = true;
+    }
+    p = next;
+  }
+  return any;
+}
+
+}  // namespace
+
+void Activate(Schedule* s) {
+  EnsureHook();
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
+  ActivateLocked(e, s);
+}
+
 bool Poll() {
   Engine& e = E();
   std::unique_lock<std::mutex> lock(e.mu, std::try_to_lock);
   if (!lock.owns_lock()) return false;
-  bool any = false;
+  bool any = LaunchFiredLocked(e);
   for (std::size_t i = 0; i < e.active.size();) {
     Schedule* s = e.active[i];
     any |= s->Advance();

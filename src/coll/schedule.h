@@ -80,6 +80,13 @@ class Schedule {
   bool release_on_done = false;
   // A description for NICQ_LOG / plan dumps (algorithm, phases, steps).
   const char* algorithm = "";
+  // Called when a run finished, after the owner's status is set and before
+  // it is marked done (persistent requests count epochs on a counter here).
+  // Runs with the engine lock held: it must not launch or activate.
+  void (*on_done)(void* arg) = nullptr;
+  void* on_done_arg = nullptr;
+  // nicq::Code of the last finished run (0: success).
+  int last_error() const { return last_error_; }
 
  private:
   Status EnterPhase();
@@ -97,6 +104,7 @@ class Schedule {
   int tag_ = 0;
   Request* owner_ = nullptr;
   bool running_ = false;
+  int last_error_ = 0;
   std::uint32_t phase_ = 0;
   std::uint32_t posted_ = 0;
   std::unique_ptr<Request[]> reqs_;

@@ -1,0 +1,244 @@
+// Matching and enqueueing persistent collectives (see persistent.h for the
+// protocol and the threads involved).
+#include <string>
+
+#include "coll/algorithms.h"
+#include "coll/persistent.h"
+#include "core/log.h"
+#include "queue/offload_context.h"
+#include "queue/queue.h"
+#include "runtime/runtime.h"
+
+namespace nicq::coll {
+namespace {
+
+constexpr int kMatchWords = 3;  // init sequence number, kind, signature digest
+
+// Requests whose gate fired and that the engine has not taken yet.
+std::atomic<Persistent*> g_fired{nullptr};
+
+}  // namespace
+
+Persistent::~Persistent() {
+  (void)Release();
+  for (dtype::Type* t : retained) dtype::Release(t);
+}
+
+// ---- match ---------------------------------------------------------------------
+
+Status Persistent::BeginMatch() {
+  if (matched_) return Error(Code::kMatch, "the persistent collective request is already matched");
+  if (matching_)
+    return Error(Code::kMatch, "a match of this persistent collective request is in progress");
+  offload::OffloadBackend* be = queue::Backend();
+  if (!be) return Error(Code::kIntern, "persistent collective match: no offload context");
+  const int p = args.comm->size;
+  match_words_.assign(std::size_t(kMatchWords) * (p + 1), 0);
+  std::uint64_t* mine = &match_words_[std::size_t(kMatchWords) * p];
+  mine[0] = std::uint64_t(tag);
+  mine[1] = std::uint64_t(args.kind);
+  mine[2] = signature;
+  // The agreement is one allgather on the init tag class: matches are
+  // collective, so every rank takes the same sequence number for it.
+  EnsureHook();
+  match_sched_ = AcquireSchedule();
+  BuildAllgatherBruck(*match_sched_, args.comm->rank, p, mine,
+                      reinterpret_cast<char*>(match_words_.data()),
+                      kMatchWords * sizeof(std::uint64_t));
+  match_sched_->release_on_done = true;
+  match_sched_->algorithm = "match-agreement";
+  match_req_.done.store(false, std::memory_order_relaxed);
+  match_req_.status = RequestStatus{};
+  NICQ_RETURN_IF_ERROR(match_sched_->Launch(shadow, NextTag(args.comm, 3), &match_req_));
+  matching_ = true;
+  Activate(match_sched_);
+  return Status::Ok();
+}
+
+Status Persistent::PollMatch(bool* done) {
+  *done = matched_;
+  if (matched_) return Status::Ok();
+  if (!matching_) return Error(Code::kMatch, "the persistent collective match was not begun");
+  if (!match_req_.IsDone()) return Status::Ok();
+  matching_ = false;
+  match_sched_ = nullptr;  // went back to the pool when it finished
+  if (match_req_.status.error != 0)
+    return Error(static_cast<Code>(match_req_.status.error),
+                 "persistent collective match: the agreement exchange failed");
+  const int p = args.comm->size;
+  const std::uint64_t* mine = &match_words_[std::size_t(kMatchWords) * p];
+  for (int r = 0; r < p; ++r) {
+    const std::uint64_t* w = &match_words_[std::size_t(kMatchWords) * r];
+    if (w[0] == mine[0] && w[1] == mine[1] && w[2] == mine[2]) continue;
+    const bool known_kind = w[1] <= std::uint64_t(Kind::kExscan);
+    const std::string what =
+        w[1] != mine[1] && known_kind
+            ? std::string("a persistent ") + KindName(static_cast<Kind>(w[1])) + " request"
+            : "another persistent " + std::string(KindName(args.kind)) + " request";
+    return Error(Code::kMatch, std::string("persistent ") + KindName(args.kind) + " match: rank " +
+                                   std::to_string(r) + " matched " + what +
+                                   " (every rank must match the same collective request, in the "
+                                   "same order)");
+  }
+  // Counters for the data path, allocated once (match time, not hot path).
+  offload::OffloadBackend* be = queue::Backend();
+  offload::CounterId c[3] = {offload::kNoCounter, offload::kNoCounter, offload::kNoCounter};
+  NICQ_RETURN_IF_ERROR(be->AllocCounters(off ? 1 : 3, c));
+  be_ = be;
+  qslot.join = c[0];
+  if (!off) {
+    done_ = c[1];
+    fired_counter_ = c[2];
+    sched.on_done = &Persistent::ScheduleDone;
+    sched.on_done_arg = this;
+  }
+  epochs_ = gated_posted_ = launched_ = 0;
+  fired_.store(0, std::memory_order_relaxed);
+  matched_ = true;
+  *done = true;
+  return Status::Ok();
+}
+
+// ---- data path -------------------------------------------------------------------
+
+Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) {
+  if (!matched_) return Error(Code::kMatch, "request is not matched");
+  if (off) {
+    offload::OffloadBackend* b = off->plan().backend();
+    if (gate == offload::kNoCounter || b->ReadCounter(gate) >= threshold) return off->StartNow();
+    // Arm the epoch, then let the gate bump the start counter (after the
+    // host copy of the contribution, for the not-in-place form).
+    NICQ_RETURN_IF_ERROR(off->plan().ArmNext());
+    offload::TriggeredOp& op = gate_ops_[off->plan().epochs_started() % 2];
+    op = offload::TriggeredOp{};
+    op.trigger = gate;
+    op.threshold = threshold;
+    if (off->NeedsCopy()) {
+      op.kind = offload::OpKind::kHost;
+      op.host_fn = &OffloadedAllreduce::CopyContribution;
+      op.host_arg = off.get();
+      op.completion = off->plan().start_counter();
+      op.completion_inc = 1;
+    } else {
+      op.kind = offload::OpKind::kCounterAdd;
+      op.target_counter = off->plan().start_counter();
+      op.value = 1;
+    }
+    return b->Post({&op, 1});
+  }
+  const std::uint64_t n = gated_posted_ + 1;
+  // The ring entry's previous op must have completed (its descriptor may
+  // still be read by the backend until then): else no slot now.
+  if (n > kGateRing && be_->ReadCounter(fired_counter_) < n - kGateRing)
+    return Error(Code::kAgain, "persistent collective: gated starts ring is full");
+  offload::TriggeredOp& op = gate_ops_[n % kGateRing];
+  op = offload::TriggeredOp{};
+  op.kind = offload::OpKind::kHost;
+  op.trigger = gate;
+  op.threshold = threshold;
+  op.host_fn = &Persistent::FiredStart;
+  op.host_arg = this;
+  op.completion = fired_counter_;
+  op.completion_inc = 1;
+  NICQ_RETURN_IF_ERROR(be_->Post({&op, 1}));
+  gated_posted_ = n;
+  ++epochs_;
+  return Status::Ok();
+}
+
+Status Persistent::StartHost(Request* owner) {
+  if (sched.running() || LaunchPending())
+    return Error(Code::kRequest, "the persistent collective request is already active");
+  NICQ_RETURN_IF_ERROR(sched.Launch(shadow, tag, owner));
+  if (matched_) ++epochs_;
+  Activate(&sched);
+  return Status::Ok();
+}
+
+// Runs on the thread driving the backend: no lock, no allocation, no MPI.
+void Persistent::FiredStart(void* self) {
+  auto* P = static_cast<Persistent*>(self);
+  // Sequentially consistent with LaunchFired's unlisting and reading (a
+  // Dekker pair): a fire is either seen there or lists the request again.
+  P->fired_.fetch_add(1);
+  P->List();
+}
+
+void Persistent::List() {
+  if (listed_.exchange(true)) return;  // already listed
+  Persistent* head = g_fired.load(std::memory_order_relaxed);
+  do {
+    next_fired_ = head;
+  } while (!g_fired.compare_exchange_weak(head, this, std::memory_order_release,
+                                          std::memory_order_relaxed));
+}
+
+Persistent* Persistent::TakeFired() {
+  if (g_fired.load(std::memory_order_relaxed) == nullptr) return nullptr;
+  return g_fired.exchange(nullptr, std::memory_order_acquire);
+}
+
+Schedule* Persistent::LaunchFired() {
+  // Unlisted first: a gate that fires from now on lists the request again.
+  listed_.store(false);
+  if (fired_.load() <= launched_) return nullptr;
+  if (sched.running()) {  // cannot happen when the queue orders starts; retry later
+    List();
+    return nullptr;
+  }
+  queued_owner_.done.store(false, std::memory_order_relaxed);
+  queued_owner_.status = RequestStatus{};
+  if (Status st = sched.Launch(shadow, tag, &queued_owner_); !st.ok()) {
+    NICQ_LOG(kError, kColl, "queued %s: launch failed: %s", KindName(args.kind),
+             st.message().c_str());
+    return nullptr;
+  }
+  ++launched_;
+  return &sched;
+}
+
+void Persistent::ScheduleDone(void* self) {
+  auto* P = static_cast<Persistent*>(self);
+  P->last_error_ = P->sched.last_error();
+  if (P->be_ && P->done_ != offload::kNoCounter) (void)P->be_->AddCounter(P->done_, 1);
+}
+
+offload::CounterId Persistent::DoneCounter() const {
+  return off ? off->plan().done_counter() : done_;
+}
+
+std::uint64_t Persistent::DoneTarget() const {
+  return off ? off->plan().done_target() : epochs_;
+}
+
+std::uint64_t Persistent::EpochsStarted() const {
+  return off ? off->plan().epochs_started() : epochs_;
+}
+
+void Persistent::GetStatus(RequestStatus* out) const {
+  *out = RequestStatus{};
+  out->source = rt::kAnySource;
+  out->tag = rt::kAnyTag;
+  out->error = off ? 0 : last_error_;
+}
+
+Status Persistent::Release() {
+  offload::CounterId* ids[3] = {&qslot.join, &done_, &fired_counter_};
+  for (offload::CounterId* id : ids) {
+    if (*id != offload::kNoCounter && be_) be_->FreeCounter(*id);
+    *id = offload::kNoCounter;
+  }
+  matched_ = false;
+  return Status::Ok();
+}
+
+std::string Persistent::DebugString() const {
+  std::string s = std::string("coll ") + KindName(args.kind) + " (" + sched.algorithm + ")";
+  if (off || !be_) return s;
+  return s + " epochs " + std::to_string(epochs_) + " done " +
+         std::to_string(be_->ReadCounter(done_)) + " gates fired " +
+         std::to_string(fired_.load(std::memory_order_relaxed)) + " launched " +
+         std::to_string(launched_) + (sched.running() ? " running" : "");
+}
+
+}  // namespace nicq::coll
