@@ -210,6 +210,18 @@ static void test_create(int size) {
     CHECK_OK(MPI_Comm_free(&oc));
   }
   mp_barrier(MPI_COMM_WORLD);
+  /* Disjoint groups in one MPI_Comm_create (MPI-2.2): each rank passes its
+   * parity's group and gets that parity's communicator. */
+  MPI_Comm pc;
+  CHECK_OK(MPI_Comm_create(MPI_COMM_WORLD, mp_rank % 2 ? odds : evens, &pc));
+  int pr, ps;
+  MPI_Comm_rank(pc, &pr);
+  MPI_Comm_size(pc, &ps);
+  CHECK(pr == mp_rank / 2 && ps == (mp_rank % 2 ? size / 2 : (size + 1) / 2),
+        "parity comm: rank %d size %d", pr, ps);
+  for (int i = 0; i < ps; ++i) world_of[i] = 2 * i + mp_rank % 2;
+  ring_check(pc, world_of);
+  CHECK_OK(MPI_Comm_free(&pc));
   MPI_Group_free(&world);
   MPI_Group_free(&evens);
   MPI_Group_free(&odds);
