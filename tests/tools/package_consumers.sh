@@ -61,19 +61,23 @@ echo "mpicc: OK ($show)"
 # 2. CMake: FindMPI through the wrapper, and nicq's own package.
 mkdir -p "$tmp/proj"
 cp "$tmp/sum.c" "$tmp/proj/"
+cp "$tmp/sum.c" "$tmp/proj/sum_cxx.cc"
 cat >"$tmp/proj/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.20)
-project(consumer C)
-find_package(MPI REQUIRED COMPONENTS C)
+project(consumer C CXX)
+find_package(MPI REQUIRED COMPONENTS C CXX)
 find_package(nicq REQUIRED)
 add_executable(sum_findmpi sum.c)
 target_link_libraries(sum_findmpi PRIVATE MPI::MPI_C)
+add_executable(sum_findmpi_cxx sum_cxx.cc)
+target_link_libraries(sum_findmpi_cxx PRIVATE MPI::MPI_CXX)
 add_executable(sum_nicq sum.c)
 target_link_libraries(sum_nicq PRIVATE nicq::nicq)
 message(STATUS "consumer: MPI_C_INCLUDE_DIRS=${MPI_C_INCLUDE_DIRS} MPI_C_LIBRARIES=${MPI_C_LIBRARIES}")
 message(STATUS "consumer: MPIEXEC_EXECUTABLE=${MPIEXEC_EXECUTABLE} nicq_VERSION=${nicq_VERSION}")
 CMAKE
 cmake -S "$tmp/proj" -B "$tmp/proj/build" -DMPI_C_COMPILER="$prefix/bin/mpicc" \
+      -DMPI_CXX_COMPILER="$prefix/bin/mpicxx" \
       -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/proj.log" 2>&1 || {
   cat "$tmp/proj.log"; fail "consumer project did not configure"; }
 grep "consumer:" "$tmp/proj.log"
@@ -84,6 +88,7 @@ cmake --build "$tmp/proj/build" >"$tmp/build.log" 2>&1 || {
 # The imported targets carry no rpath into the install tree: say where libnicq is.
 libdir=$(dirname "$(find "$prefix" -name 'libnicq.so' | head -1)")
 LD_LIBRARY_PATH=$libdir run2 "$tmp/proj/build/sum_findmpi"
+LD_LIBRARY_PATH=$libdir run2 "$tmp/proj/build/sum_findmpi_cxx"
 LD_LIBRARY_PATH=$libdir run2 "$tmp/proj/build/sum_nicq"
 echo "FindMPI and find_package(nicq): OK"
 
