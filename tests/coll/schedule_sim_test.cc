@@ -1,9 +1,7 @@
-// The collective algorithms on many ranks in one process: each rank's
-// Schedule is built by coll::Build exactly as at run time, then a small
-// simulator plays all schedules against each other (per-pair FIFO
-// channels, receives matched in posting order, sizes checked), running the
-// local steps with the real kernels. Catches deadlocks, size mismatches and
-// wrong data for communicator sizes up to 17 without any fabric.
+// The collective algorithms on 1..17 ranks in one process, played by the
+// schedule simulator (schedule_sim.h): every algorithm and root.
+#include "schedule_sim.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -22,78 +20,6 @@
 
 namespace nicq::coll {
 namespace {
-
-// Plays the schedules; returns "" or what went wrong.
-std::string Simulate(std::vector<Schedule*>& s) {
-  const int p = static_cast<int>(s.size());
-  struct Recv {
-    void* dst;
-    std::size_t bytes;
-    int src;
-    bool done;
-  };
-  std::vector<std::size_t> phase(p, 0);
-  std::vector<bool> entered(p, false);
-  std::vector<std::vector<Recv>> recvs(p);
-  std::map<std::pair<int, int>, std::deque<std::vector<char>>> chan;
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (int r = 0; r < p; ++r) {
-      const auto& ends = s[r]->phase_ends();
-      const auto& steps = s[r]->step_list();
-      if (phase[r] >= ends.size()) continue;
-      if (!entered[r]) {
-        const std::size_t from = phase[r] ? ends[phase[r] - 1] : 0;
-        for (std::size_t i = from; i < ends[phase[r]]; ++i) {
-          const Step& st = steps[i];
-          if (st.kind == Step::kSend) {
-            if (st.peer < 0 || st.peer >= p || st.peer == r) return "bad send peer";
-            const char* b = static_cast<const char*>(st.src);
-            chan[{r, st.peer}].emplace_back(b, b + st.bytes);
-          } else if (st.kind == Step::kRecv) {
-            if (st.peer < 0 || st.peer >= p || st.peer == r) return "bad recv peer";
-            recvs[r].push_back({st.dst, st.bytes, st.peer, false});
-          } else {
-            Status x = s[r]->RunLocal(st);
-            if (!x.ok()) return x.message();
-          }
-        }
-        entered[r] = true;
-        progress = true;
-      }
-      bool all = true;
-      for (Recv& rv : recvs[r]) {
-        if (rv.done) continue;
-        auto& q = chan[{rv.src, r}];
-        if (q.empty()) {
-          all = false;
-          continue;
-        }
-        if (q.front().size() != rv.bytes)
-          return "rank " + std::to_string(r) + " expects " + std::to_string(rv.bytes) +
-                 " bytes from " + std::to_string(rv.src) + ", message has " +
-                 std::to_string(q.front().size());
-        if (rv.bytes) std::memcpy(rv.dst, q.front().data(), rv.bytes);
-        q.pop_front();
-        rv.done = true;
-        progress = true;
-      }
-      if (all) {
-        recvs[r].clear();
-        ++phase[r];
-        entered[r] = false;
-        progress = true;
-      }
-    }
-  }
-  for (int r = 0; r < p; ++r)
-    if (phase[r] < s[r]->phase_ends().size())
-      return "deadlock: rank " + std::to_string(r) + " stuck in phase " + std::to_string(phase[r]);
-  for (auto& [k, q] : chan)
-    if (!q.empty())
-      return "unreceived message " + std::to_string(k.first) + "->" + std::to_string(k.second);
-  return "";
-}
 
 struct Affine {
   unsigned a, b;
@@ -117,37 +43,6 @@ Affine Fold(int from, int to, int i) {
 int Val(int r, int i) {
   return (r * 31 + i * 7) % 101;
 }
-
-class Sim {
- public:
-  explicit Sim(int p) : p_(p), comms_(p), scheds_(p) {
-    for (int r = 0; r < p; ++r) {
-      comms_[r].rank = r;
-      comms_[r].size = p;
-      for (int i = 0; i < p; ++i) comms_[r].world_ranks.push_back(i);
-      scheds_[r] = std::make_unique<Schedule>();
-    }
-  }
-  // Builds every rank's schedule from make(rank) and simulates.
-  void Run(const std::function<Args(int)>& make) {
-    std::vector<Schedule*> s;
-    for (int r = 0; r < p_; ++r) {
-      Args a = make(r);
-      a.comm = &comms_[r];
-      scheds_[r]->Reset();
-      Status st = Build(a, scheds_[r].get());
-      ASSERT_TRUE(st.ok()) << st.message();
-      scheds_[r]->EndPhase();
-      s.push_back(scheds_[r].get());
-    }
-    ASSERT_EQ(Simulate(s), "") << "p=" << p_;
-  }
-
- private:
-  int p_;
-  std::vector<Comm> comms_;
-  std::vector<std::unique_ptr<Schedule>> scheds_;
-};
 
 const dtype::Type* T(int h) {
   return dtype::Lookup(h);
