@@ -69,12 +69,16 @@ Status Exchange(Comm* comm, const void* mine, std::size_t bytes, void* all) {
   return WaitRequest(&req);
 }
 
+}  // namespace
+
 // nic_tree (offload/algorithms/allreduce_nic_tree.cc) with the initial
 // copy as a put to this rank's own exposed buffer instead of a host step.
-Status BuildTree(const Args& a, AtomicType type, AtomicOp op, int radix, offload::Schedule* s) {
-  const int rank = a.comm->rank, size = a.comm->size;
-  const std::size_t bytes = std::size_t(a.rcount) * offload::AtomicTypeSize(type);
-  auto peer = [&](int r) { return static_cast<offload::PeerId>(a.comm->world_ranks[r]); };
+Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s) {
+  const int rank = a.rank, size = a.size, radix = a.radix;
+  const AtomicType type = a.type;
+  const AtomicOp op = a.op;
+  const std::size_t bytes = a.bytes;
+  auto peer = [&](int r) { return static_cast<offload::PeerId>(a.world_ranks[r]); };
   const bool has_parent = rank > 0;
   const int parent = has_parent ? (rank - 1) / radix : -1;
   std::vector<int> children;
@@ -124,6 +128,8 @@ Status BuildTree(const Args& a, AtomicType type, AtomicOp op, int radix, offload
   return Status::Ok();
 }
 
+namespace {
+
 struct Watch {
   std::mutex mu;
   std::vector<OffloadedAllreduce*> active;
@@ -166,7 +172,16 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   std::vector<std::uint64_t> words;
   if (ok) {
     offload::Schedule s("allreduce nic_tree (coll, put-to-self copy)");
-    Status st = BuildTree(a, type, op, 4, &s);
+    NicTreeArgs t;
+    t.rank = a.comm->rank;
+    t.size = a.comm->size;
+    t.world_ranks = a.comm->world_ranks.data();
+    t.sendbuf = a.sendbuf;
+    t.recvbuf = a.recvbuf;
+    t.bytes = bytes;
+    t.type = type;
+    t.op = op;
+    Status st = BuildNicTree(t, &s);
     if (st.ok()) st = offload::Lower(s, &self->plan_);
     if (st.ok()) st = self->plan_->Bind(be, 2);
     if (st.ok()) {

@@ -13,9 +13,25 @@
 
 #include "coll/coll.h"
 #include "core/status.h"
+#include "offload/schedule.h"
 #include "offload/trigger_plan.h"
 
 namespace nicq::coll {
+
+// One rank's part of the nic_tree plan (offload/algorithms' k-ary NIC tree;
+// the contribution is already in recvbuf when the start counter moves).
+// Exposed for the NIC simulator tests at scale.
+struct NicTreeArgs {
+  int rank = 0, size = 1;
+  const int* world_ranks = nullptr;  // comm rank -> backend peer
+  const void* sendbuf = nullptr;
+  void* recvbuf = nullptr;
+  std::size_t bytes = 0;
+  offload::AtomicType type = offload::AtomicType::kDouble;
+  offload::AtomicOp op = offload::AtomicOp::kSum;
+  int radix = 4;
+};
+Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s);
 
 class OffloadedAllreduce {
  public:
