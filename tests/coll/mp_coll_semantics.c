@@ -188,6 +188,18 @@ static void errors(void) {
       CHECK_ERR(
           MPI_Allreduce_init(buf, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rq),
           MPI_ERR_ARG);
+    /* reduction datatype (same size) and op differ across ranks */
+    CHECK_ERR(MPI_Allreduce_init(buf, out, 2, rank % 2 ? MPI_FLOAT : MPI_INT, MPI_SUM,
+                                 MPI_COMM_WORLD, MPI_INFO_NULL, &rq),
+              MPI_ERR_ARG);
+    CHECK(rq == MPI_REQUEST_NULL, "failed init (types) returned a request");
+    CHECK_ERR(MPI_Reduce_init(buf, out, 2, MPI_INT, rank % 2 ? MPI_MAX : MPI_SUM, 0, MPI_COMM_WORLD,
+                              MPI_INFO_NULL, &rq),
+              MPI_ERR_ARG);
+    /* scatter: the last rank expects more than the root sends it */
+    CHECK_ERR(MPI_Scatter_init(buf, 1, MPI_INT, out, rank == p - 1 ? 2 : 1, MPI_INT, 0,
+                               MPI_COMM_WORLD, MPI_INFO_NULL, &rq),
+              MPI_ERR_ARG);
     int counts[16], displs[16];
     for (int r = 0; r < p && r < 16; ++r) counts[r] = 1, displs[r] = r;
     counts[p - 1] = 2; /* root expects 2 from the last rank, which sends 1 */
