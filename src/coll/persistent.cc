@@ -174,6 +174,7 @@ Status PStart(Request* req) {
 Status PFree(Request* req) {
   Persistent* P = Of(req);
   if (!P) return Status::Ok();
+  SyncWithEngine();  // a run that completed may still be leaving Finish on another thread
   if (P->sched.running() || P->LaunchPending())
     return Error(Code::kRequest, "persistent collective freed while still running");
   if (P->Matching())

@@ -331,6 +331,10 @@ bool Poll() {
   return any;
 }
 
+void SyncWithEngine() {
+  std::lock_guard<std::mutex> lock(E().mu);
+}
+
 Status WaitRequest(Request* req) {
   rt::Backoff b;
   while (!req->IsDone()) {

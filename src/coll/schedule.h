@@ -122,6 +122,10 @@ void Activate(Schedule* s);
 void EnsureHook();
 // Advances every active schedule once; true if any made progress.
 bool Poll();
+// Returns once no other thread is inside an engine pass (runs finish, and
+// their on_done callbacks, only inside one): a persistent request whose
+// run completed may then be deleted safely.
+void SyncWithEngine();
 // Blocks (rt::ProgressWait, plus Poll for the collectives' own steps) until
 // `req` is done; returns the request's error as a Status.
 Status WaitRequest(Request* req);

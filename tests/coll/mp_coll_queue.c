@@ -306,7 +306,6 @@ int main(int argc, char** argv) {
   CHECK_OK(MPI_Send_init(ring_s, N, MPI_INT, (rank + 1) % p, 5, MPI_COMM_WORLD, &ring[0]));
   CHECK_OK(MPI_Recv_init(ring_r, N, MPI_INT, (rank + p - 1) % p, 5, MPI_COMM_WORLD, &ring[1]));
   /* Before the match: collectives run as plain persistent requests. */
-  if (getenv("COLLQ_TRACE")) fprintf(stderr, "rank %d: plain(0)\n", rank);
   plain(0);
   CHECK_ERR(MPI_Enqueue_start(&q, &req[kAllreduce]), MPI_ERR_MATCH);
   CHECK_OK(MPI_Matchall(kKinds, req));
@@ -315,9 +314,7 @@ int main(int argc, char** argv) {
    * order only (the offer must meet the receive's match, not the send's). */
   MPI_Request ring_rs[2] = {ring[1], ring[0]};
   CHECK_OK(MPI_Matchall(2, ring_rs));
-  if (getenv("COLLQ_TRACE")) fprintf(stderr, "rank %d: matched\n", rank);
   for (int it = 1; it <= iters; ++it) enqueued(&q, it);
-  if (getenv("COLLQ_TRACE")) fprintf(stderr, "rank %d: enqueued done\n", rank);
   for (int it = iters + 1; it <= iters + 2; ++it) plain(it);
   for (int it = iters + 3; it <= iters + 5; ++it) mixed(&q, it);
   enqueued(&q, iters + 6);
