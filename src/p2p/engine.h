@@ -101,8 +101,13 @@ class Engine {
   Unexpected* Stash(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
                     std::size_t len);
 
+  bool TryInject(const void* buf, std::size_t len, int dest, std::uint32_t ctx, int tag);
+
   transport::Fabric* fab_ = nullptr;
   int me_ = 0;
+  // Payload bytes (after the wire header) a send may inject; 0: never.
+  static constexpr std::size_t kInjectMax = 256;
+  std::size_t inject_max_ = 0;
   std::size_t eager_limit_ = 16384;
   std::size_t read_chunk_ = 8u << 20;
   bool push_rndv_ = false;  // large messages pushed in chunks instead of RMA-read
@@ -112,6 +117,7 @@ class Engine {
   // has to grow its buffer: small ones hold <= kSmallPayload bytes, large
   // ones get a full bounce's worth once.
   static constexpr std::size_t kSmallPayload = 256;
+  static constexpr int kWarmUnexpected = 64;
   Pool<Unexpected> unexp_small_, unexp_large_;
   Unexpected* GetUnexpected(std::size_t len);
   void PutUnexpected(Unexpected* u);

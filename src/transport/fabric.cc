@@ -1,11 +1,13 @@
 // Opening the p2p endpoint and wiring up the address vector.
 #include "transport/fabric.h"
 
+#include <dirent.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
@@ -54,7 +56,32 @@ fi_info* GetInfo(const std::string& prov, bool* rma) {
 
 }  // namespace
 
+// libfabric's shm provider names each endpoint's region /dev/shm/<pid>:<n>:<m>
+// and refuses to open (EBUSY) when the name exists. A rank killed by a signal
+// never unlinks its regions, and on machines with a small pid_max a later
+// process inherits the pid and fails in fi_enable. A region named after our
+// own pid can only be such a leftover (pids are unique among live processes),
+// so remove it before opening.
+void RemoveStaleShmRegions() {
+  static bool done = false;  // once, before this process opens any shm endpoint
+  if (done) return;
+  done = true;
+  DIR* d = opendir("/dev/shm");
+  if (!d) return;
+  char prefix[32];
+  const int plen = std::snprintf(prefix, sizeof prefix, "%d:", int(getpid()));
+  while (dirent* e = readdir(d)) {
+    if (std::strncmp(e->d_name, prefix, std::size_t(plen)) != 0) continue;
+    std::string path = std::string("/dev/shm/") + e->d_name;
+    if (unlink(path.c_str()) == 0)
+      NICQ_LOG(kDebug, kCore, "removed stale shm region %s left by an earlier process",
+               path.c_str());
+  }
+  closedir(d);
+}
+
 Status Fabric::OpenWith(fi_info* info) {
+  if (std::strncmp(info->fabric_attr->prov_name, "shm", 3) == 0) RemoveStaleShmRegions();
   int rc = fi_fabric(info->fabric_attr, &fabric_, nullptr);
   if (rc) return FiError("fi_fabric", info->fabric_attr->prov_name, rc);
   rc = fi_domain(fabric_, info, &domain_, nullptr);
@@ -92,6 +119,7 @@ Status Fabric::OpenWith(fi_info* info) {
   domain_name_ = info->domain_attr->name ? info->domain_attr->name : "";
   mr_mode_ = info->domain_attr->mr_mode;
   max_msg_ = info->ep_attr->max_msg_size;
+  inject_size_ = info->tx_attr->inject_size;
   auto_progress_ = info->domain_attr->data_progress == FI_PROGRESS_AUTO;
   return Status::Ok();
 }

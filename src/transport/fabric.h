@@ -51,6 +51,10 @@ class Fabric {
   // at once rather than poll, or they starve that thread on a small machine.
   bool auto_progress() const { return auto_progress_; }
   std::size_t max_msg_size() const { return max_msg_; }
+  // Largest send fi_inject accepts (0: do not inject). The buffer is reusable
+  // on return and no completion is written, so small eager sends finish at
+  // once instead of after a CQ round.
+  std::size_t inject_size() const { return inject_size_; }
   const PeerInfo& peer(int world) const { return peers_[world]; }
   int size() const { return int(peers_.size()); }
 
@@ -75,6 +79,7 @@ class Fabric {
   bool rma_read_ = false;
   bool auto_progress_ = false;
   std::size_t max_msg_ = 0;
+  std::size_t inject_size_ = 0;
   std::uint64_t mr_mode_ = 0;
   std::uint64_t next_key_ = 1;
   std::vector<PeerInfo> peers_;
