@@ -68,6 +68,12 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+#define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_HW_UNGUIDED 2
+#define MPI_COMM_TYPE_HW_GUIDED 3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
 int MPI_Comm_remote_size(MPI_Comm comm, int* size);

@@ -65,6 +65,29 @@ Status CreateCommFromMembers(Comm* parent, const std::vector<int>& world_members
 
 using api::AdoptComm;
 
+namespace {
+
+// MPI_Comm_dup and MPI_Comm_dup_with_info.
+int DupComm(Call& c, MPI_Comm comm, MPI_Comm* newcomm) {
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(newcomm, "newcomm")) return c.Fail();
+  Comm* child = nullptr;
+  Status st = rt::CommDup(cm, &child);
+  if (!st.ok()) return c.Fail(st);
+  MPI_Comm h;
+  if (int rc = AdoptComm(c, cm->errhandler, child, &h); rc != MPI_SUCCESS) return rc;
+  // Attributes follow their copy callbacks; a failing callback undoes the dup.
+  if (int rc = api::CopyCommAttrs(c, comm, cm, h, child); rc != MPI_SUCCESS) {
+    rt::CommFree(child).IgnoreError();
+    api::UnregisterComm(h);
+    return rc;
+  }
+  *newcomm = h;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 extern "C" {
 
 int MPI_Comm_rank(MPI_Comm comm, int* rank) {
@@ -85,21 +108,13 @@ int MPI_Comm_size(MPI_Comm comm, int* size) {
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Call c("MPI_Comm_dup");
-  Comm* cm;
-  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(newcomm, "newcomm")) return c.Fail();
-  Comm* child = nullptr;
-  Status st = rt::CommDup(cm, &child);
-  if (!st.ok()) return c.Fail(st);
-  MPI_Comm h;
-  if (int rc = AdoptComm(c, cm->errhandler, child, &h); rc != MPI_SUCCESS) return rc;
-  // Attributes follow their copy callbacks; a failing callback undoes the dup.
-  if (int rc = api::CopyCommAttrs(c, comm, cm, h, child); rc != MPI_SUCCESS) {
-    rt::CommFree(child).IgnoreError();
-    api::UnregisterComm(h);
-    return rc;
-  }
-  *newcomm = h;
-  return MPI_SUCCESS;
+  return DupComm(c, comm, newcomm);
+}
+
+// The info hints are accepted and ignored (nicq has none for communicators).
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  Call c("MPI_Comm_dup_with_info");
+  return DupComm(c, comm, newcomm);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {

@@ -1,8 +1,10 @@
-// Cartesian topologies and MPI_Dims_create. A Cartesian communicator is a
+// Cartesian topologies, MPI_Dims_create, and MPI_Comm_split_type (the
+// hardware topology: ranks of one node). A Cartesian communicator is a
 // split of its parent (ranks keep their order: nicq does not reorder) with
 // the grid cached on it as a hidden attribute, so MPI_Comm_dup copies it and
 // MPI_Comm_free releases it through the ordinary attribute callbacks.
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -295,6 +297,34 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   }
   *newcomm = h;
   return MPI_SUCCESS;
+}
+
+// MPI_COMM_TYPE_SHARED groups the ranks of one node (same host name); the
+// hardware-guided types find no finer level and give MPI_COMM_NULL, as MPI
+// allows. Every rank takes part in the exchange, MPI_UNDEFINED included.
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  Call c("MPI_Comm_split_type");
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(newcomm, "newcomm") ||
+      !c.Check(split_type == MPI_UNDEFINED || (split_type >= MPI_COMM_TYPE_SHARED &&
+                                               split_type <= MPI_COMM_TYPE_RESOURCE_GUIDED),
+               Code::kArg, "invalid split_type " + Str(split_type)))
+    return c.Fail();
+  constexpr int kLen = MPI_MAX_PROCESSOR_NAME;
+  char mine[kLen] = {};
+  int len = 0;
+  if (int rc = MPI_Get_processor_name(mine, &len); rc != MPI_SUCCESS) return rc;
+  std::vector<char> names(static_cast<std::size_t>(cm->size) * kLen);
+  if (int rc = MPI_Allgather(mine, kLen, MPI_CHAR, names.data(), kLen, MPI_CHAR, comm);
+      rc != MPI_SUCCESS)
+    return rc;
+  int color = -1;
+  for (int r = 0; split_type == MPI_COMM_TYPE_SHARED && r < cm->size && color < 0; ++r)
+    if (std::strncmp(&names[static_cast<std::size_t>(r) * kLen], mine, kLen) == 0) color = r;
+  Comm* child = nullptr;
+  Status st = rt::CommSplit(cm, color, key, &child);
+  if (!st.ok()) return c.Fail(st);
+  return api::AdoptComm(c, cm->errhandler, child, newcomm);
 }
 
 }  // extern "C"

@@ -227,6 +227,26 @@ static void test_create(int size) {
   MPI_Group_free(&odds);
 }
 
+/* All ranks of these tests share one node: MPI_COMM_TYPE_SHARED gives the
+ * whole world ordered by key; the hardware-guided types find no finer level. */
+static void test_split_type(int size) {
+  MPI_Comm node, none, dup;
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, size - mp_rank, MPI_INFO_NULL,
+                               &node));
+  int r, s;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_size(node, &s);
+  CHECK(s == size && r == size - 1 - mp_rank, "node comm: rank %d size %d", r, s);
+  CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &none));
+  CHECK(none == MPI_COMM_NULL, "MPI_UNDEFINED gave a communicator");
+  CHECK_OK(MPI_Comm_dup_with_info(node, MPI_INFO_NULL, &dup));
+  int cmp;
+  CHECK_OK(MPI_Comm_compare(node, dup, &cmp));
+  CHECK(cmp == MPI_CONGRUENT, "dup_with_info: compare %d", cmp);
+  CHECK_OK(MPI_Comm_free(&dup));
+  CHECK_OK(MPI_Comm_free(&node));
+}
+
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   int size;
@@ -237,6 +257,7 @@ int main(int argc, char** argv) {
   test_attributes();
   test_names();
   test_create(size);
+  test_split_type(size);
   mp_barrier(MPI_COMM_WORLD);
   /* MPI_Finalize deletes MPI_COMM_SELF's attributes (k4's callback now agrees). */
   refuse = 0;
