@@ -7,7 +7,7 @@ nicq/other to results.md. Python standard library only.
 
 usage: compare.py --nicq-bin DIR --out DIR [--quick] [--reps N]
                   [--providers "shm,tcp;ofi_rxm,shm@thread"] [--coll-ranks 2,4]
-                  [--only REGEX] [--timeout S]
+                  [--only REGEX] [--timeout S] [--replot]
 A provider written "name@thread" runs with NICQ_PROGRESS_THREAD=1;
 sockets runs with NICQ_OFFLOAD=native. The first provider is the one the
 ratio columns use. --quick: sizes to 64 KiB (point-to-point) and 1 MiB
@@ -97,6 +97,10 @@ def build_other(mpi, wrapper, out):
     return bindir
 
 
+def impl_name(spec):
+    return "nicq-" + spec.replace(";", "+").replace("@", "+")
+
+
 def implementations(args):
     """name -> (launcher for n ranks, bin dir, environment)"""
     impls = {}
@@ -108,7 +112,7 @@ def implementations(args):
             env["NICQ_OFFLOAD"] = "native"
         if thread:
             env["NICQ_PROGRESS_THREAD"] = "1"
-        impls["nicq-" + spec.replace(";", "+").replace("@", "+")] = (
+        impls[impl_name(spec)] = (
             lambda n: [os.path.join(args.nicq_bin, "nicqrun"), "-n", str(n), "--timeout",
                        str(args.timeout)], args.nicq_bin, env)
     for mpi, (wrapper, launcher, env) in OTHER_MPIS.items():
@@ -144,6 +148,33 @@ def run_all(args, benches, impls):
         print(f"== repetition {rep + 1}/{args.reps} done, {time.time() - start:.0f} s",
               file=sys.stderr)
     return results
+
+
+def load_runs(args, benches):
+    """The results of an earlier run, from its runs/ folder (--replot)."""
+    logdir = os.path.join(args.out, "runs")
+    names = {b[0] for b in benches}
+    results, impls = {}, []
+    for f in sorted(os.listdir(logdir)):
+        name, impl, _ = f[:-len(".txt")].rsplit(".", 2)
+        if name not in names:
+            continue
+        if impl not in impls:
+            impls.append(impl)
+        with open(os.path.join(logdir, f)) as fh:
+            table = parse(fh.read())
+        dest = results.setdefault(name, {})
+        for col, series in table.items():
+            for size, v in series.items():
+                dest.setdefault(impl, {}).setdefault(col, {}).setdefault(size, []).append(v)
+    # nicq first (the ratio reference), in the order --providers gives them.
+    given = [impl_name(spec) for spec in args.providers.split(",")]
+    order = sorted(impls, key=lambda i: (given.index(i) if i in given else len(given),
+                                         not i.startswith("nicq"), i))
+    for name in names:
+        for impl in order:
+            results.setdefault(name, {}).setdefault(impl, {})
+    return results, {i: None for i in order}
 
 
 def medians(series):
@@ -222,12 +253,13 @@ def plot(gnuplot, csv_path, name, cols, sizes, ranks):
     picked = [(k, i, m) for k, (i, m) in enumerate(cols) if unit(m) == first]
     series = ", ".join(f"'{csv_path}' using 1:{k + 2} with linespoints title '{i} {m}'"
                        for k, i, m in picked)
-    terminal = ("set terminal pngcairo size 800,500 font ',10'" if has_cairo(gnuplot)
-                else "set terminal png size 800,500")
+    terminal = ("set terminal pngcairo noenhanced size 800,500 font ',10'"
+                if has_cairo(gnuplot) else "set terminal png noenhanced size 800,500")
     script = "\n".join([
         terminal, f"set output '{csv_path[:-4]}.png'", "set datafile separator ','",
         "set key top left", f"set title '{name} ({ranks} ranks), medians'",
         "set xlabel 'bytes'", "set logscale x 2" if sizes[0] > 0 else "",
+        "set format x '%.0b%B'",
         "set yrange [0:105]" if first == "%" else "set logscale y", "set grid",
         f"set ylabel '{first}'", f"plot {series}", ""])
     subprocess.run([gnuplot], input=script, text=True, check=False)
@@ -248,15 +280,20 @@ def main():
     ap.add_argument("--coll-ranks", default="2")
     ap.add_argument("--only", default="", help="regex on benchmark names")
     ap.add_argument("--timeout", type=int, default=0)
+    ap.add_argument("--replot", action="store_true",
+                    help="only redo CSV, plots and table from --out's runs/")
     args = ap.parse_args()
     args.timeout = args.timeout or (60 if args.quick else 600)
     os.makedirs(args.out, exist_ok=True)
     benches = [b for b in benchmarks(args.quick, [int(n) for n in args.coll_ranks.split(",")])
                if re.search(args.only, b[0])]
-    impls = implementations(args)
-    print("== " + ", ".join(impls) + f"; {len(benches)} benchmarks x {args.reps} repetitions",
-          file=sys.stderr)
-    results = run_all(args, benches, impls)
+    if args.replot:
+        results, impls = load_runs(args, benches)
+    else:
+        impls = implementations(args)
+        print("== " + ", ".join(impls) + f"; {len(benches)} benchmarks x {args.reps} "
+              "repetitions", file=sys.stderr)
+        results = run_all(args, benches, impls)
     write_outputs(args, benches, impls, results)
     print(f"== results: {args.out}/results.md, *.csv, *.png", file=sys.stderr)
 
