@@ -4,6 +4,16 @@
  * starts the runtime and its finalize ends it, as in a sessions-only program. */
 #include "mp_check.h"
 
+/* An erroneous call returns `cls` with the call's name in its message. */
+static void expect_error(int rc, int cls, const char* call) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0, got = -1;
+  MPI_Error_class(rc, &got);
+  MPI_Error_string(rc, msg, &len);
+  CHECK(got == cls, "%s: class %d, want %d (%s)", call, got, cls, msg);
+  CHECK(strstr(msg, call) != NULL, "%s: message does not name the call: %s", call, msg);
+}
+
 static void expect_dims(int nnodes, int ndims, const int* in, const int* want) {
   int dims[8];
   memcpy(dims, in, sizeof(int) * (size_t)ndims);
@@ -68,6 +78,17 @@ static void test_cart(int size) {
   int wrapped[2] = {coords[0] + dims[0], coords[1]}, at;
   CHECK_OK(MPI_Cart_rank(cart, wrapped, &at));
   CHECK(at == rank, "periodic coordinate did not wrap: %d", at);
+  /* Bad input: an error class naming the call, outputs untouched. */
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int outside[2] = {0, dims[1]}, untouched = -9;
+  expect_error(MPI_Cart_rank(cart, outside, &untouched), MPI_ERR_ARG, "MPI_Cart_rank");
+  expect_error(MPI_Cart_shift(cart, 2, 1, &untouched, &untouched), MPI_ERR_DIMS, "MPI_Cart_shift");
+  expect_error(MPI_Cart_coords(cart, size, 2, coords), MPI_ERR_RANK, "MPI_Cart_coords");
+  expect_error(MPI_Cartdim_get(MPI_COMM_WORLD, &untouched), MPI_ERR_TOPOLOGY, "MPI_Cartdim_get");
+  CHECK(untouched == -9, "an erroneous call wrote its output (%d)", untouched);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_ARE_FATAL);
   /* Data moves along the periodic dimension. */
   int got = -1;
   CHECK_OK(MPI_Cart_shift(cart, 0, 1, &src, &dst));
@@ -133,9 +154,12 @@ static void test_session(int* size) {
   MPI_Group_size(g, &gs);
   CHECK(gs == 1, "mpi://SELF has %d members", gs);
   MPI_Group_free(&g);
-  int cls;
-  MPI_Error_class(MPI_Group_from_session_pset(s, "mpi://NOPE", &g), &cls);
-  CHECK(cls == MPI_ERR_ARG && g == MPI_GROUP_NULL, "unknown pset: class %d", cls);
+  g = MPI_GROUP_NULL;
+  expect_error(MPI_Group_from_session_pset(s, "mpi://NOPE", &g), MPI_ERR_ARG,
+               "MPI_Group_from_session_pset");
+  CHECK(g == MPI_GROUP_NULL, "unknown pset wrote a group");
+  expect_error(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 2, &len, name), MPI_ERR_ARG,
+               "MPI_Session_get_nth_pset");
   CHECK_OK(MPI_Session_finalize(&s));
   CHECK(s == MPI_SESSION_NULL, "session not nulled");
 }
