@@ -253,7 +253,7 @@ static void mixed(MPI_Queue* q, int it) {
 }
 
 /* Errors: matching twice, and ranks matching different requests. */
-static void match_errors(void) {
+static void match_errors(MPI_Queue* q) {
   CHECK_ERR(MPI_Match(&req[kBcast]), MPI_ERR_MATCH);
   MPI_Comm dup;
   CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
@@ -287,6 +287,19 @@ static void match_errors(void) {
     CHECK_OK(MPI_Wait(&rb, MPI_STATUS_IGNORE));
     CHECK(b[0] == p * (p - 1) / 2 + p * it, "allreduce after matching: %d", b[0]);
   }
+  /* The dup's requests enqueued too (one queue serves every communicator). */
+  for (int it = 0; it < 3; ++it) {
+    a = rank == 0 ? 50 + it : -1;
+    CHECK_OK(MPI_Enqueue_start(q, &ra));
+    CHECK_OK(MPI_Enqueue_wait(q, &ra, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Queue_fence(q));
+    CHECK(a == 50 + it, "enqueued bcast on a dup: %d", a);
+    a = 2 * rank + it;
+    CHECK_OK(MPI_Enqueue_start(q, &rb));
+    CHECK_OK(MPI_Enqueue_wait(q, &rb, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Queue_fence(q));
+    CHECK(b[0] == p * (p - 1) + p * it, "enqueued allreduce on a dup: %d", b[0]);
+  }
   CHECK_OK(MPI_Request_free(&ra));
   CHECK_OK(MPI_Request_free(&rb));
   CHECK_OK(MPI_Comm_free(&dup));
@@ -318,7 +331,7 @@ int main(int argc, char** argv) {
   for (int it = iters + 1; it <= iters + 2; ++it) plain(it);
   for (int it = iters + 3; it <= iters + 5; ++it) mixed(&q, it);
   enqueued(&q, iters + 6);
-  match_errors();
+  match_errors(&q);
   CHECK_OK(MPI_Queue_free(&q));
   for (int k = 0; k < kKinds; ++k) CHECK_OK(MPI_Request_free(&req[k]));
   CHECK_OK(MPI_Request_free(&ring[0]));
