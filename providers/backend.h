@@ -120,6 +120,12 @@ struct Capabilities {
   std::uint64_t max_counter_value = ~std::uint64_t{0};
   // Largest send/recv/put size in one op (0: unlimited).
   std::size_t max_msg_bytes = 0;
+  // The NIC runs a triggered counter op inside the lock of its trigger
+  // counter and fires the target's own triggers before releasing it
+  // (sockets), so a cycle of counter ops (A adds to B, B adds to A) deadlocks
+  // its progress thread. Callers close such a cycle with a
+  // kRemoteCounterAdd to their own rank: it fires later, outside the chain.
+  bool counter_op_cycles_deadlock = false;
 
   void AllowAtomic(AtomicOp op, AtomicType t) {
     atomic_mask[static_cast<int>(op)] |= std::uint64_t{1} << static_cast<int>(t);

@@ -41,6 +41,7 @@ Status NativeBackend::Init() {
                                     : (sockets ? INT32_MAX : (std::uint64_t{1} << 48) - 1);
   budget_ = config_.slot_budget ? config_.slot_budget : 1024;
   caps_.native_triggers = true;
+  caps_.counter_op_cycles_deadlock = sockets;
   caps_.remote_counters = true;
   ep_->QueryAtomics(&caps_);
   caps_.max_trigger_slots = budget_;
@@ -66,6 +67,7 @@ Status NativeBackend::Init() {
     free_records_.push_back(&r);
   }
   host_ops_.reserve(budget_);
+  retired_slots_.reserve(4 * budget_);
   return Status::Ok();
 }
 
@@ -81,8 +83,11 @@ NativeBackend::~NativeBackend() {
   }
   ep_.reset();  // endpoint first: counters stay bound to it until it closes
   if (records_)
-    for (std::size_t i = 0; i < budget_; ++i)
+    for (std::size_t i = 0; i < budget_; ++i) {
       if (records_[i].slot_cntr) fi_close(&records_[i].slot_cntr->fid);
+      if (records_[i].spare_slot) fi_close(&records_[i].spare_slot->fid);
+    }
+  for (fid_cntr* c : retired_slots_) fi_close(&c->fid);
   if (counters_)
     for (std::size_t i = 0; i < config_.num_counters; ++i)
       if (counters_[i].cntr) fi_close(&counters_[i].cntr->fid);

@@ -114,6 +114,9 @@ class NativeBackend final : public offload::OffloadBackend {
   Record* busy_head_ = nullptr;  // records whose ops may still be on the NIC
   std::atomic<std::size_t> entries_in_use_{0};
 
+  // Slot counters of disarmed (cancelled) data ops, closed with the backend;
+  // capacity reserved at Init (a full list makes Cancel refuse).
+  std::vector<fid_cntr*> retired_slots_;
   std::vector<HostOp> host_ops_;  // sorted by (trigger, threshold, seq); capacity reserved
   std::uint64_t host_seq_ = 0;
   std::atomic<bool> running_host_{false};

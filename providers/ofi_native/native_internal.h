@@ -23,8 +23,16 @@ struct NativeBackend::Counter {
 // The descriptors of one op on the NIC: libfabric reads them when the
 // trigger fires (and, for data ops, when they complete), so they live here
 // until the slot counter says the op is done.
+//
+// A data op gated on a counter is posted behind an "arm" hop: a counter add
+// of 1 to the record's slot counter on the trigger (work[0]), the data op on
+// the slot counter (work[1]), its completion report (work[2]). sockets copies
+// a data op's descriptors when it is queued but reads a counter op's value
+// when it fires, so zeroing the arm's value cancels the data op before it
+// fires (Cancel, FreeCounter, Flush); the record's slot counter, on whose
+// list the disarmed data op stays, is then replaced.
 struct NativeBackend::Record {
-  fi_deferred_work work[2];
+  fi_deferred_work work[3];
   union {
     fi_op_rma rma;
     fi_op_atomic atomic;
@@ -38,8 +46,11 @@ struct NativeBackend::Record {
   fid_cntr* slot_cntr = nullptr;
   std::uint64_t slot_target = 0;  // slot counter value meaning "done"
   std::uint64_t slot_errors = 0;
-  bool cq_failed = false;  // an error completion named this op
+  fid_cntr* spare_slot = nullptr;  // replaces slot_cntr once a disarmed op's arm fired
+  bool cq_failed = false;          // an error completion named this op
   bool is_data = false;
+  bool armed = false;     // data op behind the arm hop (work[0] arm, work[1] op, work[2] report)
+  bool disarmed = false;  // cancelled before it fired: retire the slot counter
   CounterId trigger = kNoCounter;
   CounterId completion = kNoCounter;
   fid_cntr* trigger_cntr = nullptr;

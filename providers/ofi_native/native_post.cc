@@ -31,11 +31,12 @@ bool IsData(OpKind k) {
 }
 }  // namespace
 
-// NIC trigger entries an op takes: the op itself, plus the chained counter
-// add that reports its completion.
+// NIC trigger entries an op takes: the op itself, the arm of a gated data
+// op (native_internal.h), and the chained counter add reporting completion.
 std::size_t NativeBackend::EntriesFor(const TriggeredOp& op) {
   if (op.kind == OpKind::kHost) return 0;
-  return op.completion != kNoCounter ? 2 : 1;
+  const bool armed = IsData(op.kind) && op.trigger != kNoCounter;
+  return (op.completion != kNoCounter ? 2 : 1) + (armed ? 1 : 0);
 }
 
 // Capability checks only (the selector asks before the plan's counters
@@ -210,10 +211,22 @@ Status NativeBackend::PostOne(const TriggeredOp& op) {
   r->hw_threshold = hw;
   r->entries = EntriesFor(op);
   r->is_data = IsData(op.kind);
+  r->armed = r->is_data && op.trigger != kNoCounter;
+  r->disarmed = false;
   std::memset(r->work, 0, sizeof(r->work));
-  fi_deferred_work& w = r->work[0];
-  w.threshold = hw;
-  w.triggering_cntr = trig;
+  if (r->armed) {
+    // The arm hop (native_internal.h): trigger -> slot + 1 -> data op.
+    r->slot_target = fi_cntr_read(r->slot_cntr) + 2;
+    fi_deferred_work& arm = r->work[0];
+    r->cntr[0] = {r->slot_cntr, 1};
+    arm.threshold = hw;
+    arm.triggering_cntr = trig;
+    arm.op_type = FI_OP_CNTR_ADD;
+    arm.op.cntr = &r->cntr[0];
+  }
+  fi_deferred_work& w = r->work[r->armed ? 1 : 0];
+  w.threshold = r->armed ? r->slot_target - 1 : hw;
+  w.triggering_cntr = r->armed ? r->slot_cntr : trig;
   fid_ep* ep = ep_->ep();
   const fi_addr_t peer = ep_->Peer(op.peer);
 
@@ -248,7 +261,7 @@ Status NativeBackend::PostOne(const TriggeredOp& op) {
     w.op_type = op.kind == OpKind::kCounterSet ? FI_OP_CNTR_SET : FI_OP_CNTR_ADD;
     w.op.cntr = &r->cntr[0];
   } else {
-    r->slot_target = fi_cntr_read(r->slot_cntr) + 1;
+    if (!r->armed) r->slot_target = fi_cntr_read(r->slot_cntr) + 1;
     w.completion_cntr = r->slot_cntr;
     void* ctx = &w.context;
     switch (op.kind) {
@@ -315,11 +328,13 @@ Status NativeBackend::PostOne(const TriggeredOp& op) {
   }
   if (op.trigger != kNoCounter) counters_[op.trigger].pending.fetch_add(1);
   entries_in_use_.fetch_add(r->entries);
+  // The data op first, its arm after: the arm may fire at once.
   NICQ_RETURN_IF_ERROR(QueueWork(&w, offload::OpKindName(op.kind)));
+  if (r->armed) NICQ_RETURN_IF_ERROR(QueueWork(&r->work[0], "arm of a data op"));
   if (comp != nullptr) {
     // Completion report: data ops chain on their slot counter; counter ops
     // (which complete when they fire) on the same trigger, posted after.
-    fi_deferred_work& c = r->work[1];
+    fi_deferred_work& c = r->work[r->armed ? 2 : 1];
     r->cntr[1] = {comp, op.completion_inc};
     c.threshold = r->is_data ? r->slot_target : hw;
     c.triggering_cntr = r->is_data ? r->slot_cntr : trig;

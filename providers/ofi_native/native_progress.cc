@@ -41,7 +41,8 @@ void NativeBackend::ReadCqErrorsLocked() {
     const auto* ctx = static_cast<const char*>(err.op_context);
     if (ctx >= base && ctx < base + budget_ * sizeof(Record)) {
       Record& r = records_[(ctx - base) / sizeof(Record)];
-      if (static_cast<void*>(&r.work[0].context) == err.op_context) r.cq_failed = true;
+      if (static_cast<void*>(&r.work[r.armed ? 1 : 0].context) == err.op_context)
+        r.cq_failed = true;
     }
     NICQ_LOG(kWarn, kProvider, "native: error completion: %s", fi_strerror(err.err));
     err = {};
@@ -55,7 +56,11 @@ std::size_t NativeBackend::ReclaimLocked() {
   Record** link = &busy_head_;
   while (Record* r = *link) {
     bool done = false, failed = false;
-    if (r->is_data) {
+    if (r->disarmed) {
+      // Cancelled before it fired: done once its arm (now adding 0) has
+      // fired; until then sockets may still read the record's descriptors.
+      done = HwRead(r->trigger_cntr, narrow) >= r->hw_threshold;
+    } else if (r->is_data) {
       done = HwRead(r->slot_cntr, narrow) >= r->slot_target;
       if (!done) {
         const std::uint64_t errors = fi_cntr_readerr(r->slot_cntr);
@@ -70,10 +75,22 @@ std::size_t NativeBackend::ReclaimLocked() {
       // counter changes again: a reached trigger whose op has not completed
       // may be such a stall, and adding 0 makes it rescan.
       if (HwRead(r->trigger_cntr, narrow) >= r->hw_threshold) fi_cntr_add(r->trigger_cntr, 0);
+      if (r->armed && HwRead(r->slot_cntr, narrow) + 1 >= r->slot_target)
+        fi_cntr_add(r->slot_cntr, 0);  // armed; the data op itself may have stalled
       link = &r->next;
       continue;
     }
-    fi_cntr_add(r->is_data ? r->slot_cntr : r->trigger_cntr, 0);  // barrier
+    fi_cntr_add(r->is_data && !r->disarmed ? r->slot_cntr : r->trigger_cntr, 0);  // barrier
+    if (r->disarmed) {
+      // The disarmed data op stays on the old slot counter's list: the
+      // record goes on with the spare counter; the old one is closed with
+      // the backend (closing it now could free entries sockets still scans).
+      retired_slots_.push_back(r->slot_cntr);
+      r->slot_cntr = r->spare_slot;
+      r->spare_slot = nullptr;
+      r->disarmed = false;
+      r->armed = false;
+    }
     *link = r->next;
     entries_in_use_.fetch_sub(r->entries);
     if (r->trigger != kNoCounter) counters_[r->trigger].pending.fetch_sub(1);
@@ -86,6 +103,7 @@ std::size_t NativeBackend::ReclaimLocked() {
       continue;
     }
     if (r->is_data && r->slot_target >= kSlotRebaseAt) fi_cntr_set(r->slot_cntr, 0);
+    r->armed = false;
     r->cq_failed = false;
     free_records_.push_back(r);
     ++freed;
@@ -130,18 +148,31 @@ bool NativeBackend::RunHostOps() {
 }
 
 // libfabric cannot withdraw a trigger-list entry, but sockets reads a
-// counter op's value when it fires: unfired counter adds (and completion
-// reports) on `trigger` (kNoCounter: every counter) are turned into adds of
-// 0. Returns how many unfired ops could not be neutralized (data ops, sets).
+// counter op's value when it fires: unfired counter adds, completion reports
+// and the arms of data ops on `trigger` (kNoCounter: every counter) are
+// turned into adds of 0. Returns how many unfired ops could not be
+// neutralized (counter sets).
 std::size_t NativeBackend::NeutralizeLocked(CounterId trigger) {
   const bool narrow = hw_limit_ <= INT32_MAX;
   std::size_t stuck = 0;
   for (Record* r = busy_head_; r != nullptr; r = r->next) {
     if (trigger != kNoCounter && r->trigger != trigger) continue;
-    if (HwRead(r->trigger_cntr, narrow) >= r->hw_threshold) continue;  // already fired
-    if (r->is_data || r->work[0].op_type == FI_OP_CNTR_SET) {
+    if (r->disarmed || HwRead(r->trigger_cntr, narrow) >= r->hw_threshold) continue;  // fired
+    if ((r->is_data && !r->armed) || r->work[0].op_type == FI_OP_CNTR_SET) {
       ++stuck;
       continue;
+    }
+    if (r->armed) {
+      // The replacement slot counter is opened now (not on the posting path).
+      fi_cntr_attr attr{};
+      attr.events = FI_CNTR_EVENTS_COMP;
+      attr.wait_obj = FI_WAIT_UNSPEC;
+      if (retired_slots_.size() == retired_slots_.capacity() ||
+          fi_cntr_open(ep_->domain(), &attr, &r->spare_slot, nullptr) != 0) {
+        ++stuck;
+        continue;
+      }
+      r->disarmed = true;
     }
     __atomic_store_n(&r->cntr[0].value, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&r->cntr[1].value, 0, __ATOMIC_RELEASE);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "api/api_internal.h"
+#include "core/log.h"
 #include "runtime/runtime.h"
 
 static_assert(MPI_ERR_BUFFER == static_cast<int>(nicq::Code::kBuffer));
@@ -23,6 +24,14 @@ static_assert(MPI_ERR_PROC_FAILED == static_cast<int>(nicq::Code::kProcFailed));
 static_assert(MPI_ANY_SOURCE == nicq::rt::kAnySource && MPI_PROC_NULL == nicq::rt::kProcNull &&
               MPI_ANY_TAG == nicq::rt::kAnyTag);
 static_assert(MPI_BSEND_OVERHEAD == nicq::rt::kBsendOverhead);
+
+// The offload context (src/queue/offload_context.h) is created in MPI_Init
+// because its creation is collective. Weak references: the API unit tests
+// link env.cc without the queue layer, where these resolve to null.
+namespace nicq::queue {
+[[gnu::weak]] Status InitOffloadContext();
+[[gnu::weak]] Status FinalizeOffloadContext();
+}  // namespace nicq::queue
 
 namespace nicq::api {
 namespace {
@@ -61,6 +70,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     std::exit(1);
   }
   api::RegisterPredefinedComms(rt::World(), rt::Self());
+  if (&queue::InitOffloadContext != nullptr) (void)queue::InitOffloadContext();  // failure kept
   api::g_main_thread = std::this_thread::get_id();
   api::g_phase.store(api::Phase::kRunning, std::memory_order_release);
   if (provided) *provided = got;
@@ -80,6 +90,10 @@ int MPI_Finalize(void) {
   // reported through the handler but does not stop the job's finalize.
   (void)api::DeleteCommAttrs(c, MPI_COMM_SELF, rt::Self());
   api::SweepOrphans(/*wait_all=*/true);
+  if (&queue::FinalizeOffloadContext != nullptr) {
+    Status off = queue::FinalizeOffloadContext();
+    if (!off.ok()) NICQ_LOG(kWarn, kQueue, "MPI_Finalize: %s", off.message().c_str());
+  }
   Status st = rt::Finalize();
   api::g_phase.store(api::Phase::kFinalized, std::memory_order_release);
   api::ResetCommTable();

@@ -4,13 +4,13 @@
 
 #include <string>
 
+#include "queue/epoch_ops.h"
 #include "queue/offload_context.h"
 
 namespace nicq::queue {
 
 using offload::CounterId;
 using offload::kNoCounter;
-using offload::OpKind;
 using offload::TriggeredOp;
 
 MatchedP2p::~MatchedP2p() {
@@ -47,70 +47,21 @@ Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
   const std::uint64_t n = epochs_ + 1;
   TriggeredOp* ops = RingSlot(n);
   if (!ops) return Status(Code::kAgain, {});  // ring full (no message: a retry path)
-  std::size_t count = 0;
+  P2pWire w;
+  w.role = a_.peer == -1 ? P2pWire::Role::kProcNull
+                         : (a_.is_send ? P2pWire::Role::kSend : P2pWire::Role::kRecv);
+  w.buf = a_.buf;
+  w.bytes = a_.bytes;
+  w.peer = peer_world_;
+  w.gate = gate_;
+  w.done = done_;
+  w.peer_gate = peer_gate_;
+  w.peer_done = peer_done_;
+  w.peer_arrival = peer_arrival_;
+  w.remote_addr = remote_addr_;
+  w.remote_key = remote_key_;
   CounterId host_add = kNoCounter;  // counter the host bumps after posting (MPI_Start)
-  if (a_.peer == -1) {              // MPI_PROC_NULL: the start is the completion
-    if (gate == kNoCounter) {
-      host_add = done_;
-    } else {
-      ops[0] = TriggeredOp{};
-      ops[0].kind = OpKind::kCounterAdd;
-      ops[0].trigger = gate;
-      ops[0].threshold = threshold;
-      ops[0].target_counter = done_;
-      ops[0].value = 1;
-      count = 1;
-    }
-  } else if (a_.is_send) {
-    TriggeredOp& put = ops[0];
-    put = TriggeredOp{};
-    put.trigger = gate_;
-    put.threshold = 2 * n;  // receiver ready + this send started
-    // No local completion counter: the receiver's acknowledgement is it.
-    put.peer = peer_world_;
-    if (a_.bytes == 0) {
-      put.kind = OpKind::kRemoteCounterAdd;
-      put.target_counter = peer_arrival_;
-      put.value = 1;
-    } else {
-      put.kind = OpKind::kPut;
-      put.local_buf = a_.buf;
-      put.bytes = a_.bytes;
-      put.remote_addr = remote_addr_;
-      put.remote_key = remote_key_;
-      put.target_counter = peer_arrival_;
-    }
-    count = 1;
-    if (gate == kNoCounter) {
-      host_add = gate_;
-    } else {
-      ops[1] = TriggeredOp{};
-      ops[1].kind = OpKind::kCounterAdd;
-      ops[1].trigger = gate;
-      ops[1].threshold = threshold;
-      ops[1].target_counter = gate_;
-      ops[1].value = 1;
-      count = 2;
-    }
-  } else {  // receive: the start is the ready token; the landing is acknowledged
-    TriggeredOp& token = ops[0];
-    token = TriggeredOp{};
-    token.kind = OpKind::kRemoteCounterAdd;
-    token.trigger = gate;
-    token.threshold = gate == kNoCounter ? 0 : threshold;
-    token.peer = peer_world_;
-    token.target_counter = peer_gate_;
-    token.value = 1;
-    TriggeredOp& ack = ops[1];
-    ack = TriggeredOp{};
-    ack.kind = OpKind::kRemoteCounterAdd;
-    ack.trigger = done_;
-    ack.threshold = n;
-    ack.peer = peer_world_;
-    ack.target_counter = peer_done_;
-    ack.value = 1;
-    count = 2;
-  }
+  const std::size_t count = BuildEpochOps(w, n, gate, threshold, ops, &host_add);
   if (count) NICQ_RETURN_IF_ERROR(b->Post({ops, count}));
   epochs_ = n;
   if (host_add != kNoCounter) return b->AddCounter(host_add, 1);

@@ -24,6 +24,8 @@ struct Context {
   offload::OffloadBackend* backend = nullptr;
   std::string name;
   bool lazy = false;
+  bool attempted = false;  // InitOffloadContext ran (MPI_Init): never retry lazily
+  Status failure;          // why it failed, for every later queue/match call
 };
 Context& Ctx() {
   static auto* c = new Context();  // never destroyed: read during exit
@@ -78,6 +80,8 @@ Status Create(const std::string& which, Context& c) {
   return Status::Ok();
 }
 
+Status CreateLocked(Context& c);
+
 void AtExit() {
   Context& c = Ctx();
   std::lock_guard<std::mutex> lock(c.mu);
@@ -95,6 +99,15 @@ Status InitOffloadContext() {
   if (c.backend) return Status::Ok();
   if (!rt::Initialized())
     return Error(Code::kOther, "offload context: the runtime is not initialized");
+  c.attempted = true;
+  c.failure = CreateLocked(c);
+  if (!c.failure.ok())
+    NICQ_LOG(kInfo, kQueue, "no offload context: %s", c.failure.message().c_str());
+  return c.failure;
+}
+
+namespace {
+Status CreateLocked(Context& c) {
   RegisterOfiBackends();
   std::string want = config::GetString("NICQ_OFFLOAD");
   Status st;
@@ -121,13 +134,17 @@ Status InitOffloadContext() {
            rt::ProviderName());
   return Status::Ok();
 }
+}  // namespace
 
 Status FinalizeOffloadContext() {
   Context& c = Ctx();
   std::lock_guard<std::mutex> lock(c.mu);
-  if (!c.backend) return Status::Ok();
-  Status st = c.backend->Flush();
+  if (!c.attempted) return Status::Ok();
+  c.attempted = false;
+  Status st = c.backend ? c.backend->Flush() : Status::Ok();
   // No peer may still target our counters or memory when they go away.
+  // Every rank attempted the context in MPI_Init, so every rank is here,
+  // also one whose backend could not be created.
   Status b = rt::Boot().Barrier();
   c.backend = nullptr;
   c.owner.reset();
@@ -137,8 +154,15 @@ Status FinalizeOffloadContext() {
 
 Status EnsureOffloadContext() {
   if (Ctx().backend) return Status::Ok();
-  NICQ_RETURN_IF_ERROR(InitOffloadContext());
   Context& c = Ctx();
+  {
+    // Created (or refused) in MPI_Init on every rank: a retry here would be
+    // a collective step that only some ranks take, and hang.
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (c.attempted)
+      return c.failure.ok() ? Error(Code::kOther, "offload context was finalized") : c.failure;
+  }
+  NICQ_RETURN_IF_ERROR(InitOffloadContext());
   std::lock_guard<std::mutex> lock(c.mu);
   if (!c.lazy) {
     c.lazy = true;

@@ -8,13 +8,14 @@
 // native when the runtime's provider offers FI_TRIGGER, else emulated.
 //
 // Lifecycle: InitOffloadContext() is collective over MPI_COMM_WORLD (the
-// backend addresses are exchanged through rt::Boot().Allgather) and belongs
-// right after rt::Init in MPI_Init; FinalizeOffloadContext() is collective
-// too (a barrier, so no peer's op still targets this process) and belongs
-// in MPI_Finalize before rt::Finalize. Until MPI_Init/MPI_Finalize call
-// them, EnsureOffloadContext() creates the context lazily on the first
-// MPI_Queue_init / MPI_Match* call (which then must be collective over
-// world on first use, as in Example 13.1) and it is torn down at exit.
+// backend addresses are exchanged through rt::Boot().Allgather), so MPI_Init
+// calls it on every rank right after the runtime is up; a failure is kept
+// and returned by every later EnsureOffloadContext() (no lazy retry, which
+// would be a collective step only some ranks take). FinalizeOffloadContext()
+// is collective too (a barrier, so no peer's op still targets this process)
+// and MPI_Finalize calls it before the runtime goes down. Only a program
+// that brings up the runtime without MPI_Init (unit tests) gets the context
+// lazily from EnsureOffloadContext(), torn down at exit.
 #pragma once
 
 #include "core/status.h"

@@ -6,6 +6,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "queue/epoch_ops.h"
 #include "queue/match_engine.h"
 #include "queue/matched_p2p.h"
 #include "queue/offload_context.h"
@@ -16,21 +17,9 @@ namespace nicq::queue {
 namespace {
 
 using offload::kNoCounter;
-using offload::OpKind;
 using offload::TriggeredOp;
 
 constexpr std::size_t kRecords = 4096;  // waits a queue holds before backpressure
-
-TriggeredOp CounterAdd(offload::CounterId trigger, std::uint64_t threshold,
-                       offload::CounterId target) {
-  TriggeredOp op;
-  op.kind = OpKind::kCounterAdd;
-  op.trigger = trigger;
-  op.threshold = threshold;
-  op.target_counter = target;
-  op.value = 1;
-  return op;
-}
 
 std::uint64_t NowMs() {
   using namespace std::chrono;
@@ -168,9 +157,8 @@ Status Queue::EnqueueWait(Enqueueable* e, void* status, StatusFiller fill) {
   }
   const std::uint64_t k = k_ + 1;
   TriggeredOp* ops = s.wait_ops[slot];
-  ops[0] = CounterAdd(e->DoneCounter(), e->DoneTarget(), s.join);
-  ops[1] = CounterAdd(qc_, k - 1, s.join);
-  ops[2] = CounterAdd(s.join, 2 * m, qc_);
+  BuildWaitOps(e->DoneCounter(), e->DoneTarget(), s.join, m, qc_, k,
+               Backend()->Caps().counter_op_cycles_deadlock, rt::WorldRank(), ops);
   for (;;) {
     Status st = Backend()->Post({ops, 3});
     if (st.ok()) break;

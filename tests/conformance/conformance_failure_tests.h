@@ -21,6 +21,51 @@ TEST_P(TriggeredOpConformance, CancelRemovesUnfiredOps) {
   ASSERT_TRUE(Drive([&] { return B(0).SlotsInUse() == base; }));
 }
 
+// Cancel withdraws unfired data ops too: a put and a remote counter add on
+// the cancelled counter never move data, while a put on another counter
+// still does; their trigger slots come back.
+TEST_P(TriggeredOpConformance, CancelRemovesUnfiredDataOps) {
+  ASSERT_TRUE(MakeWorld(2));
+  CounterId trig = Counter(0), other = Counter(0), comp = Counter(0);
+  CounterId arr = Counter(1), bell = Counter(1);
+  std::vector<std::int64_t> src(8, 3), dst(8, 0);
+  MemRegion mr;
+  ASSERT_TRUE(B(1).RegisterMemory(dst.data(), dst.size() * 8, arr, &mr).ok());
+  const std::size_t base = B(0).SlotsInUse();
+  TriggeredOp put;
+  put.kind = OpKind::kPut;
+  put.trigger = trig;
+  put.threshold = 1;
+  put.peer = 1;
+  put.local_buf = src.data();
+  put.bytes = src.size() * 8;
+  put.remote_addr = mr.remote_addr;
+  put.remote_key = mr.key;
+  put.completion = comp;
+  TriggeredOp add;
+  add.kind = OpKind::kRemoteCounterAdd;
+  add.trigger = trig;
+  add.threshold = 1;
+  add.peer = 1;
+  add.target_counter = bell;
+  add.value = 1;
+  add.completion = comp;
+  TriggeredOp kept = put;
+  kept.trigger = other;
+  kept.completion = comp;
+  Post(0, {put, add, kept});
+  ASSERT_TRUE(B(0).Cancel(trig).ok());
+  Bump(0, trig);
+  Bump(0, other);
+  ASSERT_TRUE(Drive([&] { return B(0).ReadCounter(comp) == 1 && B(1).ReadCounter(arr) == 1; }));
+  Quiet();
+  EXPECT_EQ(B(0).ReadCounter(comp), 1u) << "a cancelled data op completed";
+  EXPECT_EQ(B(1).ReadCounter(arr), 1u) << "a cancelled put landed";
+  EXPECT_EQ(B(1).ReadCounter(bell), 0u) << "a cancelled remote counter add landed";
+  EXPECT_EQ(dst, src);
+  ASSERT_TRUE(Drive([&] { return B(0).SlotsInUse() == base; }));
+}
+
 TEST_P(TriggeredOpConformance, FlushCompletesInFlightAndFiresNothingMore) {
   ASSERT_TRUE(MakeWorld(2));
   CounterId never = Counter(0), comp = Counter(0), arr = Counter(1), target = Counter(0);

@@ -44,12 +44,7 @@ struct HostLog {
 // moves them into its own exclusion list (or fixes the backend) and deletes
 // them here.
 inline const std::map<std::string, std::map<std::string, std::string>>& PendingExclusions() {
-  static const std::map<std::string, std::map<std::string, std::string>> m = {
-      {"native_sockets",
-       {{"TruncatedReceiveFailsAndStopsChain",
-         "observed: no error reaches the completion counter of a triggered receive that a longer "
-         "send truncates (sockets); to be confirmed by the native backend's owner"}}},
-  };
+  static const std::map<std::string, std::map<std::string, std::string>> m = {};
   return m;
 }
 

@@ -51,9 +51,9 @@ WorldFactory Native(std::string provider) {
 }
 
 std::vector<BackendUnderTest> Backends() {
-  // native_sockets: no exclusions of its own (the suite keeps its pending
-  // TruncatedReceiveFailsAndStopsChain one; it passes since CQ error entries
-  // are read, see docs/offload-backends.md).
+  // native_sockets: no exclusions (a truncated triggered receive reaches its
+  // completion counter's error value through the CQ error entry the backend
+  // reads, see docs/offload-backends.md).
   const std::map<std::string, std::string> native_exclusions = {};
   // Without a progress thread only the process that calls in progresses:
   // these one-process tests drive B(0) alone inside Flush/WaitCounter while

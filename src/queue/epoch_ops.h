@@ -1,0 +1,126 @@
+// The triggered ops one epoch of a matched point-to-point request posts, and
+// the three counter ops of an enqueued wait: pure functions of what the match
+// resolved, so that the simulator tests (tests/queue/sim_example_test.cc) run
+// exactly the ops MatchedP2p and Queue post, on many ranks in one process.
+// The protocol itself is described in matched_p2p.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "providers/backend.h"
+
+namespace nicq::queue {
+
+// One side of a matched pair, as the match left it.
+struct P2pWire {
+  enum class Role : std::uint8_t { kProcNull, kSend, kRecv };
+  Role role = Role::kProcNull;
+  const void* buf = nullptr;                              // send buffer (sender)
+  std::size_t bytes = 0;                                  // send bytes (sender)
+  offload::PeerId peer = -1;                              // the peer's world rank
+  offload::CounterId gate = offload::kNoCounter;          // sender: ready tokens + starts
+  offload::CounterId done = offload::kNoCounter;          // sender: acks; receiver: arrivals
+  offload::CounterId peer_gate = offload::kNoCounter;     // receiver: the sender's gate
+  offload::CounterId peer_done = offload::kNoCounter;     // receiver: the sender's done
+  offload::CounterId peer_arrival = offload::kNoCounter;  // sender: receiver's arrivals
+  std::uint64_t remote_addr = 0, remote_key = 0;          // sender: receive buffer
+};
+
+inline offload::TriggeredOp LocalCounterAdd(offload::CounterId trigger, std::uint64_t threshold,
+                                            offload::CounterId target) {
+  offload::TriggeredOp op;
+  op.kind = offload::OpKind::kCounterAdd;
+  op.trigger = trigger;
+  op.threshold = threshold;
+  op.target_counter = target;
+  op.value = 1;
+  return op;
+}
+
+// Epoch n (1, 2, ...) gated on `gate` >= `threshold` (kNoCounter: at once).
+// Fills ops[0..2) and returns how many to post; *host_add is the counter the
+// host bumps by one after posting them (kNoCounter: none).
+inline std::size_t BuildEpochOps(const P2pWire& w, std::uint64_t n, offload::CounterId gate,
+                                 std::uint64_t threshold, offload::TriggeredOp* ops,
+                                 offload::CounterId* host_add) {
+  using offload::kNoCounter;
+  using offload::OpKind;
+  using offload::TriggeredOp;
+  *host_add = kNoCounter;
+  switch (w.role) {
+    case P2pWire::Role::kProcNull:  // the start is the completion
+      if (gate == kNoCounter) {
+        *host_add = w.done;
+        return 0;
+      }
+      ops[0] = LocalCounterAdd(gate, threshold, w.done);
+      return 1;
+    case P2pWire::Role::kSend: {
+      TriggeredOp& put = ops[0];
+      put = TriggeredOp{};
+      put.trigger = w.gate;
+      put.threshold = 2 * n;  // receiver ready + this send started
+      // No local completion counter: the receiver's acknowledgement is it.
+      put.peer = w.peer;
+      put.target_counter = w.peer_arrival;
+      if (w.bytes == 0) {
+        put.kind = OpKind::kRemoteCounterAdd;
+        put.value = 1;
+      } else {
+        put.kind = OpKind::kPut;
+        put.local_buf = w.buf;
+        put.bytes = w.bytes;
+        put.remote_addr = w.remote_addr;
+        put.remote_key = w.remote_key;
+      }
+      if (gate == kNoCounter) {
+        *host_add = w.gate;
+        return 1;
+      }
+      ops[1] = LocalCounterAdd(gate, threshold, w.gate);
+      return 2;
+    }
+    case P2pWire::Role::kRecv: {  // the start is the ready token; the landing is acknowledged
+      TriggeredOp& token = ops[0];
+      token = TriggeredOp{};
+      token.kind = OpKind::kRemoteCounterAdd;
+      token.trigger = gate;
+      token.threshold = gate == kNoCounter ? 0 : threshold;
+      token.peer = w.peer;
+      token.target_counter = w.peer_gate;
+      token.value = 1;
+      TriggeredOp& ack = ops[1];
+      ack = TriggeredOp{};
+      ack.kind = OpKind::kRemoteCounterAdd;
+      ack.trigger = w.done;
+      ack.threshold = n;
+      ack.peer = w.peer;
+      ack.target_counter = w.peer_done;
+      ack.value = 1;
+      return 2;
+    }
+  }
+  return 0;
+}
+
+// The m-th enqueued wait of a request, k-th wait of its queue (counter qc):
+// join gets one add when the request's epoch is done and one when the
+// queue's previous wait is done; at 2m the queue counter moves to k.
+// `back_edge_remote` (Capabilities::counter_op_cycles_deadlock): qc -> join
+// -> qc is a cycle of counter ops, so the last edge goes out as a doorbell
+// write to this process (`self`), which lands outside the firing chain.
+inline void BuildWaitOps(offload::CounterId done, std::uint64_t done_target,
+                         offload::CounterId join, std::uint64_t m, offload::CounterId qc,
+                         std::uint64_t k, bool back_edge_remote, offload::PeerId self,
+                         offload::TriggeredOp ops[3]) {
+  ops[0] = LocalCounterAdd(done, done_target, join);
+  ops[1] = LocalCounterAdd(qc, k - 1, join);
+  ops[2] = LocalCounterAdd(join, 2 * m, qc);
+  if (back_edge_remote) {
+    ops[2].kind = offload::OpKind::kRemoteCounterAdd;
+    ops[2].peer = self;
+  }
+}
+
+}  // namespace nicq::queue
