@@ -49,6 +49,7 @@ def benchmarks(quick, coll_ranks):
            ("bw", "nicq_bw", p2p, 2, ["Bandwidth (MB/s)"]),
            ("bibw", "nicq_bibw", p2p, 2, ["Bandwidth (MB/s)"]),
            ("latency_persistent", "nicq_latency_persistent", p2p, 2, ["Latency (us)"]),
+           ("latency_matched", "nicq_latency_persistent", p2p + ["-M"], 2, ["Latency (us)"]),
            ("latency_queued", "nicq_latency_queued", p2p, 2, ["Latency (us)"]),
            ("ring_queued", "nicq_ring_queued", ["-m", "8:65536"] + p2p[2:], 2,
             ["Queued(us)", "Startall(us)", "Isend(us)", "Enqueue(ns)", "Overlap(%)"])]

@@ -13,6 +13,7 @@
  *   -q           no progress lines on stderr
  *   --form F     blocking | nonblocking | persistent | queued (collectives)
  *   -t, --overlap  OSU-style overlap of communication with a compute loop
+ *   -M, --matched  match persistent requests first (MPI_Matchall, chapter 13)
  *
  * Every line that is not a result row starts with '#'. Progress lines
  * ("# size N done, M left") go to stderr from rank 0 at most every 5 s,
@@ -40,29 +41,30 @@ static const char* const osu_form_names[] = {"blocking", "nonblocking", "persist
 /* Which of the optional options a program accepts. */
 #define OSU_ACCEPT_FORM 1
 #define OSU_ACCEPT_OVERLAP 2
+#define OSU_ACCEPT_MATCHED 4
 
 struct osu_options {
   long min_size, max_size;
   int iters, warmup;
-  int full, quiet, overlap;
+  int full, quiet, overlap, matched;
   enum osu_form form;
 };
 
 static inline void osu_usage(const char* prog, int accept) {
-  fprintf(stderr, "usage: %s [-m min:max] [-i iterations] [-x warmup] [-f] [-q]%s%s\n", prog,
+  fprintf(stderr, "usage: %s [-m min:max] [-i iterations] [-x warmup] [-f] [-q]%s%s%s\n", prog,
           accept & OSU_ACCEPT_FORM ? " [--form blocking|nonblocking|persistent|queued]" : "",
-          accept & OSU_ACCEPT_OVERLAP ? " [-t|--overlap]" : "");
+          accept & OSU_ACCEPT_OVERLAP ? " [-t|--overlap]" : "",
+          accept & OSU_ACCEPT_MATCHED ? " [-M|--matched]" : "");
 }
 
 /* Returns 0 on success; prints usage and returns 1 on a bad option.
  * min/max are the program's default sizes. */
 static inline int osu_parse_with(int argc, char** argv, struct osu_options* o, int accept, long min,
                                  long max) {
-  static const struct option longopts[] = {{"form", required_argument, NULL, 'F'},
-                                           {"overlap", no_argument, NULL, 't'},
-                                           {"full", no_argument, NULL, 'f'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {
+      {"form", required_argument, NULL, 'F'}, {"overlap", no_argument, NULL, 't'},
+      {"matched", no_argument, NULL, 'M'},    {"full", no_argument, NULL, 'f'},
+      {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->min_size = min;
   o->max_size = max;
@@ -70,7 +72,7 @@ static inline int osu_parse_with(int argc, char** argv, struct osu_options* o, i
   o->warmup = 200;
   o->form = OSU_BLOCKING;
   int c, bad = 0;
-  while (!bad && (c = getopt_long(argc, argv, "m:i:x:fqth", longopts, NULL)) != -1) {
+  while (!bad && (c = getopt_long(argc, argv, "m:i:x:fqtMh", longopts, NULL)) != -1) {
     switch (c) {
       case 'm': {
         char* colon = strchr(optarg, ':');
@@ -97,6 +99,10 @@ static inline int osu_parse_with(int argc, char** argv, struct osu_options* o, i
       case 't':
         o->overlap = 1;
         bad = !(accept & OSU_ACCEPT_OVERLAP);
+        break;
+      case 'M':
+        o->matched = 1;
+        bad = !(accept & OSU_ACCEPT_MATCHED);
         break;
       case 'F': {
         int found = 0;
