@@ -16,6 +16,8 @@
 #   NICQ_BENCH_PROVIDERS  part 2's nicq providers (default "shm,tcp;ofi_rxm";
 #                     "shm@thread" adds NICQ_PROGRESS_THREAD=1)
 #   NICQ_BENCH_COLL_RANKS part 2's rank counts for collectives (default 2)
+#   NICQ_BENCH_ONLY   part 2: a regular expression on benchmark names
+#                     (e.g. '^allreduce_persistent')
 #
 # Part 1: for each provider the raw floor (fi_pingpong_raw), nicq_latency
 # and nicq_bw, then MPICH and Open MPI; a summary of the 8-byte half round
@@ -113,6 +115,6 @@ if [[ -n $suite ]]; then
   note "benchmark suite side by side (compare.py), results in $out/suite"
   python3 "$here/compare.py" --nicq-bin "$bin" --out "$out/suite" ${quick:+--quick} \
     --reps "${NICQ_BENCH_REPS:-3}" --providers "${NICQ_BENCH_PROVIDERS:-shm,tcp;ofi_rxm}" \
-    --coll-ranks "${NICQ_BENCH_COLL_RANKS:-2}" || exit 1
+    --coll-ranks "${NICQ_BENCH_COLL_RANKS:-2}" --only "${NICQ_BENCH_ONLY:-}" || exit 1
   echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
 fi
