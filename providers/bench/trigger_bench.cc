@@ -7,12 +7,17 @@
 //          and from posting a remote counter add to self until the progress
 //          thread, seeing the arrival, has run the op gated on it
 //
-// usage: prov_ofi_trigger_bench [iterations]   (prints one line per result)
+//          and, inside the progress thread, from a host op's completion
+//          reaching the next op's threshold to that op running
+//
+// usage: prov_ofi_trigger_bench [iterations] [native|emulated]
+//        (prints one line per result)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "providers/ofi_emulated/emulated_backend.h"
@@ -29,6 +34,12 @@ namespace {
 std::atomic<std::int64_t> g_fired_ns{0};
 void Stamp(void*) {
   g_fired_ns.store(Clock::now().time_since_epoch().count(), std::memory_order_release);
+}
+// First of a pair of chained host ops: its return is the moment its
+// completion counter reaches the second op's threshold.
+std::atomic<std::int64_t> g_first_ns{0};
+void StampFirst(void*) {
+  g_first_ns.store(Clock::now().time_since_epoch().count(), std::memory_order_release);
 }
 
 bool Wire(offload::OffloadBackend& b) {
@@ -103,8 +114,38 @@ void FireLatency(ofi::EmulatedBackend& b, int iters) {
     if (!b.Post(token).ok() || !b.WaitCounter(ids[1], 2 * it + 2, 30000).ok()) return;
     remote.push_back(double(g_fired_ns.load() - t0));
   }
+  // Inside the progress thread: a remote counter add to self lands (the
+  // thread reads the arrival), runs op A, whose completion reaches op B's
+  // threshold; A -> B is the firing latency of a counter reaching its
+  // threshold on the progress thread (queue + dispatch), B's stamp minus A's.
+  CounterId chain[3];
+  std::vector<double> in_thread;
+  if (b.AllocCounters(3, chain).ok()) {
+    std::vector<TriggeredOp> pair(2);
+    pair[0].kind = OpKind::kHost;
+    pair[0].host_fn = &StampFirst;
+    pair[0].trigger = chain[0];
+    pair[0].completion = chain[1];
+    pair[1].kind = OpKind::kHost;
+    pair[1].host_fn = &Stamp;
+    pair[1].trigger = chain[1];
+    pair[1].completion = chain[2];
+    std::vector<TriggeredOp> kick = token;
+    kick[0].target_counter = chain[0];
+    for (int it = 0; it < iters; ++it) {
+      pair[0].threshold = it + 1;
+      pair[1].threshold = it + 1;
+      if (!b.Post(pair).ok() || !b.Post(kick).ok() ||
+          !b.WaitCounter(chain[2], std::uint64_t(it) + 1, 30000).ok())
+        break;
+      in_thread.push_back(double(g_fired_ns.load() - g_first_ns.load()));
+    }
+  }
   std::printf("fire emulated %-20s %8.2f us threshold reached in AddCounter -> op ran\n",
               b.provider(), Median(local) / 1000);
+  std::printf(
+      "fire emulated %-20s %8.2f us counter reached on the progress thread -> gated op ran\n",
+      b.provider(), Median(in_thread) / 1000);
   std::printf(
       "fire emulated %-20s %8.2f us remote counter add posted -> arrival -> op ran "
       "(progress thread on PU %d)\n",
@@ -115,7 +156,9 @@ void FireLatency(ofi::EmulatedBackend& b, int iters) {
 
 int main(int argc, char** argv) {
   const int iters = argc > 1 ? std::atoi(argv[1]) : 200;
+  const std::string only = argc > 2 ? argv[2] : "";  // "native" or "emulated": one family
   for (const char* prov : {"shm", "tcp;ofi_rxm"}) {
+    if (only == "native") break;
     ofi::EmulatedConfig c;
     c.provider = prov;
     c.progress_thread = 0;
@@ -125,6 +168,7 @@ int main(int argc, char** argv) {
     c.progress_thread = 1;
     if (ofi::EmulatedBackend::Create(c, &e).ok() && Wire(*e)) FireLatency(*e, iters);
   }
+  if (only == "emulated") return 0;
   ofi::NativeConfig n;
   n.provider = "sockets";
   n.slot_budget = 256;
