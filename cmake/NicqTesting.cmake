@@ -43,7 +43,10 @@ function(nicq_add_mp_test name)
   # still running when its --timeout ends the job.
   math(EXPR _ctest_timeout "${A_TIMEOUT} + 15")
   foreach(prov IN LISTS A_PROVIDERS)
-    string(REPLACE "+" ";" prov_real "${prov}")
+    # "tcp+ofi_rxm" names the provider string "tcp;ofi_rxm": the semicolon is
+    # escaped, or ENVIRONMENT (a list) would split it into NICQ_PROVIDER=tcp
+    # and a stray "ofi_rxm" entry.
+    string(REPLACE "+" "\\;" prov_real "${prov}")
     foreach(n IN LISTS A_RANKS)
       set(tname "mp.${name}.${prov}.n${n}")
       add_test(NAME ${tname}
