@@ -110,6 +110,11 @@ namespace {
 Status CreateLocked(Context& c) {
   RegisterOfiBackends();
   std::string want = config::GetString("NICQ_OFFLOAD");
+  // The opt-out of the context MPI_Init creates (its endpoint's memory).
+  if (want == "none")
+    return Error(Code::kUnsupportedOperation,
+                 "NICQ_OFFLOAD=none: this process has no offload backend (MPI_Queue_init and "
+                 "MPI_Match* need one)");
   Status st;
   if (want.empty() || want == "auto") {
     // native needs FI_TRIGGER; its factory refuses (kUnsupportedOperation)
