@@ -71,7 +71,8 @@ Status Init(int required, int* provided) {
   if (provided) *provided = s.thread_level;
   s.locking = s.thread_level == 3;
   s.peer_timeout_s = double(std::max<std::int64_t>(1, config::GetInt("NICQ_PEER_TIMEOUT")));
-  s.wait_spin_ns = detail::ChooseWaitSpinNs(s.boot->LocalSize());
+  s.wait_spin_max_ns = detail::ChooseWaitSpinNs(s.boot->LocalSize());
+  s.wait_spin_ns.store(s.wait_spin_max_ns, std::memory_order_relaxed);
   NICQ_RETURN_IF_ERROR(s.fabric.Open(*s.boot).WithContext("Init: fabric"));
   NICQ_RETURN_IF_ERROR(s.engine.Init(&s.fabric, s.boot->Rank()));
   NICQ_RETURN_IF_ERROR(detail::BuildWorldAndSelf());
@@ -183,6 +184,8 @@ struct WaitPolicy {
 };
 constexpr WaitPolicy kManualProgress{32, 64, 1};
 constexpr WaitPolicy kAutoProgress{2, 0, 10};
+// The adaptive spin never drops below this (about a shm round trip).
+constexpr std::int64_t kMinSpinNs = 2000;
 
 void ShortSleep(std::uint32_t sleeps) {
   // 5 us growing to 80 us: short enough for latency, long enough to give
@@ -202,6 +205,11 @@ Status ProgressWait(Backoff& b) {
   }
   if (progress::PollAll()) ++n;
   if (n > 0) {
+    if (b.spin_until_ns != 0 && !b.spin_expired) {  // spinning paid off: spin longer next time
+      const std::int64_t cur = s.wait_spin_ns.load(std::memory_order_relaxed);
+      if (cur < s.wait_spin_max_ns)
+        s.wait_spin_ns.store(std::min(s.wait_spin_max_ns, cur * 2), std::memory_order_relaxed);
+    }
     b.Reset();
     s.last_event_s = detail::NowSeconds();
     return Status::Ok();
@@ -215,13 +223,16 @@ Status ProgressWait(Backoff& b) {
   if (b.polls <= kSpinPolls) return Status::Ok();
   // Manual progress on a core of our own: keep polling for wait_spin_ns
   // (the clock is read only on empty polls, past the first kSpinPolls).
-  if (!s.fabric.auto_progress() && s.wait_spin_ns > 0) {
+  if (!s.fabric.auto_progress() && s.wait_spin_max_ns > 0 && !b.spin_expired) {
     const std::int64_t now_ns = detail::NowNs();
-    if (b.spin_until_ns == 0) b.spin_until_ns = now_ns + s.wait_spin_ns;
+    const std::int64_t budget = s.wait_spin_ns.load(std::memory_order_relaxed);
+    if (b.spin_until_ns == 0) b.spin_until_ns = now_ns + budget;
     if (now_ns < b.spin_until_ns) {
       --b.polls;  // still spinning: the yield phase has not begun
       return Status::Ok();
     }
+    b.spin_expired = true;  // spun in vain: spin less next time (at least kMinSpinNs)
+    s.wait_spin_ns.store(std::max(kMinSpinNs, budget / 2), std::memory_order_relaxed);
   }
   if (b.polls <= kSpinPolls + kYieldPolls) {
     sched_yield();

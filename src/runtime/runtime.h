@@ -81,9 +81,11 @@ Status Progress(bool* progressed = nullptr);
 struct Backoff {
   std::uint32_t polls = 0;
   std::int64_t spin_until_ns = 0;  // end of the spin phase; 0: not begun
+  bool spin_expired = false;       // the spin phase ended without progress
   void Reset() {
     polls = 0;
     spin_until_ns = 0;
+    spin_expired = false;
   }
 };
 Status ProgressWait(Backoff& backoff);

@@ -1,6 +1,7 @@
 // The runtime's process-wide state, shared by runtime.cc, comm.cc and p2p.cc.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -30,8 +31,12 @@ struct State {
   double last_event_s = 0;
   double last_liveness_s = 0;
   // Nanoseconds a waiter on a manual-progress provider polls before it
-  // yields (NICQ_WAIT_SPIN_US; chosen in Init from the node's load).
-  std::int64_t wait_spin_ns = 0;
+  // yields. wait_spin_max_ns comes from NICQ_WAIT_SPIN_US (or, in auto, from
+  // whether each rank has a core); wait_spin_ns adapts below it: it halves
+  // when a spin ends empty (a loaded machine, or a peer busy computing) and
+  // doubles when a message arrives while spinning.
+  std::int64_t wait_spin_max_ns = 0;
+  std::atomic<std::int64_t> wait_spin_ns{0};
 };
 
 State& S();
