@@ -95,7 +95,8 @@ class MatchedP2p final : public Enqueueable {
   P2pArgs a_;
   State state_ = State::kIdle;
   Status failure_;
-  Comm* match_comm_ = nullptr;  // shadow of a_.comm on the runtime context
+  Comm* match_comm_ = nullptr;  // shadow of a_.comm on the runtime context (offers)
+  Comm* reply_comm_ = nullptr;  // shadow of a_.comm on the internal context (replies)
   Request send_req_, recv_req_;
   MatchOffer offer_;
   MatchReply reply_;
@@ -127,6 +128,6 @@ void TrackMatched(MatchedP2p* m, bool add);
 void NudgeMatched();
 
 // The shadow communicator carrying match traffic for `comm`.
-Comm* MatchComm(Comm* comm);
+Comm* MatchComm(Comm* comm, bool reply);
 
 }  // namespace nicq::queue

@@ -19,10 +19,13 @@ namespace {
 
 constexpr std::uint64_t kOfferMagic = 0x6e69637130666672ull;  // "nicq0ffr"
 constexpr std::uint64_t kReplyMagic = 0x6e69637172706c79ull;  // "nicqrply"
+// comm.h: context_id+2 is the internal context, unused by the runtime.
+constexpr std::uint32_t kMatchReplyContextOffset = 2;
 
 struct Shadows {
   std::mutex mu;
-  std::map<Comm*, std::unique_ptr<Comm>> map;
+  std::map<Comm*, std::unique_ptr<Comm>> map;        // offers
+  std::map<Comm*, std::unique_ptr<Comm>> reply_map;  // replies
 };
 Shadows& ShadowTable() {
   static auto* s = new Shadows();
@@ -65,14 +68,19 @@ void NudgeMatched() {
   for (MatchedP2p* m : l.list) m->Nudge();
 }
 
-// Match traffic goes on the communicator's runtime context (+3): it must
-// never meet user receives (MPI_ANY_TAG included) on the p2p context, and
-// the runtime's own traffic there only happens during communicator creation.
-Comm* MatchComm(Comm* comm) {
+// Match traffic never meets user receives (MPI_ANY_TAG included): offers go
+// on the communicator's runtime context (+3, whose other traffic only happens
+// during communicator creation) and replies on its internal context (+2).
+// Offers and replies must differ in context: a rank whose send and receive
+// requests both match with one peer and tag has a reply receive and an offer
+// receive posted side by side, and the peer's offer would otherwise land in
+// whichever was posted first (MPI_Matchall({send, recv}) failed that way).
+Comm* MatchComm(Comm* comm, bool reply) {
   Shadows& s = ShadowTable();
   std::lock_guard<std::mutex> lock(s.mu);
-  auto& slot = s.map[comm];
-  const std::uint32_t ctx = comm->context_id + rt::kRuntimeContextOffset;
+  auto& slot = (reply ? s.reply_map : s.map)[comm];
+  const std::uint32_t ctx =
+      comm->context_id + (reply ? kMatchReplyContextOffset : rt::kRuntimeContextOffset);
   if (!slot || slot->context_id != ctx || slot->world_ranks != comm->world_ranks) {
     slot = std::make_unique<Comm>(*comm);
     slot->context_id = ctx;
@@ -89,7 +97,8 @@ Status MatchedP2p::BeginMatch() {
     state_ = State::kMatched;
     return Status::Ok();
   }
-  match_comm_ = MatchComm(a_.comm);
+  match_comm_ = MatchComm(a_.comm, false);
+  reply_comm_ = MatchComm(a_.comm, true);
   if (a_.is_send) {
     offer_.magic = kOfferMagic;
     offer_.bytes = a_.bytes;
@@ -98,7 +107,7 @@ Status MatchedP2p::BeginMatch() {
     offer_.mode = std::uint32_t(a_.mode);
     // The reply receive first, so it is posted before the reply can arrive.
     NICQ_RETURN_IF_ERROR(
-        rt::Irecv(&reply_, sizeof reply_, a_.peer, a_.tag, match_comm_, &recv_req_));
+        rt::Irecv(&reply_, sizeof reply_, a_.peer, a_.tag, reply_comm_, &recv_req_));
     NICQ_RETURN_IF_ERROR(rt::Isend(&offer_, sizeof offer_, a_.peer, a_.tag, match_comm_,
                                    SendMode::kStandard, &send_req_));
     peer_world_ = a_.comm->WorldRank(a_.peer);
@@ -176,7 +185,7 @@ Status MatchedP2p::PollReceiver(bool* done) {
     reply_.remote_addr = region_.remote_addr;
     reply_.key = region_.key;
     if (offer_.bytes > a_.bytes) reply_.error = std::uint64_t(Code::kTruncate);
-    NICQ_RETURN_IF_ERROR(rt::Isend(&reply_, sizeof reply_, source_, tag_, match_comm_,
+    NICQ_RETURN_IF_ERROR(rt::Isend(&reply_, sizeof reply_, source_, tag_, reply_comm_,
                                    SendMode::kStandard, &send_req_));
     state_ = State::kReplying;
   }

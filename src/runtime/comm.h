@@ -11,7 +11,8 @@
 namespace nicq {
 
 struct Comm {
-  // p2p context; context_id+1 collectives; +2 internal (collective layers);
+  // p2p context; context_id+1 collectives; +2 internal (match replies of
+  // queue/matched_p2p_match.cc);
   // +3 the runtime's own traffic (comm creation, finalize). Ids come in steps of 4.
   std::uint32_t context_id = 0;
   int rank = 0;  // this process's rank in the comm
