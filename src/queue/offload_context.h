@@ -6,6 +6,7 @@
 // e.g. sockets here, cxi), emulated (software counters over tcp;ofi_rxm, shm,
 // verbs, with its progress thread), sim (one-process simulator), or auto:
 // native when the runtime's provider offers FI_TRIGGER, else emulated.
+// none: no context (queues and matching then report NICQ_OFFLOAD=none).
 //
 // Lifecycle: InitOffloadContext() is collective over MPI_COMM_WORLD (the
 // backend addresses are exchanged through rt::Boot().Allgather), so MPI_Init
