@@ -85,7 +85,8 @@ class NativeBackend final : public offload::OffloadBackend {
   std::uint64_t Logical(const Counter& c) const;
   // Hardware threshold for `threshold` on counter `id`, rebasing when needed.
   Status HwThreshold(offload::CounterId id, std::uint64_t threshold, std::uint64_t* hw);
-  static std::size_t EntriesFor(const offload::TriggeredOp& op);
+  std::size_t EntriesFor(const offload::TriggeredOp& op) const;
+  bool Armed(const offload::TriggeredOp& op) const;
   Status PostOne(const offload::TriggeredOp& op);
   Status ValidateLocked(std::span<const offload::TriggeredOp> ops) const;
   Status QueueWork(fi_deferred_work* w, const char* what);
@@ -102,6 +103,11 @@ class NativeBackend final : public offload::OffloadBackend {
   std::unique_ptr<OfiEndpoint> ep_;
   std::uint64_t hw_limit_ = 0;
   bool cxi_ = false;  // provider restrictions (CheckOps)
+  // Gated data ops go behind an arm hop (native_internal.h) so Cancel can
+  // disarm them: on sockets, whose copy-at-queue / read-at-fire behaviour
+  // this relies on; elsewhere (cxi: trigger entries are scarce) they are
+  // posted directly and Cancel refuses unfired data ops.
+  bool arm_data_ops_ = false;
   std::size_t budget_ = 0;
 
   std::unique_ptr<Counter[]> counters_;

@@ -33,10 +33,12 @@ bool IsData(OpKind k) {
 
 // NIC trigger entries an op takes: the op itself, the arm of a gated data
 // op (native_internal.h), and the chained counter add reporting completion.
-std::size_t NativeBackend::EntriesFor(const TriggeredOp& op) {
+bool NativeBackend::Armed(const TriggeredOp& op) const {
+  return arm_data_ops_ && IsData(op.kind) && op.trigger != kNoCounter;
+}
+std::size_t NativeBackend::EntriesFor(const TriggeredOp& op) const {
   if (op.kind == OpKind::kHost) return 0;
-  const bool armed = IsData(op.kind) && op.trigger != kNoCounter;
-  return (op.completion != kNoCounter ? 2 : 1) + (armed ? 1 : 0);
+  return (op.completion != kNoCounter ? 2 : 1) + (Armed(op) ? 1 : 0);
 }
 
 // Capability checks only (the selector asks before the plan's counters
@@ -211,7 +213,7 @@ Status NativeBackend::PostOne(const TriggeredOp& op) {
   r->hw_threshold = hw;
   r->entries = EntriesFor(op);
   r->is_data = IsData(op.kind);
-  r->armed = r->is_data && op.trigger != kNoCounter;
+  r->armed = Armed(op);
   r->disarmed = false;
   std::memset(r->work, 0, sizeof(r->work));
   if (r->armed) {
