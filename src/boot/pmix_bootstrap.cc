@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "core/log.h"
 
@@ -152,8 +153,18 @@ void PmixBootstrap::Abort(int code, const std::string& why) {
   std::fprintf(stderr, "nicq[%d]: abort (code %d): %s\n", rank_, code, why.c_str());
   std::fflush(stdout);
   std::fflush(stderr);
-  (void)PMIx_Abort(code, why.c_str(), nullptr, 0);
-  ::_exit(code != 0 ? code : 1);
+  // PMIx_Abort waits for the server's answer, and a loaded launcher has been
+  // seen never to give one (Open MPI 4.1's mpirun, with the other ranks in a
+  // fence): the whole job then hung until killed. It runs on its own thread;
+  // if it has not ended us within a few seconds we exit with the code, and a
+  // rank that exits nonzero without finalizing makes the launcher end the job.
+  const int status = code != 0 ? code : 1;
+  std::thread([code, why] {
+    (void)PMIx_Abort(code, why.c_str(), nullptr, 0);
+    ::_exit(code != 0 ? code : 1);
+  }).detach();
+  ::sleep(3);
+  ::_exit(status);
 }
 
 Status PmixBootstrap::Finalize() {
