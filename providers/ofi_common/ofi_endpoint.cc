@@ -91,7 +91,11 @@ Status OfiEndpoint::OpenObjects(const EndpointOptions& o) {
   fi_cq_attr cq_attr{};
   cq_attr.size = o.queue_size;
   cq_attr.format = FI_CQ_FORMAT_DATA;
-  cq_attr.wait_obj = o.cq_wait_object ? FI_WAIT_UNSPEC : FI_WAIT_NONE;
+  // shm (1.17) accepts a wait object but its fi_cq_sread is a sched_yield
+  // loop for the whole timeout: a progress thread "blocked" there burnt half
+  // a core per idle process. It gets no wait object and naps instead.
+  const bool yield_wait = std::strncmp(info_->fabric_attr->prov_name, "shm", 3) == 0;
+  cq_attr.wait_obj = o.cq_wait_object && !yield_wait ? FI_WAIT_UNSPEC : FI_WAIT_NONE;
   ret = fi_cq_open(domain_, &cq_attr, &cq_, nullptr);
   if (ret != 0 && o.cq_wait_object) {
     // No wait object here: the progress thread blocks with short sleeps instead.

@@ -92,6 +92,11 @@ void ProgressThread::BindAwayFromApp(int app_pu) {
 
 void ProgressThread::Run(int spin_us) {
   const std::int64_t spin_ns = static_cast<std::int64_t>(spin_us) * 1000;
+  // Spin and yield only after work was seen: a thread that woke from
+  // block_() to nothing goes straight back to it. Otherwise, on providers
+  // whose CQ has no wait object (shm), block_() is a 50 us nap and every nap
+  // was followed by spin_us of spinning: an idle process burnt half a core.
+  bool worked = true;
   while (!stop_.load(std::memory_order_acquire)) {
     // Spin while work keeps coming; after spin_us without any, yield a few
     // times, then block until the wait object fires (or 10 ms pass).
@@ -99,10 +104,12 @@ void ProgressThread::Run(int spin_us) {
     int yields = 0;
     while (!stop_.load(std::memory_order_relaxed)) {
       if (step_()) {
+        worked = true;
         idle_since = NowNs();
         yields = 0;
         continue;
       }
+      if (!worked) break;
       if (NowNs() - idle_since < spin_ns) continue;
       if (yields++ < 8) {
         sched_yield();
@@ -111,6 +118,7 @@ void ProgressThread::Run(int spin_us) {
       break;
     }
     if (stop_.load(std::memory_order_relaxed)) break;
+    worked = false;
     block_(10);
   }
 }

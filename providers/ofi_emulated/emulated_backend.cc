@@ -75,7 +75,9 @@ Status EmulatedBackend::Init() {
   return Status::Ok();
 }
 
+long g_dbg_eagain[16];
 EmulatedBackend::~EmulatedBackend() {
+  for (int i = 0; i < 16; ++i) if (g_dbg_eagain[i]) fprintf(stderr, "DBG eagain kind %d (%s): %ld\n", i, i < 15 ? offload::OpKindName(offload::OpKind(i)) : "bell", g_dbg_eagain[i]);
   thread_.Stop();
   if (doorbell_mr_) fi_close(&doorbell_mr_->fid);
 }
@@ -228,9 +230,15 @@ Status EmulatedBackend::Flush() {
   return Status::Ok();
 }
 
+namespace {
+// Naps of the progress thread on a CQ without wait object (nap_us_).
+constexpr int kMinNapUs = 50, kMaxNapUs = 1000;
+}  // namespace
+
 bool EmulatedBackend::Progress() {
   bool did = ReadCq() > 0;
   did |= Drain();
+  if (did) nap_us_.store(kMinNapUs, std::memory_order_relaxed);
   return did;
 }
 
@@ -243,6 +251,8 @@ bool EmulatedBackend::Drain() {
       did = true;
       const long r = Issue(n);
       if (r == -FI_EAGAIN) {
+        extern long g_dbg_eagain[16];
+        g_dbg_eagain[n->stage == 2 ? 15 : int(n->op->kind) & 15]++;
         queue_.PushReadyFront(n);
         eagain = true;
         break;
@@ -427,8 +437,15 @@ int EmulatedBackend::ReadCq() {
 
 // Blocks the progress thread until the CQ has something (or timeout_ms).
 void EmulatedBackend::BlockInCq(int timeout_ms) {
-  if (retry_.load(std::memory_order_relaxed) || queue_.HasReady() || !ep_->cq_waitable()) {
-    timespec ts{0, 50 * 1000};
+  if (retry_.load(std::memory_order_relaxed) || queue_.HasReady()) {
+    timespec ts{0, kMinNapUs * 1000};
+    nanosleep(&ts, nullptr);
+    return;
+  }
+  if (!ep_->cq_waitable()) {
+    const int nap = nap_us_.load(std::memory_order_relaxed);
+    nap_us_.store(std::min(nap * 2, kMaxNapUs), std::memory_order_relaxed);
+    timespec ts{0, static_cast<long>(nap) * 1000};
     nanosleep(&ts, nullptr);
     return;
   }

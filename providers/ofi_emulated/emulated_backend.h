@@ -84,8 +84,12 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::unique_ptr<OfiEndpoint> ep_;
   TriggerQueue queue_;
   std::atomic<bool> draining_{false};
-  std::atomic<bool> retry_{false};             // an op got EAGAIN: keep progressing
-  std::atomic<int> in_flight_{0};              // issued, completion not yet seen
+  std::atomic<bool> retry_{false};  // an op got EAGAIN: keep progressing
+  std::atomic<int> in_flight_{0};   // issued, completion not yet seen
+  // Progress thread's nap on a CQ without wait object (shm): 50 us while
+  // work comes, doubling to 1 ms while nothing does (an idle process then
+  // wakes 1000 times a second, not 20000).
+  std::atomic<int> nap_us_{50};
   alignas(8) std::uint64_t doorbell_ = 0;      // target of peers' doorbell writes
   static const std::uint64_t kDoorbellSource;  // 8 bytes we write to a doorbell
   fid_mr* doorbell_mr_ = nullptr;
