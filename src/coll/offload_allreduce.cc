@@ -1,5 +1,6 @@
 #include "coll/offload_allreduce.h"
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -133,6 +134,9 @@ namespace {
 struct Watch {
   std::mutex mu;
   std::vector<OffloadedAllreduce*> active;
+  // active.size() without mu: PollOffloaded runs on every progress pass
+  // (schedule.cc's hook) and most programs never offload.
+  std::atomic<std::size_t> n_active{0};
 };
 Watch& W() {
   static auto* w = new Watch();
@@ -251,10 +255,12 @@ void WatchOffloaded(OffloadedAllreduce* op) {
   EnsureHook();
   std::lock_guard<std::mutex> lock(W().mu);
   W().active.push_back(op);
+  W().n_active.store(W().active.size(), std::memory_order_release);
 }
 
 bool PollOffloaded() {
   Watch& w = W();
+  if (w.n_active.load(std::memory_order_acquire) == 0) return false;
   std::unique_lock<std::mutex> lock(w.mu, std::try_to_lock);
   if (!lock.owns_lock() || w.active.empty()) return false;
   bool any = false;
@@ -274,6 +280,7 @@ bool PollOffloaded() {
     owner->MarkDone();
     any = true;
   }
+  w.n_active.store(w.active.size(), std::memory_order_release);
   return any;
 }
 

@@ -78,6 +78,9 @@ struct Persistent final : queue::Enqueueable {
   // ---- used by the engine (schedule.cc Poll, engine lock held) ----
   // Detaches the list of requests whose gate fired since the last call.
   static Persistent* TakeFired();
+  // Whether any request is on the fired list (one relaxed load: the
+  // engine's lock-free fast path when nothing is active).
+  static bool AnyFired();
   Persistent* next_fired() const { return next_fired_; }
   // Launches this request's fired start and returns the schedule to
   // activate; nullptr when it cannot run yet (listed again for a later poll).

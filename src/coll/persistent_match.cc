@@ -173,6 +173,10 @@ void Persistent::List() {
                                           std::memory_order_relaxed));
 }
 
+bool Persistent::AnyFired() {
+  return g_fired.load(std::memory_order_relaxed) != nullptr;
+}
+
 Persistent* Persistent::TakeFired() {
   if (g_fired.load(std::memory_order_relaxed) == nullptr) return nullptr;
   return g_fired.exchange(nullptr, std::memory_order_acquire);
