@@ -75,9 +75,7 @@ Status EmulatedBackend::Init() {
   return Status::Ok();
 }
 
-long g_dbg_eagain[16];
 EmulatedBackend::~EmulatedBackend() {
-  for (int i = 0; i < 16; ++i) if (g_dbg_eagain[i]) fprintf(stderr, "DBG eagain kind %d (%s): %ld\n", i, i < 15 ? offload::OpKindName(offload::OpKind(i)) : "bell", g_dbg_eagain[i]);
   thread_.Stop();
   if (doorbell_mr_) fi_close(&doorbell_mr_->fid);
 }
@@ -251,8 +249,6 @@ bool EmulatedBackend::Drain() {
       did = true;
       const long r = Issue(n);
       if (r == -FI_EAGAIN) {
-        extern long g_dbg_eagain[16];
-        g_dbg_eagain[n->stage == 2 ? 15 : int(n->op->kind) & 15]++;
         queue_.PushReadyFront(n);
         eagain = true;
         break;

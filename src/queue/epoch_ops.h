@@ -104,6 +104,51 @@ inline std::size_t BuildEpochOps(const P2pWire& w, std::uint64_t n, offload::Cou
   return 0;
 }
 
+// Eager variant (backends without native triggers, for standard, buffered
+// and ready sends): epoch n is one tagged send and one tagged receive, each
+// gated on `gate` >= `threshold`, completing into the side's done counter.
+// A standard send may complete before its receive starts (the provider holds
+// an unexpected message, as MPI's eager protocol does), so a queued
+// iteration costs one fabric hop instead of three (ready token, put,
+// acknowledgement), which is what a ring of MPI_Startall pays. `tag` is the
+// same on both sides: kEagerTag | the receiver's done counter, unique per
+// receiving process; one sender per tag keeps epochs matched in order.
+inline constexpr std::uint64_t kEagerTag = std::uint64_t(1) << 60;
+
+inline std::size_t BuildEagerEpochOps(const P2pWire& w, offload::CounterId gate,
+                                      std::uint64_t threshold, void* recv_buf,
+                                      std::size_t recv_capacity, std::uint64_t tag,
+                                      offload::TriggeredOp* ops, offload::CounterId* host_add) {
+  using offload::kNoCounter;
+  using offload::OpKind;
+  *host_add = kNoCounter;
+  if (w.role == P2pWire::Role::kProcNull) {
+    if (gate == kNoCounter) {
+      *host_add = w.done;
+      return 0;
+    }
+    ops[0] = LocalCounterAdd(gate, threshold, w.done);
+    return 1;
+  }
+  offload::TriggeredOp& op = ops[0];
+  op = offload::TriggeredOp{};
+  op.trigger = gate;
+  op.threshold = gate == kNoCounter ? 0 : threshold;
+  op.peer = w.peer;
+  op.tag = tag;
+  op.completion = w.done;
+  if (w.role == P2pWire::Role::kSend) {
+    op.kind = OpKind::kSend;
+    op.local_buf = w.buf;
+    op.bytes = w.bytes;
+  } else {
+    op.kind = OpKind::kRecv;
+    op.local_rbuf = recv_buf;
+    op.bytes = recv_capacity;
+  }
+  return 1;
+}
+
 // The m-th enqueued wait of a request, k-th wait of its queue (counter qc):
 // join gets one add when the request's epoch is done and one when the
 // queue's previous wait is done; at 2m the queue counter moves to k.

@@ -61,7 +61,10 @@ Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
   w.remote_addr = remote_addr_;
   w.remote_key = remote_key_;
   CounterId host_add = kNoCounter;  // counter the host bumps after posting (MPI_Start)
-  const std::size_t count = BuildEpochOps(w, n, gate, threshold, ops, &host_add);
+  const std::size_t count =
+      eager_ ? BuildEagerEpochOps(w, gate, threshold, a_.buf, a_.bytes,
+                                  kEagerTag | (a_.is_send ? peer_arrival_ : done_), ops, &host_add)
+             : BuildEpochOps(w, n, gate, threshold, ops, &host_add);
   if (count) NICQ_RETURN_IF_ERROR(b->Post({ops, count}));
   epochs_ = n;
   if (host_add != kNoCounter) return b->AddCounter(host_add, 1);

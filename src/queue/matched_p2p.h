@@ -42,8 +42,8 @@ struct MatchOffer {
   std::uint64_t bytes = 0;
   std::uint32_t gate = 0;
   std::uint32_t mode = 0;
-  std::uint32_t done = 0;  // sender's done counter: the receiver acknowledges into it
-  std::uint32_t pad = 0;
+  std::uint32_t done = 0;   // sender's done counter: the receiver acknowledges into it
+  std::uint32_t eager = 0;  // 1: epochs are tagged send/recv (BuildEagerEpochOps)
 };
 struct MatchReply {
   std::uint64_t magic = 0;
@@ -112,6 +112,7 @@ class MatchedP2p final : public Enqueueable {
   offload::CounterId peer_done_ = offload::kNoCounter;     // receiver: the sender's done
   offload::CounterId peer_arrival_ = offload::kNoCounter;  // sender: receiver's arrival counter
   std::uint64_t remote_addr_ = 0, remote_key_ = 0;
+  bool eager_ = false;  // the sender chose the eager protocol (offer.eager)
   offload::MemRegion region_{};
   bool registered_ = false;
 

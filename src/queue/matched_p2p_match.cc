@@ -105,6 +105,11 @@ Status MatchedP2p::BeginMatch() {
     offer_.gate = gate_;
     offer_.done = done_;
     offer_.mode = std::uint32_t(a_.mode);
+    // Without native triggers nothing is gained by the put protocol's
+    // rendezvous, and it costs two extra hops per epoch; a synchronous send
+    // keeps it (its completion must show that the receive started).
+    eager_ = !Backend()->Caps().native_triggers && a_.mode != SendMode::kSynchronous;
+    offer_.eager = eager_ ? 1 : 0;
     // The reply receive first, so it is posted before the reply can arrive.
     NICQ_RETURN_IF_ERROR(
         rt::Irecv(&reply_, sizeof reply_, a_.peer, a_.tag, reply_comm_, &recv_req_));
@@ -178,6 +183,7 @@ Status MatchedP2p::PollReceiver(bool* done) {
     matched_bytes_ = offer_.bytes;
     peer_gate_ = offer_.gate;
     peer_done_ = offer_.done;
+    eager_ = offer_.eager != 0;
     reply_ = MatchReply{};
     reply_.magic = kReplyMagic;
     reply_.capacity = a_.bytes;
