@@ -243,7 +243,7 @@ bool EmulatedBackend::Progress() {
 bool EmulatedBackend::Drain() {
   bool did = false;
   for (;;) {
-    if (draining_.exchange(true, std::memory_order_acquire)) return did;
+    if (draining_.exchange(true, std::memory_order_seq_cst)) return did;
     bool eagain = false;
     while (EmuNode* n = queue_.PopReady()) {
       did = true;
@@ -260,8 +260,13 @@ bool EmulatedBackend::Drain() {
       }
     }
     retry_.store(eagain, std::memory_order_relaxed);
-    draining_.store(false, std::memory_order_release);
-    // Another thread may have made ops ready while we held the role.
+    // Another thread may have made ops ready while we held the role, and
+    // returned because we held it. Its (ready count add, role exchange) and
+    // our (role release, ready count load) are a store-load pair on each
+    // side: with release/acquire the CPU may let both read the old values
+    // and the op stays ready with no one issuing it (until the next poll:
+    // a progress-thread nap, or the host's next MPI call). seq_cst closes it.
+    draining_.store(false, std::memory_order_seq_cst);
     if (eagain || !queue_.HasReady()) return did;
   }
 }

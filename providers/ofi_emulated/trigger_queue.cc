@@ -154,7 +154,7 @@ void TriggerQueue::AppendReadyLocked(EmuNode* n) {
   else
     ready_head_ = n->index;
   ready_tail_ = n->index;
-  ready_count_.fetch_add(1, std::memory_order_release);
+  ready_count_.fetch_add(1, std::memory_order_seq_cst);
 }
 
 Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
@@ -240,7 +240,7 @@ void TriggerQueue::PushReadyFront(EmuNode* n) {
   n->next = ready_head_;
   ready_head_ = n->index;
   if (ready_tail_ < 0) ready_tail_ = n->index;
-  ready_count_.fetch_add(1, std::memory_order_release);
+  ready_count_.fetch_add(1, std::memory_order_seq_cst);
 }
 
 void TriggerQueue::PushReadyBack(EmuNode* n) {

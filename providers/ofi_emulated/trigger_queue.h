@@ -85,7 +85,10 @@ class TriggerQueue {
   EmuNode* PopReady();
   void PushReadyFront(EmuNode* n);
   void PushReadyBack(EmuNode* n);  // e.g. stage 2 of an atomic
-  bool HasReady() const { return ready_count_.load(std::memory_order_acquire) > 0; }
+  // Sequentially consistent with the adds: Drain's "did anyone make ops
+  // ready while I held the role" check pairs a store to its flag with this
+  // load, which acquire/release alone lets the CPU reorder (see Drain).
+  bool HasReady() const { return ready_count_.load(std::memory_order_seq_cst) > 0; }
 
   void Release(EmuNode* n);  // back to the pool (op completed or failed)
   EmuNode* NodeOfContext(void* ctx) { return reinterpret_cast<EmuNode*>(ctx); }

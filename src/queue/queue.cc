@@ -48,6 +48,9 @@ Status Queue::Create(int type, void* external, Queue** out) {
   q->type_ = type;
   q->external_ = external;
   q->ring_.resize(kRecords);
+  // Read once: a lookup per fence (getenv, parse) is a microsecond of the
+  // per-iteration cost of a fenced queue.
+  q->stall_ms_ = 4000 * std::uint64_t(config::GetInt("NICQ_PEER_TIMEOUT"));
   Status st = Backend()->AllocCounters(1, &q->qc_);
   if (st.ok() && t->attach) st = t->attach(external);
   if (!st.ok()) {
@@ -204,7 +207,7 @@ Status Queue::Fence() {
   std::uint32_t polls = 0;
   // A queue that makes no progress for 4 x NICQ_PEER_TIMEOUT is reported,
   // not waited on forever (a peer that never starts its side, a dead chain).
-  const std::uint64_t stall_ms = 4000 * std::uint64_t(config::GetInt("NICQ_PEER_TIMEOUT"));
+  const std::uint64_t stall_ms = stall_ms_;
   std::uint64_t seen = Backend()->ReadCounter(qc_);
   std::uint64_t last_change = NowMs();
   while (Backend()->ReadCounter(qc_) < k_) {

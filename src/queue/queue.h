@@ -83,7 +83,9 @@ class Queue {
   std::uint64_t pending_starts_ = 0;  // starts enqueued without their wait yet
   std::vector<Record> ring_;          // capacity fixed at Create
   std::size_t head_ = 0, count_ = 0;
-  std::uint64_t idle_since_ns_ = 0;  // Backpressure: last time a poll progressed
+  std::uint64_t idle_since_ns_ = 0;
+  std::uint64_t stall_ms_ = 0;  // fence stall report after this long (4 x NICQ_PEER_TIMEOUT)  //
+                                // Backpressure: last time a poll progressed
   std::atomic<bool> busy_{false};
 };
 
