@@ -36,6 +36,7 @@ struct State {
   // when a spin ends empty (a loaded machine, or a peer busy computing) and
   // doubles when a message arrives while spinning.
   std::int64_t wait_spin_max_ns = 0;
+  bool oversubscribed = false;  // more ranks on this node than cores in our cpuset
   std::atomic<std::int64_t> wait_spin_ns{0};
 };
 
