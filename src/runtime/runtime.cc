@@ -191,10 +191,10 @@ struct WaitPolicy {
   int block_ms;
 };
 constexpr WaitPolicy kManualProgress{32, 64, 1};
-// Ranks outnumber cores: poll twice and yield at once (measured, 4 ranks on
-// 2 cores, 8-byte persistent allreduce: 27-35 us with 32 polls, 16-22 us
-// with 2).
-constexpr WaitPolicy kOversubscribed{2, 64, 1};
+// Ranks outnumber cores: every pass polls once and yields (measured, 4
+// ranks on 2 cores, 8-byte persistent allreduce: 27-35 us with 32 polls,
+// 16-22 us with 2, 10-15 us yielding at once).
+constexpr WaitPolicy kOversubscribed{0, 256, 1};
 constexpr WaitPolicy kAutoProgress{2, 0, 10};
 // The adaptive spin never drops below this (about a shm round trip).
 constexpr std::int64_t kMinSpinNs = 2000;
