@@ -71,7 +71,8 @@ static void check(void* p, long size, struct osu_coll_state* s) {
 }
 
 int main(int argc, char** argv) {
-  struct barrier_ctx b;
+  /* static: its buffers stay reachable until exit (LeakSanitizer) */
+  static struct barrier_ctx b;
   struct osu_coll c = {"Barrier Latency Test", &b, setup, prepare, blocking, begin, NULL, check};
 #if OSU_HAVE_PERSISTENT_COLL
   c.init = init;

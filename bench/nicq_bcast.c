@@ -48,7 +48,8 @@ static void check(void* p, long size, struct osu_coll_state* s) {
 }
 
 int main(int argc, char** argv) {
-  struct bcast_ctx b;
+  /* static: its buffers stay reachable until exit (LeakSanitizer) */
+  static struct bcast_ctx b;
   struct osu_coll c = {"Broadcast Latency Test", &b, setup, prepare, blocking, begin, NULL, check};
 #if OSU_HAVE_PERSISTENT_COLL
   c.init = init;

@@ -57,7 +57,16 @@ int main(int argc, char* argv[]) {
   long end = RssKiB();
   for (int i = 0; i < N; ++i)
     QT_CHECK(rl[i] == left * 10 + 2 && rr[i] == right * 10 + 1, "wrong data at %d", i);
-  if (iters >= 2000)
+    /* Under AddressSanitizer freed memory sits in its quarantine (up to
+     * 256 MiB), so allocations the provider makes and frees per operation
+     * (sockets allocates a record per triggered op) show as growth: the
+     * memory check belongs to the uninstrumented build. */
+#if defined(__SANITIZE_ADDRESS__)
+  const int check_rss = 0;
+#else
+  const int check_rss = 1;
+#endif
+  if (check_rss && iters >= 2000)
     QT_CHECK(end - warm <= 16384, "resident set grew by %ld KiB over %ld iterations", end - warm,
              iters - 2000);
   for (int i = 0; i < 4; i++) QT_OK(MPI_Request_free(&reqs[i]));
