@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "providers/backend.h"
@@ -97,6 +98,10 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::vector<std::uint64_t> doorbell_keys_;  // per peer: key of its doorbell
   std::atomic<std::uint32_t> next_key_{1};
   ProgressThread thread_;
+  bool want_thread_ = false;  // NICQ_PROGRESS_THREAD / config: start on first use
+  std::atomic<bool> thread_started_{false};
+  std::once_flag thread_once_;
+  void EnsureThread();
 };
 
 // Factory for the backend registry (providers/common).
