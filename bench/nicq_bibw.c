@@ -8,16 +8,9 @@
 #define WINDOW 64
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   struct osu_options o;
-  if (osu_parse(argc, argv, &o) != 0 || size < 2) {
-    if (rank == 0 && size < 2) fprintf(stderr, "nicq_bibw needs 2 ranks\n");
-    MPI_Finalize();
-    return 1;
-  }
+  if (osu_p2p_start(&argc, &argv, "nicq_bibw", 0, 1, 4L << 20, &o, &rank, &size) != 0) return 1;
   /* Windows make each iteration 128 messages: scale the OSU defaults down. */
   if (o.iters > 100) o.iters /= 100;
   if (o.warmup > 10) o.warmup /= 20;

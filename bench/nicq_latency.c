@@ -6,16 +6,9 @@
 #include "osu_util.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   struct osu_options o;
-  if (osu_parse(argc, argv, &o) != 0 || size < 2) {
-    if (rank == 0 && size < 2) fprintf(stderr, "nicq_latency needs 2 ranks\n");
-    MPI_Finalize();
-    return 1;
-  }
+  if (osu_p2p_start(&argc, &argv, "nicq_latency", 0, 1, 4L << 20, &o, &rank, &size) != 0) return 1;
   MPI_Comm pair = osu_pair_comm(rank);
   char* sbuf = osu_buffer(o.max_size, 0);
   char* rbuf = osu_buffer(o.max_size, 0);

@@ -10,16 +10,11 @@
 #include "osu_util.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   struct osu_options o;
-  if (osu_parse_with(argc, argv, &o, OSU_ACCEPT_MATCHED, 1, 4L << 20) != 0 || size < 2) {
-    if (rank == 0 && size < 2) fprintf(stderr, "nicq_latency_persistent needs 2 ranks\n");
-    MPI_Finalize();
+  if (osu_p2p_start(&argc, &argv, "nicq_latency_persistent", OSU_ACCEPT_MATCHED, 1, 4L << 20, &o,
+                    &rank, &size) != 0)
     return 1;
-  }
   MPI_Comm pair = osu_pair_comm(rank);
   char* sbuf = osu_buffer(o.max_size, 0);
   char* rbuf = osu_buffer(o.max_size, 0);

@@ -50,16 +50,10 @@ static void run(MPI_Queue* q, int rank, MPI_Request reqs[2], int count) {
 #endif
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   struct osu_options o;
-  if (osu_parse(argc, argv, &o) != 0 || size < 2) {
-    if (rank == 0 && size < 2) fprintf(stderr, "nicq_latency_queued needs 2 ranks\n");
-    MPI_Finalize();
+  if (osu_p2p_start(&argc, &argv, "nicq_latency_queued", 0, 1, 4L << 20, &o, &rank, &size) != 0)
     return 1;
-  }
   if (rank == 0) osu_header("Queued Latency Test", &o, size);
 #ifndef NICQ_MPI
   if (rank == 0) printf("# form not supported by this MPI\n");

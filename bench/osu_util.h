@@ -264,6 +264,23 @@ static inline MPI_Comm osu_pair_comm(int rank) {
   return pair;
 }
 
+/* The common start of a point-to-point benchmark: MPI_Init, the options
+ * (extra flags in `accept`, sizes min..max by default) and at least 2 ranks.
+ * Returns 0 with *rank and *size set; otherwise MPI is finalized and the caller
+ * returns 1. */
+static inline int osu_p2p_start(int* argc, char*** argv, const char* name, int accept, long min,
+                                long max, struct osu_options* o, int* rank, int* size) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, size);
+  if (osu_parse_with(*argc, *argv, o, accept, min, max) != 0 || *size < 2) {
+    if (*rank == 0 && *size < 2) fprintf(stderr, "%s needs 2 ranks\n", name);
+    MPI_Finalize();
+    return 1;
+  }
+  return 0;
+}
+
 /* ---- the compute loop of the overlap figures -------------------------- */
 
 static volatile double osu_compute_sink;
