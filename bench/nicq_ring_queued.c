@@ -199,7 +199,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   struct osu_options o;
-  if (osu_parse_with(argc, argv, &o, 0, 8, 1L << 20) != 0) {
+  /* -t is implied (the last column); -S makes the compute phase sleep. */
+  if (osu_parse_with(argc, argv, &o, OSU_ACCEPT_OVERLAP, 8, 1L << 20) != 0) {
     MPI_Finalize();
     return 1;
   }
@@ -219,6 +220,7 @@ int main(int argc, char** argv) {
   r.recv_right = (double*)osu_buffer(o.max_size, 0);
   ok(MPI_Queue_init(&r.queue, MPI_QUEUE_TYPE_DEFAULT, NULL), "MPI_Queue_init");
   osu_compute_calibrate();
+  osu_compute_sleeps = o.sleep_compute;
   const double pair_cost = timer_cost();
   if (rank == 0) {
     printf("# fence every %d queued iterations; sizes are bytes per message\n", WINDOW);

@@ -192,7 +192,8 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
   s.form = o.form;
   if (rank == 0) {
     osu_header(c->title, &o, ranks);
-    printf("# form: %s%s\n", osu_form_names[o.form], o.overlap ? ", overlap" : "");
+    printf("# form: %s%s\n", osu_form_names[o.form],
+           o.overlap ? (o.sleep_compute ? ", overlap (compute sleeps)" : ", overlap") : "");
   }
   const char* unsupported = NULL;
   if (o.overlap && o.form == OSU_BLOCKING) unsupported = "overlap needs a nonblocking form";
@@ -210,6 +211,7 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
     osu_mpi_ok(MPI_Queue_init(&s.queue, MPI_QUEUE_TYPE_DEFAULT, NULL), "MPI_Queue_init");
 #endif
   if (o.overlap) osu_compute_calibrate();
+  osu_compute_sleeps = o.sleep_compute;
   if (rank == 0) {
     if (o.overlap)
       printf("# %-10s%16s%16s%16s%12s", "Size", "Overall(us)", "Compute(us)", "Pure Comm.(us)",

@@ -13,6 +13,12 @@
  *   -q           no progress lines on stderr
  *   --form F     blocking | nonblocking | persistent | queued (collectives)
  *   -t, --overlap  OSU-style overlap of communication with a compute loop
+ *   -S, --sleep-compute  with -t, the compute phase sleeps instead of
+ *                spinning: the host thread waits on something else (an
+ *                accelerator kernel, I/O) and the cores are free, which
+ *                shows whether the library progresses without the
+ *                application's thread (on machines with fewer cores than
+ *                ranks plus progress threads, busy compute cannot)
  *   -M, --matched  match persistent requests first (MPI_Matchall, chapter 13)
  *
  * Every line that is not a result row starts with '#'. Progress lines
@@ -30,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define OSU_LARGE_MESSAGE 8192
@@ -46,14 +53,14 @@ static const char* const osu_form_names[] = {"blocking", "nonblocking", "persist
 struct osu_options {
   long min_size, max_size;
   int iters, warmup;
-  int full, quiet, overlap, matched;
+  int full, quiet, overlap, matched, sleep_compute;
   enum osu_form form;
 };
 
 static inline void osu_usage(const char* prog, int accept) {
   fprintf(stderr, "usage: %s [-m min:max] [-i iterations] [-x warmup] [-f] [-q]%s%s%s\n", prog,
           accept & OSU_ACCEPT_FORM ? " [--form blocking|nonblocking|persistent|queued]" : "",
-          accept & OSU_ACCEPT_OVERLAP ? " [-t|--overlap]" : "",
+          accept & OSU_ACCEPT_OVERLAP ? " [-t|--overlap [-S|--sleep-compute]]" : "",
           accept & OSU_ACCEPT_MATCHED ? " [-M|--matched]" : "");
 }
 
@@ -61,10 +68,13 @@ static inline void osu_usage(const char* prog, int accept) {
  * min/max are the program's default sizes. */
 static inline int osu_parse_with(int argc, char** argv, struct osu_options* o, int accept, long min,
                                  long max) {
-  static const struct option longopts[] = {
-      {"form", required_argument, NULL, 'F'}, {"overlap", no_argument, NULL, 't'},
-      {"matched", no_argument, NULL, 'M'},    {"full", no_argument, NULL, 'f'},
-      {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"form", required_argument, NULL, 'F'},
+                                           {"overlap", no_argument, NULL, 't'},
+                                           {"matched", no_argument, NULL, 'M'},
+                                           {"full", no_argument, NULL, 'f'},
+                                           {"sleep-compute", no_argument, NULL, 'S'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->min_size = min;
   o->max_size = max;
@@ -72,7 +82,7 @@ static inline int osu_parse_with(int argc, char** argv, struct osu_options* o, i
   o->warmup = 200;
   o->form = OSU_BLOCKING;
   int c, bad = 0;
-  while (!bad && (c = getopt_long(argc, argv, "m:i:x:fqtMh", longopts, NULL)) != -1) {
+  while (!bad && (c = getopt_long(argc, argv, "m:i:x:fqtSMh", longopts, NULL)) != -1) {
     switch (c) {
       case 'm': {
         char* colon = strchr(optarg, ':');
@@ -98,6 +108,10 @@ static inline int osu_parse_with(int argc, char** argv, struct osu_options* o, i
         break;
       case 't':
         o->overlap = 1;
+        bad = !(accept & OSU_ACCEPT_OVERLAP);
+        break;
+      case 'S':
+        o->sleep_compute = 1;
         bad = !(accept & OSU_ACCEPT_OVERLAP);
         break;
       case 'M':
@@ -285,6 +299,7 @@ static inline int osu_p2p_start(int* argc, char*** argv, const char* name, int a
 
 static volatile double osu_compute_sink;
 static double osu_loops_per_us = 100;
+static int osu_compute_sleeps; /* -S: the compute phase sleeps */
 
 /* A dependent multiply-add chain: no memory traffic, no MPI call, and the
  * volatile sink keeps the compiler from dropping it. */
@@ -309,6 +324,13 @@ static inline void osu_compute_calibrate(void) {
 }
 
 static inline void osu_compute_us(double us) {
+  if (osu_compute_sleeps) {
+    const long long ns = (long long)(us * 1e3);
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+    return;
+  }
   osu_compute_loops((long)(us * osu_loops_per_us));
 }
 

@@ -300,10 +300,14 @@ long EmulatedBackend::IssueDoorbell(EmuNode* n, offload::PeerId peer, CounterId 
 long EmulatedBackend::Issue(EmuNode* n) {
   const TriggeredOp& op = *n->op;
   if (n->stage == 2) {  // still counted in flight since its atomic was issued
+    // Stage set before the post: its completion may be handled (and the
+    // node reused) on another thread before fi_writedata returns.
+    n->stage = 3;
+    NICQ_TSAN_RELEASE(n);
     const long r = fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
                                 EncodeCqData(ArrivalCounter(op), 1), ep_->Peer(op.peer),
                                 doorbells_[op.peer], doorbell_keys_[op.peer], &n->ctx);
-    if (r == 0) n->stage = 3;
+    if (r != 0) n->stage = 2;  // not posted: retried as a doorbell
     return r;
   }
   long r = 0;
@@ -372,6 +376,7 @@ long EmulatedBackend::Issue(EmuNode* n) {
       msg.op = ToFiOp(op.aop);
       msg.context = &n->ctx;
       n->stage = bump ? 1 : 0;
+      NICQ_TSAN_RELEASE(n);  // the stage too is read by the completion's thread
       r = fi_atomicmsg(ep, &msg, FI_COMPLETION | (bump ? FI_DELIVERY_COMPLETE : 0));
       break;
     }

@@ -160,9 +160,9 @@ void TriggerQueue::AppendReadyLocked(EmuNode* n) {
 Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
   std::lock_guard<std::mutex> lock(mu_);
   // Check everything first: all ops are accepted or none.
-  if (ops.size() > free_count_)
-    return Error(Code::kAgain, "emulated Post: " + std::to_string(ops.size()) + " ops but " +
-                                   std::to_string(free_count_) + " free op slots");
+  // Full: no message, since callers retry (enqueue backpressure) and a
+  // retry path allocates nothing; they name the call if they give up.
+  if (ops.size() > free_count_) return Status(Code::kAgain, {});
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const TriggeredOp& op = ops[i];
     auto bad = [&](const char* what, CounterId id) {

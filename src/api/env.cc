@@ -11,6 +11,7 @@
 
 #include "api/api_internal.h"
 #include "core/log.h"
+#include "runtime/async_progress.h"
 #include "runtime/runtime.h"
 
 static_assert(MPI_ERR_BUFFER == static_cast<int>(nicq::Code::kBuffer));
@@ -90,6 +91,9 @@ int MPI_Finalize(void) {
   // reported through the handler but does not stop the job's finalize.
   (void)api::DeleteCommAttrs(c, MPI_COMM_SELF, rt::Self());
   api::SweepOrphans(/*wait_all=*/true);
+  // The host progress thread runs the queue's and the collectives' hooks:
+  // stopped before the offload context they use is closed.
+  rt::StopAsyncProgress();
   if (&queue::FinalizeOffloadContext != nullptr) {
     Status off = queue::FinalizeOffloadContext();
     if (!off.ok()) NICQ_LOG(kWarn, kQueue, "MPI_Finalize: %s", off.message().c_str());

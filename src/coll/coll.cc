@@ -99,7 +99,7 @@ Status RunBlocking(const Args& a) {
   Request req;
   req.kind = ReqKind::kColl;
   NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(a.comm), NextTag(a.comm, 2), &req));
-  Activate(s);
+  Activate(s, /*async=*/false);
   return WaitRequest(&req);
 }
 

@@ -154,7 +154,7 @@ Status InitExchange(Comm* comm, const void* mine, std::size_t bytes, void* all) 
   s->algorithm = "init-check";
   Request req;
   NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(comm), NextTag(comm, 3), &req));
-  Activate(s);
+  Activate(s, /*async=*/false);
   return WaitRequest(&req);
 }
 

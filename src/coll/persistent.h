@@ -21,8 +21,9 @@
 //    the backend's thread, so no message may be posted from there.
 //  * The collective engine's progress hook (schedule.cc Poll, run by every
 //    MPI call that progresses: MPI_Queue_fence, enqueue calls, tests,
-//    waits) takes the list and launches the schedules, then advances them
-//    like any other.
+//    waits, and by the host progress thread, runtime/async_progress.h,
+//    which StartGated kicks) takes the list and launches the schedules,
+//    then advances them like any other.
 //  * When a schedule of a matched request finishes (queued or MPI_Start),
 //    the engine adds 1 to the request's done counter on the backend, so
 //    DoneCounter() reaches DoneTarget() == epochs started, as the queue's
@@ -81,6 +82,8 @@ struct Persistent final : queue::Enqueueable {
   // Whether any request is on the fired list (one relaxed load: the
   // engine's lock-free fast path when nothing is active).
   static bool AnyFired();
+  // Whether any gated (enqueued) start is posted and not launched yet.
+  static bool AnyGated();
   Persistent* next_fired() const { return next_fired_; }
   // Launches this request's fired start and returns the schedule to
   // activate; nullptr when it cannot run yet (listed again for a later poll).
@@ -103,7 +106,7 @@ struct Persistent final : queue::Enqueueable {
   std::uint64_t epochs_ = 0;                                // starts since the match
   std::uint64_t gated_posted_ = 0;                          // gated starts posted
   std::atomic<std::uint64_t> fired_{0};                     // gated starts whose gate fired
-  std::uint64_t launched_ = 0;                              // of those, launched
+  std::atomic<std::uint64_t> launched_{0};                  // of those, launched
   Request queued_owner_;                                    // owner of queued runs
   int last_error_ = 0;
   // Lock-free list of requests whose gate fired (FiredStart pushes).

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "queue/offload_context.h"
 #include "queue/queue.h"
+#include "runtime/async_progress.h"
 #include "runtime/runtime.h"
 
 namespace nicq::coll {
@@ -16,6 +17,9 @@ constexpr int kMatchWords = 3;  // init sequence number, kind, signature digest
 
 // Requests whose gate fired and that the engine has not taken yet.
 std::atomic<Persistent*> g_fired{nullptr};
+// Gated starts posted on the backend and not launched yet, over all
+// requests: the host progress thread keeps polling while any is pending.
+std::atomic<std::int64_t> g_gated{0};
 
 }  // namespace
 
@@ -92,7 +96,8 @@ Status Persistent::PollMatch(bool* done) {
     sched.on_done = &Persistent::ScheduleDone;
     sched.on_done_arg = this;
   }
-  epochs_ = gated_posted_ = launched_ = 0;
+  epochs_ = gated_posted_ = 0;
+  launched_ = 0;
   fired_.store(0, std::memory_order_relaxed);
   matched_ = true;
   *done = true;
@@ -130,7 +135,7 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
   // The ring entry's previous op must have completed (its descriptor may
   // still be read by the backend until then): else no slot now.
   if (n > kGateRing && be_->ReadCounter(fired_counter_) < n - kGateRing)
-    return Error(Code::kAgain, "persistent collective: gated starts ring is full");
+    return Status(Code::kAgain, {});  // ring full; no message: a retry path allocates nothing
   offload::TriggeredOp& op = gate_ops_[n % kGateRing];
   op = offload::TriggeredOp{};
   op.kind = offload::OpKind::kHost;
@@ -142,6 +147,10 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
   op.completion_inc = 1;
   NICQ_RETURN_IF_ERROR(be_->Post({&op, 1}));
   gated_posted_ = n;
+  g_gated.fetch_add(1, std::memory_order_release);
+  // The gate fires on the backend's thread, which must not launch the
+  // schedule: the host progress thread does, without an MPI call.
+  rt::KickAsyncProgress();
   ++epochs_;
   return Status::Ok();
 }
@@ -173,6 +182,10 @@ void Persistent::List() {
                                           std::memory_order_relaxed));
 }
 
+bool Persistent::AnyGated() {
+  return g_gated.load(std::memory_order_acquire) > 0;
+}
+
 bool Persistent::AnyFired() {
   return g_fired.load(std::memory_order_relaxed) != nullptr;
 }
@@ -198,6 +211,7 @@ Schedule* Persistent::LaunchFired() {
     return nullptr;
   }
   ++launched_;
+  g_gated.fetch_sub(1, std::memory_order_release);
   return &sched;
 }
 
@@ -227,6 +241,10 @@ void Persistent::GetStatus(RequestStatus* out) const {
 }
 
 Status Persistent::Release() {
+  if (gated_posted_ > launched_) {  // gates that will not fire any more
+    g_gated.fetch_sub(std::int64_t(gated_posted_ - launched_), std::memory_order_release);
+    launched_ = gated_posted_;
+  }
   offload::CounterId* ids[3] = {&qslot.join, &done_, &fired_counter_};
   for (offload::CounterId* id : ids) {
     if (*id != offload::kNoCounter && be_) be_->FreeCounter(*id);

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/progress_hooks.h"
 #include "dtype/reduce.h"
+#include "runtime/async_progress.h"
 #include "runtime/runtime.h"
 
 namespace nicq::coll {
@@ -20,6 +21,7 @@ void Schedule::Reset() {
   steps_.clear();
   phase_end_.clear();
   open_from_ = 0;
+  largest_message_ = 0;
   scratch_used_ = 0;
   op_ = red_type_ = 0;
   release_on_done = false;
@@ -49,6 +51,7 @@ void Schedule::Send(const void* buf, std::size_t bytes, int peer) {
   s.bytes = bytes;
   s.peer = peer;
   steps_.push_back(s);
+  if (bytes > largest_message_) largest_message_ = bytes;
 }
 
 void Schedule::Recv(void* buf, std::size_t bytes, int peer) {
@@ -58,6 +61,7 @@ void Schedule::Recv(void* buf, std::size_t bytes, int peer) {
   s.bytes = bytes;
   s.peer = peer;
   steps_.push_back(s);
+  if (bytes > largest_message_) largest_message_ = bytes;
 }
 
 void Schedule::Copy(void* dst, const void* src, std::size_t bytes) {
@@ -127,7 +131,7 @@ Status Schedule::Launch(Comm* comm, int tag, Request* owner) {
   owner_ = owner;
   phase_ = 0;
   posted_ = 0;
-  running_ = true;
+  running_.store(true, std::memory_order_release);
   return Status::Ok();
 }
 
@@ -176,7 +180,7 @@ Status Schedule::EnterPhase() {
 }
 
 void Schedule::Finish(const Status& st) {
-  running_ = false;
+  running_.store(false, std::memory_order_release);
   Request* owner = owner_;
   owner->status = RequestStatus{};
   owner->status.source = rt::kAnySource;
@@ -192,7 +196,7 @@ void Schedule::Finish(const Status& st) {
 }
 
 bool Schedule::Advance() {
-  if (!running_) return false;
+  if (!running_.load(std::memory_order_relaxed)) return false;
   bool progressed = false;
   for (;;) {
     if (posted_ > 0) {
@@ -253,6 +257,15 @@ bool Hook(void*) {
   return PollOffloaded() || a;
 }
 
+// The host progress thread keeps polling while this holds: a schedule is
+// running, a queued start fired and awaits its launch, or one is gated on
+// a queue whose counter has not reached it yet (the gate fires on the
+// backend's thread, which must not wake anyone: no system call there).
+bool HostWorkPending() {
+  return E().n_active.load(std::memory_order_acquire) != 0 || Persistent::AnyFired() ||
+         Persistent::AnyGated();
+}
+
 }  // namespace
 
 Schedule* AcquireSchedule() {
@@ -282,6 +295,7 @@ void EnsureHook() {
   if (!e.hooked.load(std::memory_order_relaxed)) {
     e.active.reserve(64);
     e.hooked.store(progress::RegisterHook(&Hook, nullptr), std::memory_order_release);
+    rt::AddAsyncBusyProbe(&HostWorkPending);
   }
 }
 
@@ -314,8 +328,10 @@ bool LaunchFiredLocked(Engine& e) {
 
 }  // namespace
 
-void Activate(Schedule* s) {
+void Activate(Schedule* s, bool async) {
   EnsureHook();
+  // Before the engine lock: the first kick may start the thread.
+  if (async && s->largest_message() >= kAsyncMinBytes) rt::KickAsyncProgress();
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   ActivateLocked(e, s);

@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/progress_hooks.h"
+#include "runtime/async_progress.h"
 #include "runtime/runtime_state.h"
 #include "transport/tag.h"
 
@@ -98,6 +99,9 @@ Status Finalize() {
   auto& s = S();
   if (!s.initialized || s.finalized)
     return Error(Code::kOther, "Finalize: runtime not initialized");
+  // The host progress thread polls the engine and the hooks: gone before
+  // either closes.
+  StopAsyncProgress();
   // A fabric barrier first: with manual-progress providers a peer may still
   // need our progress (e.g. to read our rendezvous buffer); after it, every
   // message of ours has been received.
@@ -210,6 +214,8 @@ void ShortSleep(std::uint32_t sleeps) {
 
 Status ProgressWait(Backoff& b) {
   auto& s = S();
+  if (s.async_running.load(std::memory_order_relaxed))
+    s.app_pass_ns.store(detail::NowNs(), std::memory_order_relaxed);
   int n;
   {
     EngineLock lock;

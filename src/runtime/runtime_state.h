@@ -38,6 +38,11 @@ struct State {
   std::int64_t wait_spin_max_ns = 0;
   bool oversubscribed = false;  // more ranks on this node than cores in our cpuset
   std::atomic<std::int64_t> wait_spin_ns{0};
+  // Host progress thread (async_progress.cc): set while it runs; a waiting
+  // application thread then stamps every pass with the time, and the
+  // thread stays out of the way while the stamps keep coming.
+  std::atomic<bool> async_running{false};
+  std::atomic<std::int64_t> app_pass_ns{0};
 };
 
 State& S();

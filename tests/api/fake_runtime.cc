@@ -10,6 +10,7 @@
 #include <deque>
 #include <vector>
 
+#include "runtime/async_progress.h"
 #include "runtime/runtime.h"
 
 namespace nicq::rt {
@@ -70,6 +71,11 @@ Status Init(int required, int* provided) {
   s.posted.reserve(1024);
   return Status::Ok();
 }
+// No progress thread in the fake runtime.
+void StopAsyncProgress() {}
+void KickAsyncProgress() {}
+void AddAsyncBusyProbe(AsyncBusyFn) {}
+
 Status Finalize() {
   S().finalized = true;
   return Status::Ok();

@@ -1,0 +1,220 @@
+// The host progress thread (async_progress.h).
+#include "runtime/async_progress.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "core/progress_hooks.h"
+#include "runtime/runtime.h"
+#include "runtime/runtime_state.h"
+
+namespace nicq::rt {
+namespace {
+
+using detail::S;
+
+constexpr int kMaxProbes = 4;
+// A pass that did something is followed by this much yielding polling
+// (the next step of a schedule usually arrives within a round trip).
+constexpr std::int64_t kActiveSpinNs = 20'000;
+// Naps while work is pending but idle: 50 us doubling to 1 ms.
+constexpr long kFirstNapNs = 20'000, kMaxNapNs = 200'000;
+// After an application thread's last progress pass, this long without
+// polling.
+constexpr std::int64_t kQuietNs = 150'000;
+// Naps while quiet: not short, since every wake-up preempts a rank on a
+// shared core (20 us naps doubled a 1 MiB allreduce's blocking latency).
+constexpr long kQuietNapNs = 200'000;
+// Nothing pending for this long: sleep on the futex until kicked.
+constexpr std::int64_t kIdleBeforeSleepNs = 20'000'000;
+// The futex sleep is bounded anyway, so a missed wake (none is known) costs
+// at most this.
+constexpr long kSleepTimeoutNs = 100'000'000;
+
+struct Async {
+  std::atomic<AsyncBusyFn> probes[kMaxProbes] = {};
+  std::atomic<int> nprobes{0};
+  std::mutex start_mu;  // first start and stop only
+  std::thread thread;
+  std::atomic<bool> running{false};
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint32_t> kicks{0};  // the futex word
+  std::atomic<bool> sleeping{false};
+  int enabled = -1;  // -1: not decided yet
+};
+
+Async& A() {
+  static auto* a = new Async;  // never destroyed: exit must not join
+  return *a;
+}
+
+std::int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+bool Busy() {
+  Async& a = A();
+  const int n = a.nprobes.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i) {
+    AsyncBusyFn fn = a.probes[i].load(std::memory_order_relaxed);
+    if (fn && fn()) return true;
+  }
+  return false;
+}
+
+// One pass, like an application thread's MPI_Test under THREAD_MULTIPLE,
+// except that it never waits for the engine lock: a thread holding it is
+// progressing the engine already.
+bool PassOnce() {
+  auto& s = S();
+  int n = 0;
+  if (s.mu.try_lock()) {
+    n = s.engine.Poll();
+    s.mu.unlock();
+  }
+  if (progress::PollAll()) ++n;
+  return n > 0;
+}
+
+void Nap(long ns) {
+  timespec ts{0, ns};
+  nanosleep(&ts, nullptr);
+}
+
+void SleepUntilKicked(Async& a) {
+  const std::uint32_t seen = a.kicks.load(std::memory_order_acquire);
+  a.sleeping.store(true, std::memory_order_seq_cst);
+  // Work that arrived between the last pass and `sleeping` was kicked
+  // before `seen` was read or is visible to Busy() now.
+  if (!Busy() && !a.stop.load(std::memory_order_acquire)) {
+    timespec ts{0, kSleepTimeoutNs};
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAIT_PRIVATE, seen, &ts,
+            nullptr, 0);
+  }
+  a.sleeping.store(false, std::memory_order_relaxed);
+}
+
+void Run() {
+  Async& a = A();
+  // Short naps mean nothing under the default 50 us timer slack.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  std::int64_t last_work = NowNs();
+  long nap = kFirstNapNs;
+  while (!a.stop.load(std::memory_order_acquire)) {
+    // An application thread waiting in MPI progresses everything itself:
+    // polling beside it only contends for the locks and the core, and each
+    // step the thread takes is one the waiter finds missing (it then backs
+    // off into its own sleeps). So the thread keeps quiet while a waiter
+    // passes (at least every 80 us on a manual-progress provider), and
+    // takes over kQuietNs after the last pass (the application computes).
+    const bool app_waiting = NowNs() - S().app_pass_ns.load(std::memory_order_relaxed) < kQuietNs;
+    if (!app_waiting && PassOnce()) {
+      last_work = NowNs();
+      nap = kFirstNapNs;
+      continue;
+    }
+    const std::int64_t idle = NowNs() - last_work;
+    if (!app_waiting && idle < kActiveSpinNs) {
+      sched_yield();
+      continue;
+    }
+    if (!Busy() && idle >= kIdleBeforeSleepNs) {
+      SleepUntilKicked(a);
+      last_work = NowNs();
+      nap = kFirstNapNs;
+      continue;
+    }
+    if (app_waiting) {
+      Nap(kQuietNapNs);
+      nap = kFirstNapNs;  // the waiter may return to compute at any moment
+      continue;
+    }
+    Nap(nap);
+    nap = nap * 2 > kMaxNapNs ? kMaxNapNs : nap * 2;
+  }
+}
+
+bool DecideEnabled() {
+  const std::int64_t v = config::GetInt("NICQ_PROGRESS_THREAD");
+  if (v >= 0) return v != 0;
+  // Auto: only when every rank of the node can have a second core.
+  cpu_set_t set;
+  const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0
+                       ? CPU_COUNT(&set)
+                       : int(sysconf(_SC_NPROCESSORS_ONLN));
+  const int local = S().boot ? S().boot->LocalSize() : 1;
+  return cpus >= 2 * std::max(local, 1);
+}
+
+}  // namespace
+
+void AddAsyncBusyProbe(AsyncBusyFn fn) {
+  Async& a = A();
+  std::lock_guard<std::mutex> lock(a.start_mu);
+  const int n = a.nprobes.load(std::memory_order_relaxed);
+  for (int i = 0; i < n; ++i)
+    if (a.probes[i].load(std::memory_order_relaxed) == fn) return;
+  if (n == kMaxProbes) return;
+  a.probes[n].store(fn, std::memory_order_relaxed);
+  a.nprobes.store(n + 1, std::memory_order_release);
+}
+
+bool AsyncProgressEnabled() {
+  Async& a = A();
+  std::lock_guard<std::mutex> lock(a.start_mu);
+  if (a.enabled < 0) a.enabled = DecideEnabled() ? 1 : 0;
+  return a.enabled == 1;
+}
+
+bool AsyncProgressRunning() {
+  return A().running.load(std::memory_order_acquire);
+}
+
+void KickAsyncProgress() {
+  Async& a = A();
+  if (a.running.load(std::memory_order_acquire)) {
+    a.kicks.fetch_add(1, std::memory_order_seq_cst);
+    if (a.sleeping.load(std::memory_order_seq_cst))
+      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAKE_PRIVATE, 1, nullptr,
+              nullptr, 0);
+    return;
+  }
+  if (a.enabled == 0 || !Initialized()) return;
+  if (!AsyncProgressEnabled()) return;
+  std::lock_guard<std::mutex> lock(a.start_mu);
+  if (a.running.load(std::memory_order_relaxed) || a.stop.load(std::memory_order_relaxed)) return;
+  // From now on the engine is shared with the thread: every caller locks.
+  S().locking = true;
+  a.thread = std::thread(Run);
+  a.running.store(true, std::memory_order_release);
+  S().async_running.store(true, std::memory_order_relaxed);
+  NICQ_LOG(kInfo, kCore, "host progress thread started (engine lock on from now)");
+}
+
+void StopAsyncProgress() {
+  Async& a = A();
+  std::lock_guard<std::mutex> lock(a.start_mu);
+  if (!a.running.load(std::memory_order_acquire)) return;
+  a.stop.store(true, std::memory_order_release);
+  a.kicks.fetch_add(1, std::memory_order_seq_cst);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+  a.thread.join();
+  a.running.store(false, std::memory_order_release);
+  S().async_running.store(false, std::memory_order_relaxed);
+}
+
+}  // namespace nicq::rt
