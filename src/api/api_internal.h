@@ -173,6 +173,18 @@ Status PostRequest(ApiRequest* r);
 // requests (setting *handle to MPI_REQUEST_NULL). Returns the MPI code for the
 // request's own error (MPI_SUCCESS, or a raised code for truncation etc.).
 int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool raise);
+// What a finished point-to-point operation's error message names.
+struct P2pCall {
+  const char* call;
+  int comm_handle;
+  bool is_send;
+  int peer, tag;
+  const dtype::Type* type;
+  std::int64_t count;
+};
+// Fills *status from rs and returns MPI_SUCCESS, or raises (or records)
+// rs.error with a message naming the call, peer and tag.
+int FinishP2pStatus(const P2pCall& p, const RequestStatus& rs, MPI_Status* status, bool raise);
 // Requests released with MPI_Request_free while still active: swept as they finish.
 void AddOrphan(ApiRequest* r);
 void SweepOrphans(bool wait_all);

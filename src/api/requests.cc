@@ -171,6 +171,23 @@ void FillStatus(MPI_Status* status, const RequestStatus& rs) {
   status->nicq_cancelled = rs.cancelled;
 }
 
+int FinishP2pStatus(const P2pCall& p, const RequestStatus& rs, MPI_Status* status, bool raise) {
+  FillStatus(status, rs);
+  if (rs.error == 0) return MPI_SUCCESS;
+  std::string msg = std::string(p.call) + "(" + RankText() + "): ";
+  if (rs.error == static_cast<int>(Code::kTruncate) && p.type) {
+    msg += "message from rank " + std::to_string(rs.source) + " tag " + std::to_string(rs.tag) +
+           " is longer than the receive buffer (" + std::to_string(p.count * p.type->size) +
+           " bytes: count " + std::to_string(p.count) + " of " + dtype::TypeName(p.type->handle) +
+           ")";
+  } else {
+    msg += std::string(p.is_send ? "send to" : "receive from") + " rank " + std::to_string(p.peer) +
+           " tag " + std::to_string(p.tag) + " failed";
+  }
+  const Code cls = static_cast<Code>(rs.error);
+  return raise ? Raise(p.comm_handle, cls, msg) : RecordError(cls, msg);
+}
+
 int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool raise) {
   if (r->req.ops && r->req.ops->complete) {
     Status st = r->req.ops->complete(&r->req);
@@ -189,22 +206,9 @@ int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool
   if (!r->is_send && r->staged && !rs.cancelled)
     dtype::Unpack(*r->type, r->staging.data(), static_cast<std::int64_t>(rs.bytes), r->count,
                   const_cast<void*>(r->user_buf));
-  FillStatus(status, rs);
-  int code = MPI_SUCCESS;
-  if (rs.error != 0) {
-    std::string msg = std::string(r->call) + "(" + RankText() + "): ";
-    if (rs.error == static_cast<int>(Code::kTruncate) && r->type) {
-      msg += "message from rank " + std::to_string(rs.source) + " tag " + std::to_string(rs.tag) +
-             " is longer than the receive buffer (" + std::to_string(r->count * r->type->size) +
-             " bytes: count " + std::to_string(r->count) + " of " +
-             dtype::TypeName(r->type->handle) + ")";
-    } else {
-      msg += std::string(r->is_send ? "send to" : "receive from") + " rank " +
-             std::to_string(r->peer) + " tag " + std::to_string(r->tag) + " failed";
-    }
-    Code cls = static_cast<Code>(rs.error);
-    code = raise ? Raise(r->comm_handle, cls, msg) : RecordError(cls, msg);
-  }
+  const int code = FinishP2pStatus(
+      P2pCall{r->call, r->comm_handle, r->is_send, r->peer, r->tag, r->type, r->count}, rs, status,
+      raise);
   if (r->persistent) {
     r->active = false;
     if (!r->req.ops) r->req.active = false;  // engines with ops do this in complete()

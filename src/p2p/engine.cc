@@ -53,6 +53,7 @@ Status Engine::Init(transport::Fabric* fabric, int my_world) {
   // Every eager message and every rendezvous header fits one bounce buffer.
   const std::size_t bsize =
       sizeof(transport::WireHeader) + std::max(eager_limit_, sizeof(transport::RndvHeader));
+  repost_.reserve(kBounces);
   for (int i = 0; i < kBounces; ++i) {
     bounce_mem_.push_back(std::make_unique<std::uint8_t[]>(bsize));
     Op* b = new Op;

@@ -122,6 +122,13 @@ class Engine {
   Unexpected* GetUnexpected(std::size_t len);
   void PutUnexpected(Unexpected* u);
   std::vector<Op*> bounces_;
+  // Bounces consumed and not posted again yet: reposting is taken off the
+  // path from an arrival to its receive's completion and done by the next
+  // poll that finds nothing (a waiter's idle time) or once kRepostBatch
+  // are waiting (reserved at init: never allocates).
+  static constexpr std::size_t kRepostBatch = 16;
+  std::vector<Op*> repost_;
+  void RepostBounces();
   std::vector<std::unique_ptr<std::uint8_t[]>> bounce_mem_;
   transport::PostQueue<Op, &Op::next_post> tx_queue_;
   transport::PostQueue<Op, &Op::next_post> rx_queue_;

@@ -144,9 +144,15 @@ void Engine::SendCtrl(Proto proto, int peer, std::uint32_t token) {
   SubmitTx(op);
 }
 
+void Engine::RepostBounces() {
+  for (Op* b : repost_) SubmitRx(b);
+  repost_.clear();
+}
+
 int Engine::Poll() {
   if (!fab_) return 0;
   int n = 0;
+  if (repost_.size() >= kRepostBatch) RepostBounces();
   if (!rx_queue_.empty())
     n += int(rx_queue_.Drain([this](Op* x) { return TryPost(x); },
                              [this](Op* x, const Status& s) { OnPostError(x, s); }));
@@ -166,11 +172,13 @@ int Engine::Poll() {
       break;
     }
   }
+  if (n == 0 && !repost_.empty()) RepostBounces();  // idle: the waiter has time
   return n;
 }
 
 int Engine::BlockingPoll(int timeout_ms) {
   if (!fab_) return 0;
+  if (!repost_.empty()) RepostBounces();  // before sleeping, every bounce posted
   if (!fab_->cq_can_block() || !tx_queue_.empty() || !rx_queue_.empty()) return Poll();
   fi_cq_tagged_entry e[kCqBatch];
   ssize_t got = fi_cq_sread(fab_->cq(), e, kCqBatch, nullptr, timeout_ms);
@@ -193,7 +201,7 @@ int Engine::HandleEntries(const fi_cq_tagged_entry* e, int n) {
           std::memcpy(&h, op->bounce, sizeof h);
           OnArrival(op->bounce + sizeof h, e[i].len - sizeof h, h.tag, h.data);
         }
-        SubmitRx(op);
+        repost_.push_back(op);  // capacity kBounces: no allocation
         break;
       }
       case Op::Kind::kSend:
