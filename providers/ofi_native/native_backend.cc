@@ -46,7 +46,12 @@ Status NativeBackend::Init() {
   caps_.remote_counters = true;
   ep_->QueryAtomics(&caps_);
   caps_.max_trigger_slots = budget_;
-  caps_.max_counter_value = hw_limit_;
+  // Counters are presented as logical 64-bit values: HwThreshold rebases
+  // the hardware counter under them (an atomic subtract, which keeps
+  // increments that land meanwhile, ready tokens from peers included), so
+  // plans never reset a counter themselves; a reset would lose a peer's
+  // early token for the next epoch.
+  caps_.max_counter_value = ~std::uint64_t{0};
   caps_.max_msg_bytes = ep_->info()->ep_attr->max_msg_size;
 
   counters_.reset(new Counter[config_.num_counters]);

@@ -176,11 +176,15 @@ Status NativeBackend::HwThreshold(CounterId id, std::uint64_t threshold, std::ui
     *hw = 0;
     return Status::Ok();
   }
-  if (threshold - base > hw_limit_ && c.pending.load() == 0) {
+  if (threshold - base > hw_limit_ / 2 && c.pending.load() == 0) {
     // Rebase: move the hardware value down into the logical base. Only when
     // no trigger is pending on the counter (their hardware thresholds would
-    // move). Subtract first, then raise the base, so a concurrent reader
-    // sees at worst a transiently low value, never a too-high one.
+    // move), and early (past half the limit) so that a counter that is
+    // idle only now and then still gets its chance before the limit. The
+    // subtract is one atomic counter update: increments that land
+    // concurrently (a peer's ready token, an RMA event) are kept. Subtract
+    // first, then raise the base, so a concurrent reader sees at worst a
+    // transiently low value, never a too-high one.
     std::uint64_t v = fi_cntr_read(c.cntr);
     if (hw_limit_ <= INT32_MAX) v &= 0x7fffffffu;
     NICQ_RETURN_IF_ERROR(

@@ -51,7 +51,7 @@ struct Async {
   std::atomic<bool> stop{false};
   std::atomic<std::uint32_t> kicks{0};  // the futex word
   std::atomic<bool> sleeping{false};
-  int enabled = -1;  // -1: not decided yet
+  std::atomic<int> enabled{-1};  // -1: not decided yet
 };
 
 Async& A() {
@@ -175,8 +175,9 @@ void AddAsyncBusyProbe(AsyncBusyFn fn) {
 bool AsyncProgressEnabled() {
   Async& a = A();
   std::lock_guard<std::mutex> lock(a.start_mu);
-  if (a.enabled < 0) a.enabled = DecideEnabled() ? 1 : 0;
-  return a.enabled == 1;
+  if (a.enabled.load(std::memory_order_relaxed) < 0)
+    a.enabled.store(DecideEnabled() ? 1 : 0, std::memory_order_relaxed);
+  return a.enabled.load(std::memory_order_relaxed) == 1;
 }
 
 bool AsyncProgressRunning() {
@@ -192,7 +193,7 @@ void KickAsyncProgress() {
               nullptr, 0);
     return;
   }
-  if (a.enabled == 0 || !Initialized()) return;
+  if (a.enabled.load(std::memory_order_relaxed) == 0 || !Initialized()) return;
   if (!AsyncProgressEnabled()) return;
   std::lock_guard<std::mutex> lock(a.start_mu);
   if (a.running.load(std::memory_order_relaxed) || a.stop.load(std::memory_order_relaxed)) return;

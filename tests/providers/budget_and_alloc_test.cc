@@ -109,6 +109,34 @@ TEST(NativeCounters, RebaseKeepsLogicalValuesPastTheHardwareLimit) {
   }
 }
 
+TEST(NativeCounters, EarlyIncrementsSurviveRebase) {
+  // A matched plan's ready token for epoch e+1 may land before this rank
+  // posts epoch e+1 (the peer started first): the rebase under the posts
+  // must keep it. The counter presents 64 bits, so no plan resets it.
+  NativeConfig c;
+  c.slot_budget = 8;
+  c.num_counters = 16;
+  c.counter_limit = 16;
+  std::unique_ptr<NativeBackend> n;
+  ASSERT_TRUE(NativeBackend::Create(c, &n).ok());
+  auto b = SelfWired(std::move(n));
+  EXPECT_EQ(b->Caps().max_counter_value, ~std::uint64_t{0});
+  CounterId ids[3];
+  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
+  const CounterId t = ids[0], x = ids[1], done = ids[2];
+  std::vector<TriggeredOp> op(1);
+  ASSERT_TRUE(b->AddCounter(t, 2).ok());  // epoch 1's token, before its post
+  for (std::uint64_t e = 1; e <= 60; ++e) {
+    op[0] = CounterAdd(t, 2 * e, x, 1, done);
+    Status s = b->Post(op);
+    ASSERT_TRUE(s.ok()) << "epoch " << e << ": " << s.message();
+    ASSERT_TRUE(b->WaitCounter(done, e, 20000).ok()) << "epoch " << e;
+    ASSERT_TRUE(b->AddCounter(t, 2).ok());  // the next epoch's early token
+    EXPECT_EQ(b->ReadCounter(t), 2 * (e + 1));
+    EXPECT_EQ(b->ReadCounter(x), e);
+  }
+}
+
 TEST(NativeCounters, ImmediateSetBelowRebasedBaseAndFreeCancels) {
   NativeConfig c;
   c.slot_budget = 8;
