@@ -176,6 +176,10 @@ Status NativeBackend::HwThreshold(CounterId id, std::uint64_t threshold, std::ui
     *hw = 0;
     return Status::Ok();
   }
+  // Pending counts records not reclaimed yet: ones that fired long ago (a
+  // queue's counter after a fence) must not hold the rebase back. Reclaim
+  // walks the busy list, so only in the rare window where a rebase is due.
+  if (threshold - base > hw_limit_ / 2 && c.pending.load() != 0) (void)ReclaimLocked();
   if (threshold - base > hw_limit_ / 2 && c.pending.load() == 0) {
     // Rebase: move the hardware value down into the logical base. Only when
     // no trigger is pending on the counter (their hardware thresholds would

@@ -152,7 +152,6 @@ void Engine::RepostBounces() {
 int Engine::Poll() {
   if (!fab_) return 0;
   int n = 0;
-  if (repost_.size() >= kRepostBatch) RepostBounces();
   if (!rx_queue_.empty())
     n += int(rx_queue_.Drain([this](Op* x) { return TryPost(x); },
                              [this](Op* x, const Status& s) { OnPostError(x, s); }));
@@ -201,7 +200,16 @@ int Engine::HandleEntries(const fi_cq_tagged_entry* e, int n) {
           std::memcpy(&h, op->bounce, sizeof h);
           OnArrival(op->bounce + sizeof h, e[i].len - sizeof h, h.tag, h.data);
         }
-        repost_.push_back(op);  // capacity kBounces: no allocation
+        // Deferred on manual-progress providers only (shm, tcp;ofi_rxm: the
+        // latency path, where the waiter reposts in its idle polls). On
+        // sockets its own thread receives while we may not poll for long:
+        // its bounces go back at once.
+        if (!fab_->auto_progress()) {
+          repost_.push_back(op);  // capacity kBounces: no allocation
+          if (repost_.size() >= kRepostBatch) RepostBounces();
+        } else {
+          SubmitRx(op);
+        }
         break;
       }
       case Op::Kind::kSend:
