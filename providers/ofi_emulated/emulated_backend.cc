@@ -298,7 +298,10 @@ long EmulatedBackend::IssueDoorbell(EmuNode* n, offload::PeerId peer, CounterId 
 }
 
 long EmulatedBackend::Issue(EmuNode* n) {
-  const TriggeredOp& op = *n->op;
+  // A copy: once the op is posted its completion may be handled, and the
+  // node reused by a Post, on another thread while this one still reads
+  // fields for the call (ThreadSanitizer saw exactly that reuse).
+  const TriggeredOp op = *n->op;
   if (n->stage == 2) {  // still counted in flight since its atomic was issued
     // Stage set before the post: its completion may be handled (and the
     // node reused) on another thread before fi_writedata returns.

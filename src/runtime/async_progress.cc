@@ -198,7 +198,8 @@ void KickAsyncProgress() {
   std::lock_guard<std::mutex> lock(a.start_mu);
   if (a.running.load(std::memory_order_relaxed) || a.stop.load(std::memory_order_relaxed)) return;
   // From now on the engine is shared with the thread: every caller locks.
-  S().locking = true;
+  // Ordered before the thread's first pass by the thread's creation.
+  S().locking.store(true, std::memory_order_relaxed);
   a.thread = std::thread(Run);
   a.running.store(true, std::memory_order_release);
   S().async_running.store(true, std::memory_order_relaxed);

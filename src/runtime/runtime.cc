@@ -73,7 +73,7 @@ Status Init(int required, int* provided) {
                                    std::to_string(transport::kMaxWorldSize));
   s.thread_level = std::clamp(required, 0, 3);
   if (provided) *provided = s.thread_level;
-  s.locking = s.thread_level == 3;
+  s.locking.store(s.thread_level == 3, std::memory_order_relaxed);
   s.peer_timeout_s = double(std::max<std::int64_t>(1, config::GetInt("NICQ_PEER_TIMEOUT")));
   s.oversubscribed = detail::NodeOversubscribed(s.boot->LocalSize());
   s.wait_spin_max_ns = detail::ChooseWaitSpinNs(s.oversubscribed);
@@ -87,7 +87,7 @@ Status Init(int required, int* provided) {
   NICQ_RETURN_IF_ERROR(detail::BuildWorldAndSelf());
   // Every endpoint is enabled and every bounce buffer posted before anyone sends.
   NICQ_RETURN_IF_ERROR(s.boot->Barrier().WithContext("Init: barrier"));
-  s.last_event_s = detail::NowSeconds();
+  s.last_event_s.store(detail::NowSeconds(), std::memory_order_relaxed);
   s.initialized = true;
   NICQ_LOG(kInfo, kCore, "initialized: %d ranks, provider %s, domain %s, eager limit %zu",
            s.boot->Size(), s.fabric.provider().c_str(), s.fabric.domain_name().c_str(),
@@ -229,7 +229,7 @@ Status ProgressWait(Backoff& b) {
         s.wait_spin_ns.store(std::min(s.wait_spin_max_ns, cur * 2), std::memory_order_relaxed);
     }
     b.Reset();
-    s.last_event_s = detail::NowSeconds();
+    s.last_event_s.store(detail::NowSeconds(), std::memory_order_relaxed);
     return Status::Ok();
   }
   if (s.engine.any_dead())
@@ -261,7 +261,7 @@ Status ProgressWait(Backoff& b) {
   // Blocking phase: sleep in the CQ's wait object when it has one. Under
   // MPI_THREAD_MULTIPLE only one thread sleeps there (holding the lock for at
   // most kBlockMs); the others take short sleeps without the lock.
-  if (s.fabric.cq_can_block() && !s.locking) {
+  if (s.fabric.cq_can_block() && !s.locking.load(std::memory_order_relaxed)) {
     n = s.engine.BlockingPoll(kBlockMs);
   } else if (s.fabric.cq_can_block() && s.mu.try_lock()) {
     n = s.engine.BlockingPoll(kBlockMs);
@@ -272,15 +272,17 @@ Status ProgressWait(Backoff& b) {
   const double now = detail::NowSeconds();
   if (n > 0) {
     b.Reset();
-    s.last_event_s = now;
+    s.last_event_s.store(now, std::memory_order_relaxed);
     return Status::Ok();
   }
   // A long silence: make sure the peers on this node still exist (remote
   // peers show up as provider errors on our sends).
-  if (now - s.last_event_s >= s.peer_timeout_s && now - s.last_liveness_s >= 1.0) {
-    s.last_liveness_s = now;
+  const double last_event = s.last_event_s.load(std::memory_order_relaxed);
+  if (now - last_event >= s.peer_timeout_s &&
+      now - s.last_liveness_s.load(std::memory_order_relaxed) >= 1.0) {
+    s.last_liveness_s.store(now, std::memory_order_relaxed);
     EngineLock lock;
-    NICQ_LOG(kDebug, kP2p, "no progress for %.0f s: %s", now - s.last_event_s,
+    NICQ_LOG(kDebug, kP2p, "no progress for %.0f s: %s", now - last_event,
              s.engine.DescribeState().c_str());
     if (s.engine.CheckLocalPeers())
       return Error(Code::kProcFailed, "a peer process on this node has exited");

@@ -24,12 +24,16 @@ struct State {
   bool finalized = false;
   // Only MPI_THREAD_MULTIPLE takes the lock; lower levels are serialized by
   // the application (MPI's promise), so they pay nothing.
-  bool locking = false;
+  // Relaxed atomic: the host progress thread's start turns it on while
+  // other threads (THREAD_MULTIPLE: already on) may read it.
+  std::atomic<bool> locking{false};
   std::mutex mu;
   std::vector<std::uint8_t> ctx_used;  // one byte per context slot (id / kContextStride)
   double peer_timeout_s = 30;
-  double last_event_s = 0;
-  double last_liveness_s = 0;
+  // Written by every waiting thread (MPI_THREAD_MULTIPLE, the host progress
+  // thread): relaxed atomics, only timestamps for the liveness check.
+  std::atomic<double> last_event_s{0};
+  std::atomic<double> last_liveness_s{0};
   // Nanoseconds a waiter on a manual-progress provider polls before it
   // yields. wait_spin_max_ns comes from NICQ_WAIT_SPIN_US (or, in auto, from
   // whether each rank has a core); wait_spin_ns adapts below it: it halves
@@ -49,7 +53,7 @@ State& S();
 
 class EngineLock {
  public:
-  EngineLock() : locked_(S().locking) {
+  EngineLock() : locked_(S().locking.load(std::memory_order_relaxed)) {
     if (locked_) S().mu.lock();
   }
   ~EngineLock() {

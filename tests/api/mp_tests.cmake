@@ -21,6 +21,10 @@ nicq_add_mp_test(api_cxx PROGRAM api_mp_cxx RANKS 2 PROVIDERS ${_api_providers}
                  ARGS --expect-size 2 LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_threads PROGRAM api_mp_threads RANKS 2 3 PROVIDERS tcp shm
                  LABELS api TIMEOUT 60)
+# The same under ThreadSanitizer with the host progress thread forced on:
+# application threads and the progress thread share the engine.
+nicq_add_mp_test(api_threads_progress PROGRAM api_mp_threads RANKS 2 PROVIDERS tcp
+                 LABELS api tsan ENV NICQ_PROGRESS_THREAD=1 TIMEOUT 120)
 
 # MPI_ERRORS_ARE_FATAL: the job must abort with the message, not hang.
 foreach(prov tcp shm)

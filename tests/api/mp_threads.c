@@ -2,13 +2,17 @@
  * messages concurrently with the ring neighbours, each on its own
  * duplicate of MPI_COMM_WORLD, mixing MPI_Isend/MPI_Irecv/MPI_Waitall with
  * persistent requests, so request-table allocation, completion and the
- * error-free paths run from several threads at once. */
+ * error-free paths run from several threads at once. Every 20 rounds each
+ * thread also runs a 32 KiB MPI_Iallreduce on its communicator: large
+ * enough to start the host progress thread when NICQ_PROGRESS_THREAD=1,
+ * which then shares the engine with both application threads. */
 #include <pthread.h>
 
 #include "mp_check.h"
 
 #define ROUNDS 200
 #define N 64
+#define NRED 4096 /* doubles: 32 KiB */
 
 struct Job {
   MPI_Comm comm;
@@ -19,6 +23,7 @@ static void* worker(void* arg) {
   struct Job* job = arg;
   int right = (job->rank + 1) % job->size, left = (job->rank + job->size - 1) % job->size;
   int out[N], in[N], pin[N];
+  static _Thread_local double red[NRED];
   MPI_Request persist[2];
   CHECK_OK(MPI_Recv_init(pin, N, MPI_INT, right, 2, job->comm, &persist[0]));
   CHECK_OK(MPI_Send_init(out, N, MPI_INT, left, 2, job->comm, &persist[1]));
@@ -36,6 +41,16 @@ static void* worker(void* arg) {
     for (int i = 0; i < N; ++i)
       CHECK(pin[i] == right * 100000 + job->id * 10000 + r * 10 + i % 10,
             "thread %d round %d: persistent [%d] = %d", job->id, r, i, pin[i]);
+    if (r % 20 == 0) {
+      for (int i = 0; i < NRED; ++i) red[i] = job->rank + r + i;
+      MPI_Request rq;
+      CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, red, NRED, MPI_DOUBLE, MPI_SUM, job->comm, &rq));
+      CHECK_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+      const double ranks = job->size * (job->size - 1) / 2.0;
+      for (int i = 0; i < NRED; ++i)
+        CHECK(red[i] == ranks + (double)job->size * (r + i), "thread %d round %d: sum [%d] = %g",
+              job->id, r, i, red[i]);
+    }
   }
   CHECK_OK(MPI_Request_free(&persist[0]));
   CHECK_OK(MPI_Request_free(&persist[1]));
