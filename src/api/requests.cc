@@ -5,6 +5,9 @@
 // Hot path (MPI_Start / nonblocking post / completion): a slot comes from
 // the SlotTable free list and the staging buffer of a noncontiguous type is
 // reused, so a warm table makes no allocation and no syscall.
+#include <time.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +16,8 @@
 #include <vector>
 
 #include "api/api_internal.h"
+#include "core/config.h"
+#include "core/log.h"
 #include "dtype/slot_table.h"
 #include "runtime/runtime.h"
 
@@ -227,16 +232,58 @@ void AddOrphan(ApiRequest* r) {
   o.count.fetch_add(1, std::memory_order_release);
 }
 
+namespace {
+
+double MonotonicSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+// MPI_Finalize with a request freed while active that never completes (its
+// peer never sends: an erroneous program) must not hang silently: after
+// NICQ_PEER_TIMEOUT seconds without any orphan completing, the rest are
+// reported and cancelled (a matched or collective request that cannot be
+// cancelled keeps its slot).
+void GiveUpOrphan(ApiRequest* r) {
+  NICQ_LOG(kWarn, kCore,
+           "MPI_Finalize(%s): a request freed while active never completed (%s %s rank %d tag "
+           "%d, from %s); cancelling it",
+           RankText().c_str(), r->is_send ? "send to" : "receive from",
+           r->persistent ? "persistent" : "nonblocking", r->peer, r->tag, r->call);
+  Status st = r->req.ops ? (r->req.ops->cancel ? r->req.ops->cancel(&r->req)
+                                               : Error(Code::kRequest, "not cancellable"))
+                         : rt::Cancel(&r->req);
+  if (!st.ok()) NICQ_LOG(kWarn, kCore, "MPI_Finalize: cancel failed: %s", st.message().c_str());
+}
+
+}  // namespace
+
 void SweepOrphans(bool wait_all) {
   Orphans& o = Orphanage();
   if (o.count.load(std::memory_order_acquire) == 0) return;
   std::lock_guard<std::mutex> lock(o.mu);
   rt::Backoff backoff;
+  const double limit = double(std::max<std::int64_t>(1, config::GetInt("NICQ_PEER_TIMEOUT")));
+  double deadline = MonotonicSeconds() + limit;
   for (std::size_t i = 0; i < o.list.size();) {
     ApiRequest* r = o.list[i];
-    if (wait_all)
-      while (!r->req.IsDone())
+    bool gave_up = false;
+    if (wait_all) {
+      while (!r->req.IsDone()) {
         if (!rt::ProgressWait(backoff).ok()) break;  // dead peer: give the slot up anyway
+        if (MonotonicSeconds() > deadline) {
+          GiveUpOrphan(r);
+          gave_up = true;
+          break;
+        }
+      }
+      if (r->req.IsDone()) deadline = MonotonicSeconds() + limit;  // progress: a fresh bound
+    }
+    if (gave_up && !r->req.IsDone()) {
+      ++i;  // still held by its engine: the slot stays taken
+      continue;
+    }
     if (r->req.IsDone() || wait_all) {
       if (!r->is_send && r->staged && !r->req.status.cancelled && r->req.IsDone())
         dtype::Unpack(*r->type, r->staging.data(), static_cast<std::int64_t>(r->req.status.bytes),

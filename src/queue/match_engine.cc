@@ -110,6 +110,13 @@ bool PollHostStarted() {
   std::unique_lock<std::mutex> lock(p.mu, std::try_to_lock);
   if (!lock.owns_lock()) return false;
   offload::OffloadBackend* b = Backend();
+  // After MPI_Finalize closed the offload context, a start that never
+  // completed (an erroneous program, reported there) is dropped.
+  if (!b) {
+    p.started.clear();
+    p.nstarted.store(0, std::memory_order_release);
+    return false;
+  }
   bool any = false;
   for (std::size_t i = 0; i < p.started.size();) {
     auto [req, e] = p.started[i];
