@@ -83,70 +83,60 @@ TEST(NativeBudget, TinyBudgetAnswersAgainAndRecovers) {
   ASSERT_TRUE(b->WaitCounter(x, 3, 20000).ok());
 }
 
-TEST(NativeCounters, RebaseKeepsLogicalValuesPastTheHardwareLimit) {
-  // A 16-unit "hardware" counter: 60 epochs of 2 cross it several times;
-  // each epoch is posted after the previous one completed, so the counter
-  // is idle and can be rebased.
+// A native backend whose "hardware" counters hold 16 units, and 3 counters.
+void NarrowNative(std::unique_ptr<offload::OffloadBackend>* b, CounterId ids[3]) {
   NativeConfig c;
   c.slot_budget = 8;
   c.num_counters = 16;
   c.counter_limit = 16;
   std::unique_ptr<NativeBackend> n;
   ASSERT_TRUE(NativeBackend::Create(c, &n).ok());
-  auto b = SelfWired(std::move(n));
+  *b = SelfWired(std::move(n));
+  ASSERT_TRUE((*b)->AllocCounters(3, ids).ok());
+}
+
+// 60 epochs of 2 cross the 16-unit counter several times; each epoch is
+// posted after the previous one completed, so the counter can be rebased
+// between them. With early tokens, epoch e+1's increment lands before its
+// post (a matched plan's peer started first) and the rebase must keep it.
+void RunNarrowEpochs(bool early_tokens) {
+  std::unique_ptr<offload::OffloadBackend> b;
   CounterId ids[3];
-  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
+  ASSERT_NO_FATAL_FAILURE(NarrowNative(&b, ids));
+  EXPECT_EQ(b->Caps().max_counter_value, ~std::uint64_t{0});  // plans never reset it
   const CounterId t = ids[0], x = ids[1], done = ids[2];
   std::vector<TriggeredOp> op(1);
+  if (early_tokens) {
+    ASSERT_TRUE(b->AddCounter(t, 2).ok());
+  }
   for (std::uint64_t e = 1; e <= 60; ++e) {
     op[0] = CounterAdd(t, 2 * e, x, 1, done);
     Status s = b->Post(op);
     ASSERT_TRUE(s.ok()) << "epoch " << e << ": " << s.message();
-    ASSERT_TRUE(b->AddCounter(t, 2).ok());
-    ASSERT_TRUE(b->WaitCounter(done, e, 20000).ok());
-    EXPECT_EQ(b->ReadCounter(t), 2 * e);
+    if (!early_tokens) {
+      ASSERT_TRUE(b->AddCounter(t, 2).ok());
+    }
+    ASSERT_TRUE(b->WaitCounter(done, e, 20000).ok()) << "epoch " << e;
+    if (early_tokens) {
+      ASSERT_TRUE(b->AddCounter(t, 2).ok());
+    }
+    EXPECT_EQ(b->ReadCounter(t), 2 * (e + (early_tokens ? 1 : 0)));
     EXPECT_EQ(b->ReadCounter(x), e);
   }
+}
+
+TEST(NativeCounters, RebaseKeepsLogicalValuesPastTheHardwareLimit) {
+  RunNarrowEpochs(/*early_tokens=*/false);
 }
 
 TEST(NativeCounters, EarlyIncrementsSurviveRebase) {
-  // A matched plan's ready token for epoch e+1 may land before this rank
-  // posts epoch e+1 (the peer started first): the rebase under the posts
-  // must keep it. The counter presents 64 bits, so no plan resets it.
-  NativeConfig c;
-  c.slot_budget = 8;
-  c.num_counters = 16;
-  c.counter_limit = 16;
-  std::unique_ptr<NativeBackend> n;
-  ASSERT_TRUE(NativeBackend::Create(c, &n).ok());
-  auto b = SelfWired(std::move(n));
-  EXPECT_EQ(b->Caps().max_counter_value, ~std::uint64_t{0});
-  CounterId ids[3];
-  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
-  const CounterId t = ids[0], x = ids[1], done = ids[2];
-  std::vector<TriggeredOp> op(1);
-  ASSERT_TRUE(b->AddCounter(t, 2).ok());  // epoch 1's token, before its post
-  for (std::uint64_t e = 1; e <= 60; ++e) {
-    op[0] = CounterAdd(t, 2 * e, x, 1, done);
-    Status s = b->Post(op);
-    ASSERT_TRUE(s.ok()) << "epoch " << e << ": " << s.message();
-    ASSERT_TRUE(b->WaitCounter(done, e, 20000).ok()) << "epoch " << e;
-    ASSERT_TRUE(b->AddCounter(t, 2).ok());  // the next epoch's early token
-    EXPECT_EQ(b->ReadCounter(t), 2 * (e + 1));
-    EXPECT_EQ(b->ReadCounter(x), e);
-  }
+  RunNarrowEpochs(/*early_tokens=*/true);
 }
 
 TEST(NativeCounters, ImmediateSetBelowRebasedBaseAndFreeCancels) {
-  NativeConfig c;
-  c.slot_budget = 8;
-  c.num_counters = 16;
-  c.counter_limit = 16;
-  std::unique_ptr<NativeBackend> n;
-  ASSERT_TRUE(NativeBackend::Create(c, &n).ok());
-  auto b = SelfWired(std::move(n));
+  std::unique_ptr<offload::OffloadBackend> b;
   CounterId ids[3];
-  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
+  ASSERT_NO_FATAL_FAILURE(NarrowNative(&b, ids));
   const CounterId t = ids[0], x = ids[1], done = ids[2];
   std::vector<TriggeredOp> op(1);
   for (std::uint64_t e = 1; e <= 20; ++e) {  // rebases t past 16
