@@ -330,11 +330,16 @@ bool LaunchFiredLocked(Engine& e) {
 
 void Activate(Schedule* s, bool async) {
   EnsureHook();
-  // Before the engine lock: the first kick may start the thread.
-  if (async && s->largest_message() >= kAsyncMinBytes) rt::KickAsyncProgress();
+  const bool kick = async && s->largest_message() >= kAsyncMinBytes;  // s may finish below
   Engine& e = E();
-  std::lock_guard<std::mutex> lock(e.mu);
-  ActivateLocked(e, s);
+  {
+    std::lock_guard<std::mutex> lock(e.mu);
+    ActivateLocked(e, s);
+  }
+  // After the schedule is listed, so a thread about to sleep either sees it
+  // (HostWorkPending) or is woken; outside the lock, as the first kick
+  // starts the thread.
+  if (kick) rt::KickAsyncProgress();
 }
 
 bool Poll() {
