@@ -137,7 +137,9 @@ Status NativeBackend::OpenCounter(CounterId id) {
     fi_cntr_seterr(c.cntr, 0);
   }
   c.base.store(0);
-  c.pending.store(0);
+  // pending is not reset: records of the counter's previous life that
+  // FreeCounter neutralized may still await reclaim, and each will take
+  // its count back (a reset made it go negative, which blocked rebasing).
   c.in_use = true;
   return Status::Ok();
 }

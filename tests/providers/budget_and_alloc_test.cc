@@ -163,6 +163,16 @@ TEST(NativeCounters, ImmediateSetBelowRebasedBaseAndFreeCancels) {
   ASSERT_TRUE(b->AddCounter(again, 5).ok());
   for (int i = 0; i < 20; ++i) b->Progress();
   EXPECT_EQ(b->ReadCounter(x), 20u);
+  // The reused counter still rebases: the cancelled op's record, reclaimed
+  // after the reuse, must not leave it looking busy for good.
+  for (std::uint64_t e = 1; e <= 20; ++e) {
+    op[0] = CounterAdd(again, 5 + 2 * e, x, 1, done);
+    Status st = b->Post(op);
+    ASSERT_TRUE(st.ok()) << "epoch " << e << " on the reused counter: " << st.message();
+    ASSERT_TRUE(b->AddCounter(again, 2).ok());
+    ASSERT_TRUE(b->WaitCounter(done, 20 + e, 20000).ok());
+  }
+  EXPECT_EQ(b->ReadCounter(x), 40u);
 }
 
 void Touch(void* arg) {
