@@ -185,6 +185,8 @@ struct P2pCall {
 // Fills *status from rs and returns MPI_SUCCESS, or raises (or records)
 // rs.error with a message naming the call, peer and tag.
 int FinishP2pStatus(const P2pCall& p, const RequestStatus& rs, MPI_Status* status, bool raise);
+// MPI_Cancel's dispatch: the owning engine's cancel, or the p2p engine's.
+Status CancelRequest(ApiRequest* r);
 // Requests released with MPI_Request_free while still active: swept as they finish.
 void AddOrphan(ApiRequest* r);
 void SweepOrphans(bool wait_all);

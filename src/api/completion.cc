@@ -329,11 +329,7 @@ int MPI_Cancel(MPI_Request* request) {
   c.set_comm_handle(r->comm_handle);
   if (!Pending(r)) return c.Fail(Code::kRequest, "persistent request is not active");
   if (r->req.IsDone()) return MPI_SUCCESS;  // too late: it completes normally
-  if (r->req.ops) {
-    if (!r->req.ops->cancel) return c.Fail(Code::kRequest, "this request cannot be cancelled");
-    return c.Fail(r->req.ops->cancel(&r->req));
-  }
-  return c.Fail(rt::Cancel(&r->req));
+  return c.Fail(api::CancelRequest(r));
 }
 
 }  // extern "C"

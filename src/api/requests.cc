@@ -5,8 +5,6 @@
 // Hot path (MPI_Start / nonblocking post / completion): a slot comes from
 // the SlotTable free list and the staging buffer of a noncontiguous type is
 // reused, so a warm table makes no allocation and no syscall.
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -224,6 +222,12 @@ int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool
   return code;
 }
 
+Status CancelRequest(ApiRequest* r) {
+  if (!r->req.ops) return rt::Cancel(&r->req);
+  if (!r->req.ops->cancel) return Error(Code::kRequest, "this request cannot be cancelled");
+  return r->req.ops->cancel(&r->req);
+}
+
 void AddOrphan(ApiRequest* r) {
   Orphans& o = Orphanage();
   std::lock_guard<std::mutex> lock(o.mu);
@@ -233,12 +237,6 @@ void AddOrphan(ApiRequest* r) {
 }
 
 namespace {
-
-double MonotonicSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
 
 // MPI_Finalize with a request freed while active that never completes (its
 // peer never sends: an erroneous program) must not hang silently: after
@@ -251,9 +249,7 @@ void GiveUpOrphan(ApiRequest* r) {
            "%d, from %s); cancelling it",
            RankText().c_str(), r->is_send ? "send to" : "receive from",
            r->persistent ? "persistent" : "nonblocking", r->peer, r->tag, r->call);
-  Status st = r->req.ops ? (r->req.ops->cancel ? r->req.ops->cancel(&r->req)
-                                               : Error(Code::kRequest, "not cancellable"))
-                         : rt::Cancel(&r->req);
+  Status st = CancelRequest(r);
   if (!st.ok()) NICQ_LOG(kWarn, kCore, "MPI_Finalize: cancel failed: %s", st.message().c_str());
 }
 
@@ -265,20 +261,20 @@ void SweepOrphans(bool wait_all) {
   std::lock_guard<std::mutex> lock(o.mu);
   rt::Backoff backoff;
   const double limit = double(std::max<std::int64_t>(1, config::GetInt("NICQ_PEER_TIMEOUT")));
-  double deadline = MonotonicSeconds() + limit;
+  double deadline = MPI_Wtime() + limit;
   for (std::size_t i = 0; i < o.list.size();) {
     ApiRequest* r = o.list[i];
     bool gave_up = false;
     if (wait_all) {
       while (!r->req.IsDone()) {
         if (!rt::ProgressWait(backoff).ok()) break;  // dead peer: give the slot up anyway
-        if (MonotonicSeconds() > deadline) {
+        if (MPI_Wtime() > deadline) {
           GiveUpOrphan(r);
           gave_up = true;
           break;
         }
       }
-      if (r->req.IsDone()) deadline = MonotonicSeconds() + limit;  // progress: a fresh bound
+      if (r->req.IsDone()) deadline = MPI_Wtime() + limit;  // progress: a fresh bound
     }
     if (gave_up && !r->req.IsDone()) {
       ++i;  // still held by its engine: the slot stays taken

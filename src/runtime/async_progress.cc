@@ -22,13 +22,14 @@
 namespace nicq::rt {
 namespace {
 
+using detail::NowNs;
 using detail::S;
 
 constexpr int kMaxProbes = 4;
 // A pass that did something is followed by this much yielding polling
 // (the next step of a schedule usually arrives within a round trip).
 constexpr std::int64_t kActiveSpinNs = 20'000;
-// Naps while work is pending but idle: 50 us doubling to 1 ms.
+// Naps while work is pending but idle: 20 us doubling to 200 us.
 constexpr long kFirstNapNs = 20'000, kMaxNapNs = 200'000;
 // After an application thread's last progress pass, this long without
 // polling.
@@ -47,7 +48,6 @@ struct Async {
   std::atomic<int> nprobes{0};
   std::mutex start_mu;  // first start and stop only
   std::thread thread;
-  std::atomic<bool> running{false};
   std::atomic<bool> stop{false};
   std::atomic<std::uint32_t> kicks{0};  // the futex word
   std::atomic<bool> sleeping{false};
@@ -57,12 +57,6 @@ struct Async {
 Async& A() {
   static auto* a = new Async;  // never destroyed: exit must not join
   return *a;
-}
-
-std::int64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 bool Busy() {
@@ -151,12 +145,21 @@ bool DecideEnabled() {
   const std::int64_t v = config::GetInt("NICQ_PROGRESS_THREAD");
   if (v >= 0) return v != 0;
   // Auto: only when every rank of the node can have a second core.
-  cpu_set_t set;
-  const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0
-                       ? CPU_COUNT(&set)
-                       : int(sysconf(_SC_NPROCESSORS_ONLN));
   const int local = S().boot ? S().boot->LocalSize() : 1;
-  return cpus >= 2 * std::max(local, 1);
+  return detail::CpusAllowed() >= 2 * std::max(local, 1);
+}
+
+// Whether the thread is wanted (NICQ_PROGRESS_THREAD and cores), decided once.
+bool Enabled() {
+  Async& a = A();
+  std::lock_guard<std::mutex> lock(a.start_mu);
+  if (a.enabled.load(std::memory_order_relaxed) < 0)
+    a.enabled.store(DecideEnabled() ? 1 : 0, std::memory_order_relaxed);
+  return a.enabled.load(std::memory_order_relaxed) == 1;
+}
+
+bool Running() {
+  return S().async_running.load(std::memory_order_acquire);
 }
 
 }  // namespace
@@ -172,21 +175,9 @@ void AddAsyncBusyProbe(AsyncBusyFn fn) {
   a.nprobes.store(n + 1, std::memory_order_release);
 }
 
-bool AsyncProgressEnabled() {
-  Async& a = A();
-  std::lock_guard<std::mutex> lock(a.start_mu);
-  if (a.enabled.load(std::memory_order_relaxed) < 0)
-    a.enabled.store(DecideEnabled() ? 1 : 0, std::memory_order_relaxed);
-  return a.enabled.load(std::memory_order_relaxed) == 1;
-}
-
-bool AsyncProgressRunning() {
-  return A().running.load(std::memory_order_acquire);
-}
-
 void KickAsyncProgress() {
   Async& a = A();
-  if (a.running.load(std::memory_order_acquire)) {
+  if (Running()) {
     a.kicks.fetch_add(1, std::memory_order_seq_cst);
     if (a.sleeping.load(std::memory_order_seq_cst))
       syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAKE_PRIVATE, 1, nullptr,
@@ -194,29 +185,27 @@ void KickAsyncProgress() {
     return;
   }
   if (a.enabled.load(std::memory_order_relaxed) == 0 || !Initialized()) return;
-  if (!AsyncProgressEnabled()) return;
+  if (!Enabled()) return;
   std::lock_guard<std::mutex> lock(a.start_mu);
-  if (a.running.load(std::memory_order_relaxed) || a.stop.load(std::memory_order_relaxed)) return;
+  if (Running() || a.stop.load(std::memory_order_relaxed)) return;
   // From now on the engine is shared with the thread: every caller locks.
   // Ordered before the thread's first pass by the thread's creation.
   S().locking.store(true, std::memory_order_relaxed);
   a.thread = std::thread(Run);
-  a.running.store(true, std::memory_order_release);
-  S().async_running.store(true, std::memory_order_relaxed);
+  S().async_running.store(true, std::memory_order_release);
   NICQ_LOG(kInfo, kCore, "host progress thread started (engine lock on from now)");
 }
 
 void StopAsyncProgress() {
   Async& a = A();
   std::lock_guard<std::mutex> lock(a.start_mu);
-  if (!a.running.load(std::memory_order_acquire)) return;
+  if (!Running()) return;
   a.stop.store(true, std::memory_order_release);
   a.kicks.fetch_add(1, std::memory_order_seq_cst);
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAKE_PRIVATE, 1, nullptr,
           nullptr, 0);
   a.thread.join();
-  a.running.store(false, std::memory_order_release);
-  S().async_running.store(false, std::memory_order_relaxed);
+  S().async_running.store(false, std::memory_order_release);
 }
 
 }  // namespace nicq::rt

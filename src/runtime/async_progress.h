@@ -16,7 +16,7 @@
 // engine lock.
 //
 // Rhythm: while work is pending it polls, yields briefly after each pass
-// that did something, and otherwise naps from 50 us growing to 1 ms. With
+// that did something, and otherwise naps from 20 us growing to 200 us. With
 // nothing pending for a while it sleeps on a futex until the next Kick, so
 // an idle process costs nothing. Kick is a load and an add unless the thread
 // sleeps (then one futex wake): enqueue calls may kick.
@@ -34,9 +34,5 @@ void AddAsyncBusyProbe(AsyncBusyFn fn);
 void KickAsyncProgress();
 // Stops and joins the thread (MPI_Finalize).
 void StopAsyncProgress();
-// Whether the thread is wanted (NICQ_PROGRESS_THREAD and cores).
-bool AsyncProgressEnabled();
-// Whether it is running now (tests, nicq_info).
-bool AsyncProgressRunning();
 
 }  // namespace nicq::rt

@@ -35,14 +35,18 @@ std::int64_t NowNs() {
   return std::int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// More ranks on this node than cores in our cpuset: every poll of a waiter
-// then steals the core from the rank that would send what it awaits.
-bool NodeOversubscribed(int local_size) {
+int CpusAllowed() {
   cpu_set_t set;
   const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0
                        ? CPU_COUNT(&set)
                        : int(sysconf(_SC_NPROCESSORS_ONLN));
-  return local_size > std::max(cpus, 1);
+  return std::max(cpus, 1);
+}
+
+// More ranks on this node than cores in our cpuset: every poll of a waiter
+// then steals the core from the rank that would send what it awaits.
+bool NodeOversubscribed(int local_size) {
+  return local_size > CpusAllowed();
 }
 
 // How long a waiter polls before yielding (NICQ_WAIT_SPIN_US; -1: 50 us when

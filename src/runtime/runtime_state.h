@@ -42,9 +42,10 @@ struct State {
   std::int64_t wait_spin_max_ns = 0;
   bool oversubscribed = false;  // more ranks on this node than cores in our cpuset
   std::atomic<std::int64_t> wait_spin_ns{0};
-  // Host progress thread (async_progress.cc): set while it runs; a waiting
-  // application thread then stamps every pass with the time, and the
-  // thread stays out of the way while the stamps keep coming.
+  // Host progress thread (async_progress.cc): set while it runs (its one
+  // running flag); a waiting application thread then stamps every pass
+  // with the time, and the thread stays out of the way while the stamps
+  // keep coming.
   std::atomic<bool> async_running{false};
   std::atomic<std::int64_t> app_pass_ns{0};
 };
@@ -68,5 +69,6 @@ class EngineLock {
 
 double NowSeconds();   // CLOCK_MONOTONIC_COARSE: no syscall (vDSO)
 std::int64_t NowNs();  // CLOCK_MONOTONIC (vDSO): spin deadlines
+int CpusAllowed();     // PUs in this process's cpuset (at least 1)
 
 }  // namespace nicq::rt::detail
