@@ -17,16 +17,14 @@ std::int64_t NowNs() {
       .count();
 }
 
+// The PUs this process may run on. sched_getaffinity, not a hwloc
+// topology load: loading binds the thread to each PU in turn (the x86
+// backend reads cpuid there), and left two ranks on one core.
 int AllowedPus() {
-  hwloc_topology_t topo;
-  if (hwloc_topology_init(&topo) != 0) return 1;
-  int n = 1;
-  if (hwloc_topology_load(topo) == 0) {
-    hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) n = hwloc_bitmap_weight(set);
-    hwloc_bitmap_free(set);
-  }
-  hwloc_topology_destroy(topo);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  const int n = CPU_COUNT(&set);
   return n < 1 ? 1 : n;
 }
 
@@ -66,6 +64,8 @@ void ProgressThread::Stop() {
 void ProgressThread::BindAwayFromApp(int app_pu) {
   hwloc_topology_t topo;
   if (hwloc_topology_init(&topo) != 0) return;
+  // Without the x86 backend: it binds this thread to every PU in turn.
+  hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
   if (hwloc_topology_load(topo) == 0) {
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
     if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0 && hwloc_bitmap_weight(set) > 1) {

@@ -60,6 +60,13 @@ hwloc_topology_t Topology() {
     hwloc_topology_t t = nullptr;
     if (hwloc_topology_init(&t) != 0) return hwloc_topology_t(nullptr);
     hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    // Without the x86 backend: to read cpuid it binds the thread to every
+    // PU in turn, and the process stays on the last one. Two ranks on two
+    // cores ended MPI_Init on the same core in 5 of 12 launches, and
+    // ping-ponged through sched_yield (8-16 us round trips) until the
+    // scheduler split them. The Linux backend gives all we need (PUs,
+    // cores, NUMA nodes, PCI locality).
+    hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
     if (hwloc_topology_load(t) != 0) {
       hwloc_topology_destroy(t);
       return hwloc_topology_t(nullptr);
