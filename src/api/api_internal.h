@@ -15,6 +15,10 @@
 #include "runtime/comm.h"
 #include "runtime/request.h"
 
+namespace nicq::rt {
+int TagUpperBound();  // runtime/runtime.h
+}  // namespace nicq::rt
+
 namespace nicq::api {
 
 inline int KindOf(int handle) {
@@ -88,17 +92,50 @@ class Call {
  public:
   explicit Call(const char* name) : name_(name) {}
 
-  bool Init();
-  bool CommArg(MPI_Comm handle, Comm** out);
-  bool CountArg(int count, const char* what = "count");
+  // The valid case of each check is inline (every MPI_Send and MPI_Recv
+  // runs them: out of line they were ~300 instructions of an 8-byte send);
+  // the *Failed halves, out of line and cold, build the message.
+  bool Init() { return IsInitialized() || InitFailed(); }
+  bool CommArg(MPI_Comm handle, Comm** out) {
+    Comm* c = handle == MPI_COMM_NULL ? nullptr : LookupComm(handle);
+    *out = c;  // also on failure: callers' locals are never read uninitialized
+    if (!c) [[unlikely]]
+      return CommFailed(handle);
+    comm_handle_ = handle;
+    return true;
+  }
+  bool CountArg(int count, const char* what = "count") {
+    return count >= 0 || CountFailed(count, what);
+  }
   // A committed datatype (predefined or derived).
-  bool TypeArg(MPI_Datatype handle, dtype::Type** out, const char* what = "datatype");
-  bool BufferArg(const void* buf, int count, const dtype::Type* t, const char* what = "buffer");
-  bool DestArg(int dest, const Comm* comm);      // comm rank or MPI_PROC_NULL
-  bool SourceArg(int source, const Comm* comm);  // also MPI_ANY_SOURCE
-  bool SendTagArg(int tag);
-  bool RecvTagArg(int tag);  // also MPI_ANY_TAG
-  bool NotNull(const void* p, const char* what);
+  bool TypeArg(MPI_Datatype handle, dtype::Type** out, const char* what = "datatype") {
+    dtype::Type* t = handle == MPI_DATATYPE_NULL ? nullptr : dtype::Lookup(handle);
+    *out = t;
+    if (!t || !t->committed) [[unlikely]]
+      return TypeFailed(handle, t, what);
+    return true;
+  }
+  bool BufferArg(const void* buf, int count, const dtype::Type* t, const char* what = "buffer") {
+    return buf != nullptr || count == 0 || (t && t->size == 0) || BufferFailed(count, what);
+  }
+  // comm rank or MPI_PROC_NULL
+  bool DestArg(int dest, const Comm* comm) {
+    return (dest >= 0 && dest < comm->size) || dest == MPI_PROC_NULL ||
+           RankFailed(dest, comm, "destination");
+  }
+  // also MPI_ANY_SOURCE
+  bool SourceArg(int source, const Comm* comm) {
+    return (source >= 0 && source < comm->size) || source == MPI_PROC_NULL ||
+           source == MPI_ANY_SOURCE || RankFailed(source, comm, "source");
+  }
+  bool SendTagArg(int tag) {
+    return (tag >= 0 && tag <= rt::TagUpperBound()) || TagFailed(tag, false);
+  }
+  // also MPI_ANY_TAG
+  bool RecvTagArg(int tag) {
+    return (tag >= 0 && tag <= rt::TagUpperBound()) || tag == MPI_ANY_TAG || TagFailed(tag, true);
+  }
+  bool NotNull(const void* p, const char* what) { return p != nullptr || NullFailed(what); }
   bool Check(bool ok, Code cls, const std::string& message);
 
   // Raise the recorded error on the call's communicator and return its code.
@@ -119,6 +156,15 @@ class Call {
   void set_comm_handle(int h) { comm_handle_ = h; }
 
  private:
+  [[gnu::cold]] bool InitFailed();
+  [[gnu::cold]] bool CommFailed(MPI_Comm handle);
+  [[gnu::cold]] bool CountFailed(int count, const char* what);
+  [[gnu::cold]] bool TypeFailed(MPI_Datatype handle, const dtype::Type* found, const char* what);
+  [[gnu::cold]] bool BufferFailed(int count, const char* what);
+  [[gnu::cold]] bool RankFailed(int rank, const Comm* comm, const char* which);
+  [[gnu::cold]] bool TagFailed(int tag, bool any_ok);
+  [[gnu::cold]] bool NullFailed(const char* what);
+
   const char* name_;
   int comm_handle_ = MPI_COMM_WORLD;
   Code cls_ = Code::kOk;

@@ -96,86 +96,53 @@ int Call::Fail(const Status& st) {
   return RaiseStatus(comm_handle_, name_, st);
 }
 
-bool Call::Init() {
-  if (IsInitialized()) return true;
+bool Call::InitFailed() {
   return Check(false, Code::kOther,
                IsFinalized() ? "called after MPI_Finalize" : "called before MPI_Init");
 }
 
-// Checks build their message only on failure: the success path of a hot
-// call (MPI_Start, MPI_Isend) must not allocate.
-bool Call::NotNull(const void* p, const char* what) {
-  if (p) return true;
+bool Call::NullFailed(const char* what) {
   return Check(false, Code::kArg, std::string(what) + " is NULL");
 }
 
-bool Call::CommArg(MPI_Comm handle, Comm** out) {
+bool Call::CommFailed(MPI_Comm handle) {
   if (handle == MPI_COMM_NULL) return Check(false, Code::kComm, "communicator is MPI_COMM_NULL");
-  Comm* c = LookupComm(handle);
-  if (!c) {
-    const char* why = KindOf(handle) == NICQ_KIND_COMM ? "freed or invalid communicator "
-                                                       : "not a communicator handle: ";
-    return Check(false, Code::kComm, why + Str(handle));
-  }
-  comm_handle_ = handle;
-  *out = c;
-  return true;
+  const char* why = KindOf(handle) == NICQ_KIND_COMM ? "freed or invalid communicator "
+                                                     : "not a communicator handle: ";
+  return Check(false, Code::kComm, why + Str(handle));
 }
 
-bool Call::CountArg(int count, const char* what) {
-  if (count >= 0) return true;
+bool Call::CountFailed(int count, const char* what) {
   return Check(false, Code::kCount, std::string("negative ") + what + " " + Str(count));
 }
 
-bool Call::TypeArg(MPI_Datatype handle, dtype::Type** out, const char* what) {
+bool Call::TypeFailed(MPI_Datatype handle, const dtype::Type* found, const char* what) {
   if (handle == MPI_DATATYPE_NULL)
     return Check(false, Code::kType, std::string(what) + " is MPI_DATATYPE_NULL");
-  dtype::Type* t = dtype::Lookup(handle);
-  if (!t) {
+  if (!found)
     return Check(
         false, Code::kType,
         std::string("invalid ") + what + " " + Str(handle) + " " + dtype::TypeName(handle));
-  }
-  if (!t->committed)
-    return Check(false, Code::kType,
-                 std::string(what) + " is not committed (call MPI_Type_commit first)");
-  *out = t;
-  return true;
+  return Check(false, Code::kType,
+               std::string(what) + " is not committed (call MPI_Type_commit first)");
 }
 
-bool Call::BufferArg(const void* buf, int count, const dtype::Type* t, const char* what) {
-  if (buf != nullptr || count == 0 || (t && t->size == 0)) return true;
+bool Call::BufferFailed(int count, const char* what) {
   return Check(false, Code::kBuffer,
                std::string(what) + " is NULL with count " + Str(count) + " > 0");
 }
 
-bool Call::DestArg(int dest, const Comm* comm) {
-  if (dest == MPI_PROC_NULL || (dest >= 0 && dest < comm->size)) return true;
-  return Check(
-      false, Code::kRank,
-      "invalid destination rank " + Str(dest) + " (communicator size " + Str(comm->size) + ")");
+bool Call::RankFailed(int rank, const Comm* comm, const char* which) {
+  return Check(false, Code::kRank,
+               std::string("invalid ") + which + " rank " + Str(rank) + " (communicator size " +
+                   Str(comm->size) + ")");
 }
 
-bool Call::SourceArg(int source, const Comm* comm) {
-  if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE || (source >= 0 && source < comm->size))
-    return true;
-  return Check(
-      false, Code::kRank,
-      "invalid source rank " + Str(source) + " (communicator size " + Str(comm->size) + ")");
-}
-
-bool Call::SendTagArg(int tag) {
-  int ub = rt::TagUpperBound();
-  if (tag >= 0 && tag <= ub) return true;
-  return Check(false, Code::kTag, "invalid tag " + Str(tag) + " (must be 0.." + Str(ub) + ")");
-}
-
-bool Call::RecvTagArg(int tag) {
-  if (tag == MPI_ANY_TAG) return true;
-  int ub = rt::TagUpperBound();
-  if (tag >= 0 && tag <= ub) return true;
+bool Call::TagFailed(int tag, bool any_ok) {
   return Check(false, Code::kTag,
-               "invalid tag " + Str(tag) + " (must be MPI_ANY_TAG or 0.." + Str(ub) + ")");
+               "invalid tag " + Str(tag) +
+                   (any_ok ? " (must be MPI_ANY_TAG or 0.." : " (must be 0..") +
+                   Str(rt::TagUpperBound()) + ")");
 }
 
 }  // namespace nicq::api

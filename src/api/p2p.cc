@@ -66,15 +66,20 @@ int WaitAndComplete(Call& c, ApiRequest* r, MPI_Status* status) {
 // The engine request of this thread's blocking calls. A wait that fails
 // (a dead peer) while the engine still holds the request abandons it: the
 // thread then takes the table path below for good.
-thread_local Request t_blocking;
-thread_local bool t_blocking_abandoned = false;
+// One thread_local object: each access from a shared library is a
+// __tls_get_addr call.
+struct BlockingSlot {
+  Request req;
+  bool abandoned = false;
+};
+thread_local BlockingSlot t_blocking;
 
 // Blocking send or receive of a contiguous type: straight to the engine,
 // with no request handle (the table's alloc, retain, reset and free were
 // about half the host instructions of an 8-byte MPI_Send).
-int BlockingDirect(Call& c, bool is_send, SendMode mode, const void* buf, int count, const Args& a,
-                   int peer, int tag, MPI_Status* status) {
-  Request& q = t_blocking;
+int BlockingDirect(BlockingSlot& slot, Call& c, bool is_send, SendMode mode, const void* buf,
+                   int count, const Args& a, int peer, int tag, MPI_Status* status) {
+  Request& q = slot.req;
   const std::size_t bytes = static_cast<std::size_t>(count * a.type->size);
   Status st = is_send ? rt::Isend(buf, bytes, peer, tag, a.comm, mode, &q)
                       : rt::Irecv(const_cast<void*>(buf), bytes, peer, tag, a.comm, &q);
@@ -83,7 +88,7 @@ int BlockingDirect(Call& c, bool is_send, SendMode mode, const void* buf, int co
   while (!q.IsDone()) {
     st = rt::ProgressWait(backoff);
     if (!st.ok()) {
-      if (!q.IsDone()) t_blocking_abandoned = true;
+      if (!q.IsDone()) slot.abandoned = true;
       return c.Fail(st);
     }
   }
@@ -95,8 +100,9 @@ int BlockingDirect(Call& c, bool is_send, SendMode mode, const void* buf, int co
 // Blocking send or receive through a table request (no allocation once warm).
 int Blocking(Call& c, bool is_send, SendMode mode, const void* buf, int count, const Args& a,
              int peer, int tag, MPI_Status* status) {
-  if (a.type->IsContiguous() && !t_blocking_abandoned)
-    return BlockingDirect(c, is_send, mode, buf, count, a, peer, tag, status);
+  BlockingSlot& slot = t_blocking;
+  if (a.type->IsContiguous() && !slot.abandoned)
+    return BlockingDirect(slot, c, is_send, mode, buf, count, a, peer, tag, status);
   ApiRequest* r = Prepare(c, is_send, mode, buf, count, a, peer, tag, false);
   if (!r) return c.Fail(Code::kNoMem, "request table is full");
   Status st = api::PostRequest(r);
