@@ -34,6 +34,7 @@ struct Options {
   long min_size = 1, max_size = 4L << 20;
   int iters = 10000, warmup = 200;
   bool block = false;
+  bool histogram = false;  // -H: per-iteration round trips, log2 buckets (stderr)
 };
 
 [[noreturn]] void Die(const char* call, int rc) {
@@ -146,7 +147,7 @@ bool Parse(int argc, char** argv, Options& o) {
   const char* env = std::getenv("NICQ_PROVIDER");
   o.provider = env && *env && std::strcmp(env, "auto") != 0 ? env : "tcp;ofi_rxm";
   int c;
-  while ((c = getopt(argc, argv, "p:m:i:x:bh")) != -1) {
+  while ((c = getopt(argc, argv, "p:m:i:x:bhH")) != -1) {
     switch (c) {
       case 'p':
         o.provider = optarg;
@@ -170,6 +171,9 @@ bool Parse(int argc, char** argv, Options& o) {
       case 'b':
         o.block = true;
         break;
+      case 'H':
+        o.histogram = true;
+        break;
       default:
         return false;
     }
@@ -182,7 +186,7 @@ bool Parse(int argc, char** argv, Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (!Parse(argc, argv, o)) {
-    std::fprintf(stderr, "usage: %s [-p provider] [-m min:max] [-i iters] [-x warmup] [-b]\n",
+    std::fprintf(stderr, "usage: %s [-p provider] [-m min:max] [-i iters] [-x warmup] [-b] [-H]\n",
                  argv[0]);
     return 2;
   }
@@ -223,8 +227,22 @@ int main(int argc, char** argv) {
     const int warmup = n > 8192 ? o.warmup / 10 : o.warmup;
     if (!boot->Barrier().ok()) return 1;
     auto t0 = std::chrono::steady_clock::now();
+    // Round trips by power-of-two bucket of ns (-H): an average hides
+    // whether every iteration is slower or a few stall.
+    long hist[40] = {};
+    auto ti = t0;
     for (int i = 0; i < iters + warmup; ++i) {
       if (i == warmup) t0 = std::chrono::steady_clock::now();
+      if (o.histogram && i >= warmup) {
+        const auto now = std::chrono::steady_clock::now();
+        if (i > warmup) {
+          long ns = long(std::chrono::duration_cast<std::chrono::nanoseconds>(now - ti).count());
+          int b = 0;
+          while (ns > 1 && b < 39) ns >>= 1, ++b;
+          ++hist[b];
+        }
+        ti = now;
+      }
       // The receive is always posted before the peer can send to it.
       int done = 0;
       auto recv = [&] { return fi_trecv(f.ep, rbuf, n, f.desc, f.peer, 7, 0, &ctx[0]); };
@@ -242,6 +260,12 @@ int main(int argc, char** argv) {
     std::chrono::duration<double, std::micro> us = std::chrono::steady_clock::now() - t0;
     if (rank == 0) {
       std::printf("%-10ld%18.2f\n", n, us.count() / (2.0 * iters));
+      if (o.histogram) {
+        std::fprintf(stderr, "# %ld B round trips (ns, log2 buckets):", n);
+        for (int b = 0; b < 40; ++b)
+          if (hist[b]) std::fprintf(stderr, " <%ld:%ld", 2L << b, hist[b]);
+        std::fprintf(stderr, "\n");
+      }
       std::fflush(stdout);
     }
   }
