@@ -24,6 +24,7 @@ void Schedule::Reset() {
   largest_message_ = 0;
   scratch_used_ = 0;
   op_ = red_type_ = 0;
+  prepared_ = {};
   release_on_done = false;
   algorithm = "";
   on_done = nullptr;
@@ -141,6 +142,10 @@ Status Schedule::RunLocal(const Step& s) const {
       std::memmove(s.dst, s.src, s.bytes);
       break;
     case Step::kReduce:
+      if (prepared_.valid()) {
+        prepared_.Apply(s.src, s.dst, static_cast<std::int64_t>(s.bytes));
+        break;
+      }
       return dtype::Reduce(op_, red_type_, s.src, s.dst, static_cast<std::int64_t>(s.bytes));
     case Step::kPack:
       dtype::Pack(*s.type, s.src, s.count, s.dst);

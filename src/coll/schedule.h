@@ -24,6 +24,7 @@
 
 #include "core/status.h"
 #include "dtype/datatype.h"
+#include "dtype/reduce.h"
 #include "runtime/comm.h"
 #include "runtime/request.h"
 
@@ -47,6 +48,7 @@ class Schedule {
   void SetReduce(int op, int type_handle) {
     op_ = op;
     red_type_ = type_handle;
+    prepared_ = dtype::PreparedReduce::For(op, type_handle);
   }
   // A scratch block that stays valid until Reset(); blocks are reused by
   // position across Reset() so a rebuilt schedule of the same shape does not
@@ -105,6 +107,7 @@ class Schedule {
   std::size_t largest_message_ = 0;
   std::size_t scratch_used_ = 0;
   int op_ = 0, red_type_ = 0;
+  dtype::PreparedReduce prepared_;  // op_ on red_type_, resolved at build
   // Run state.
   Comm* comm_ = nullptr;
   int tag_ = 0;

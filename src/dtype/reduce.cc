@@ -288,6 +288,22 @@ Status Reduce(int op, int type, const void* in, void* inout, std::int64_t count)
   return Status::Ok();
 }
 
+PreparedReduce PreparedReduce::For(int op, int type) {
+  PreparedReduce p;
+  const Op* o = LookupOp(op);
+  const Type* t = Lookup(type);
+  if (!o || !t || !o->predefined || op == MPI_NO_OP || op == MPI_REPLACE) return p;
+  if (!OpAppliesTo(op, type) || !t->IsContiguous() || t->size <= 0) return p;
+  p.op_ = op;
+  p.unit_ = t->unit;
+  p.units_per_item_ = t->size / BasicSize(t->unit);
+  return p;
+}
+
+void PreparedReduce::Apply(const void* in, void* inout, std::int64_t count) const {
+  if (count > 0) (void)ReducePredefined(op_, unit_, in, inout, count * units_per_item_);
+}
+
 Status OpCreate(UserFunction fn, bool commute, int* out) {
   if (!fn) return Error(Code::kArg, "MPI_Op_create: user_fn is NULL");
   int index = Ops().user.Alloc();
