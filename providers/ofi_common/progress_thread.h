@@ -30,9 +30,9 @@ class ProgressThread {
   // The PU it was bound to (-1: not bound).
   int bound_pu() const { return bound_pu_.load(); }
 
-  // NICQ_PROGRESS_THREAD: 1 on, 0 off, -1 on when the process may use more
-  // than one processing unit.
-  static bool WantedByConfig();
+  // NICQ_PROGRESS_THREAD: 1 on, 0 off, -1 on when the process may use two
+  // processing units per rank of its node (`local_ranks`).
+  static bool WantedByConfig(int local_ranks);
 
  private:
   void Run(int spin_us);

@@ -62,8 +62,8 @@ Status EmulatedBackend::Init() {
   caps_.max_msg_bytes = ep_->info()->ep_attr->max_msg_size;
   NICQ_RETURN_IF_ERROR(ep_->RegisterMr(&doorbell_, sizeof(doorbell_), FI_REMOTE_WRITE,
                                        kDoorbellKeyBit, &doorbell_mr_));
-  want_thread_ =
-      config_.progress_thread < 0 ? ProgressThread::WantedByConfig() : config_.progress_thread != 0;
+  want_thread_ = config_.progress_thread < 0 ? ProgressThread::WantedByConfig(config_.local_ranks)
+                                             : config_.progress_thread != 0;
   return Status::Ok();
 }
 
@@ -493,6 +493,7 @@ Status CreateEmulatedBackend(const offload::BackendOptions& options,
   c.num_ops = options.slot_budget != 0 ? options.slot_budget
                                        : static_cast<std::size_t>(config::GetInt("NICQ_EMU_OPS"));
   c.spin_us = static_cast<int>(config::GetInt("NICQ_PROGRESS_SPIN_US"));
+  c.local_ranks = options.local_ranks;
   std::unique_ptr<EmulatedBackend> b;
   NICQ_RETURN_IF_ERROR(EmulatedBackend::Create(c, &b));
   *out = std::move(b);

@@ -31,6 +31,7 @@ struct EmulatedConfig {
   std::size_t num_counters = 4096;
   std::size_t num_ops = 65536;
   int progress_thread = -1;  // 1 on, 0 off, -1 NICQ_PROGRESS_THREAD
+  int local_ranks = 1;       // ranks on this node (NICQ_PROGRESS_THREAD auto)
   int spin_us = 20;
 };
 
