@@ -90,7 +90,7 @@ void TriggerQueue::Add(CounterId id, std::uint64_t v) {
   c.value.fetch_add(v, std::memory_order_seq_cst);
   if (c.head.load(std::memory_order_seq_cst) >= 0) {
     std::lock_guard<std::mutex> lock(mu_);
-    CollectLocked(c);
+    (void)CollectLocked(c);
   }
   NotifyChange();
 }
@@ -101,7 +101,7 @@ void TriggerQueue::Set(CounterId id, std::uint64_t v) {
   c.value.store(v, std::memory_order_seq_cst);
   if (c.head.load(std::memory_order_seq_cst) >= 0) {
     std::lock_guard<std::mutex> lock(mu_);
-    CollectLocked(c);
+    (void)CollectLocked(c);
   }
   NotifyChange();
 }
@@ -131,19 +131,53 @@ void TriggerQueue::InsertPendingLocked(Counter& c, EmuNode* n) {
   if (n->next < 0) c.tail = n->index;
 }
 
-void TriggerQueue::CollectLocked(Counter& c) {
-  const std::uint64_t v = c.value.load(std::memory_order_seq_cst);
-  std::int32_t h = c.head.load(std::memory_order_relaxed);
-  while (h >= 0 && nodes_[h].op->threshold <= v) {
-    EmuNode* n = &nodes_[h];
-    h = n->next;
-    AppendReadyLocked(n);
+bool TriggerQueue::CollectLocked(Counter& first) {
+  // Counters changed by local counter ops, still to collect: a small stack
+  // (no allocation, no recursion); when it is full, ops go through the FIFO.
+  CounterId pending[kPendingCounters];
+  int npending = 0;
+  bool changed = false;
+  Counter* c = &first;
+  for (;;) {
+    const std::uint64_t v = c->value.load(std::memory_order_seq_cst);
+    std::int32_t h = c->head.load(std::memory_order_relaxed);
+    while (h >= 0 && nodes_[h].op->threshold <= v) {
+      EmuNode* n = &nodes_[h];
+      h = n->next;
+      const OpKind k = n->op->kind;
+      if ((k == OpKind::kCounterAdd || k == OpKind::kCounterSet) &&
+          RunCounterOpLocked(n, pending, &npending)) {
+        changed = true;
+        continue;
+      }
+      AppendReadyLocked(n);
+    }
+    c->head.store(h, std::memory_order_seq_cst);
+    if (h >= 0)
+      nodes_[h].prev = -1;
+    else
+      c->tail = -1;
+    if (npending == 0) return changed;
+    c = &counters_[pending[--npending]];
   }
-  c.head.store(h, std::memory_order_seq_cst);
-  if (h >= 0)
-    nodes_[h].prev = -1;
+}
+
+bool TriggerQueue::RunCounterOpLocked(EmuNode* n, CounterId* pending, int* npending) {
+  const TriggeredOp& op = *n->op;
+  const bool has_completion = op.completion != kNoCounter;
+  if (*npending + 2 > kPendingCounters) return false;
+  Counter& t = counters_[op.target_counter];
+  if (op.kind == OpKind::kCounterAdd)
+    t.value.fetch_add(op.value, std::memory_order_seq_cst);
   else
-    c.tail = -1;
+    t.value.store(op.value, std::memory_order_seq_cst);
+  pending[(*npending)++] = op.target_counter;
+  if (has_completion) {
+    counters_[op.completion].value.fetch_add(op.completion_inc, std::memory_order_seq_cst);
+    pending[(*npending)++] = op.completion;
+  }
+  FreeNodeLocked(n);
+  return true;
 }
 
 void TriggerQueue::AppendReadyLocked(EmuNode* n) {
@@ -158,7 +192,15 @@ void TriggerQueue::AppendReadyLocked(EmuNode* n) {
 }
 
 Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
+  bool changed = false;  // a local counter op ran: wake the sleepers
+  Status st = PostLocked(ops, &changed);
+  if (changed) NotifyChange();
+  return st;
+}
+
+Status TriggerQueue::PostLocked(std::span<const TriggeredOp> ops, bool* changed_out) {
   std::lock_guard<std::mutex> lock(mu_);
+  bool& changed = *changed_out;
   // Check everything first: all ops are accepted or none.
   // Full: no message, since callers retry (enqueue backpressure) and a
   // retry path allocates nothing; they name the call if they give up.
@@ -193,7 +235,7 @@ Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
     Counter& c = counters_[op.trigger];
     InsertPendingLocked(c, n);
     // Already reached (or reached by a racing increment): ready now.
-    CollectLocked(c);
+    changed |= CollectLocked(c);
   }
   return Status::Ok();
 }
@@ -250,6 +292,10 @@ void TriggerQueue::PushReadyBack(EmuNode* n) {
 
 void TriggerQueue::Release(EmuNode* n) {
   std::lock_guard<std::mutex> lock(mu_);
+  FreeNodeLocked(n);
+}
+
+void TriggerQueue::FreeNodeLocked(EmuNode* n) {
   n->op = nullptr;
   n->next = free_head_;
   free_head_ = n->index;
