@@ -101,6 +101,18 @@ void SleepUntilKicked(Async& a) {
   a.sleeping.store(false, std::memory_order_relaxed);
 }
 
+// Naps up to `ns`, or until a start kicks.
+void NapUntilKicked(Async& a, long ns) {
+  const std::uint32_t seen = a.kicks.load(std::memory_order_acquire);
+  a.sleeping.store(true, std::memory_order_seq_cst);
+  if (!a.stop.load(std::memory_order_acquire)) {
+    timespec ts{0, ns};
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAIT_PRIVATE, seen, &ts,
+            nullptr, 0);
+  }
+  a.sleeping.store(false, std::memory_order_relaxed);
+}
+
 void Run() {
   Async& a = A();
   // Short naps mean nothing under the default 50 us timer slack.
@@ -132,12 +144,17 @@ void Run() {
       continue;
     }
     if (app_waiting) {
-      Nap(kQuietNapNs);
+      // A start (the waiter returned and began the next operation) kicks:
+      // a plain nap here cost the first 200 us of every compute phase.
+      NapUntilKicked(a, kQuietNapNs);
       nap = kFirstNapNs;  // the waiter may return to compute at any moment
       continue;
     }
     Nap(nap);
-    nap = nap * 2 > kMaxNapNs ? kMaxNapNs : nap * 2;
+    // While a schedule is listed, a nap is time its next message waits:
+    // naps stay short (20 us) then; idle ones grow to kMaxNapNs.
+    const long cap = Busy() ? kFirstNapNs : kMaxNapNs;
+    nap = nap * 2 > cap ? cap : nap * 2;
   }
 }
 
@@ -175,25 +192,34 @@ void AddAsyncBusyProbe(AsyncBusyFn fn) {
   a.nprobes.store(n + 1, std::memory_order_release);
 }
 
-void KickAsyncProgress() {
+bool KickAsyncProgress() {
   Async& a = A();
   if (Running()) {
+    // The application just started an operation, so it is not in a wait
+    // loop now (its next pass, if it waits, stamps again): the thread may
+    // take over at once instead of keeping quiet for kQuietNs.
+    S().app_pass_ns.store(0, std::memory_order_relaxed);
     a.kicks.fetch_add(1, std::memory_order_seq_cst);
     if (a.sleeping.load(std::memory_order_seq_cst))
       syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAKE_PRIVATE, 1, nullptr,
               nullptr, 0);
-    return;
+    return true;
   }
-  if (a.enabled.load(std::memory_order_relaxed) == 0 || !Initialized()) return;
-  if (!Enabled()) return;
+  if (a.enabled.load(std::memory_order_relaxed) == 0 || !Initialized()) return false;
+  if (!Enabled()) return false;
   std::lock_guard<std::mutex> lock(a.start_mu);
-  if (Running() || a.stop.load(std::memory_order_relaxed)) return;
+  if (Running() || a.stop.load(std::memory_order_relaxed)) return false;
   // From now on the engine is shared with the thread: every caller locks.
   // Ordered before the thread's first pass by the thread's creation.
   S().locking.store(true, std::memory_order_relaxed);
   a.thread = std::thread(Run);
   S().async_running.store(true, std::memory_order_release);
   NICQ_LOG(kInfo, kCore, "host progress thread started (engine lock on from now)");
+  return false;
+}
+
+bool AsyncProgressRunning() {
+  return Running();
 }
 
 void StopAsyncProgress() {

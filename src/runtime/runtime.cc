@@ -218,7 +218,14 @@ void ShortSleep(std::uint32_t sleeps) {
 
 Status ProgressWait(Backoff& b) {
   auto& s = S();
-  if (s.async_running.load(std::memory_order_relaxed))
+  const WaitPolicy& w = s.fabric.auto_progress() ? kAutoProgress
+                        : s.oversubscribed       ? kOversubscribed
+                                                 : kManualProgress;
+  // With the host progress thread running, a waiter that still spins or
+  // yields asks it to keep quiet (it would only contend); one past that
+  // phase sleeps and leaves the progress to the thread.
+  const bool async = s.async_running.load(std::memory_order_relaxed);
+  if (async && b.polls <= w.spin + w.yield)
     s.app_pass_ns.store(detail::NowNs(), std::memory_order_relaxed);
   int n;
   {
@@ -239,9 +246,6 @@ Status ProgressWait(Backoff& b) {
   if (s.engine.any_dead())
     return Error(Code::kProcFailed, "a peer process has failed; the operation cannot complete");
   ++b.polls;
-  const WaitPolicy& w = s.fabric.auto_progress() ? kAutoProgress
-                        : s.oversubscribed       ? kOversubscribed
-                                                 : kManualProgress;
   const std::uint32_t kSpinPolls = w.spin, kYieldPolls = w.yield;
   const int kBlockMs = w.block_ms;
   if (b.polls <= kSpinPolls) return Status::Ok();
@@ -265,7 +269,12 @@ Status ProgressWait(Backoff& b) {
   // Blocking phase: sleep in the CQ's wait object when it has one. Under
   // MPI_THREAD_MULTIPLE only one thread sleeps there (holding the lock for at
   // most kBlockMs); the others take short sleeps without the lock.
-  if (s.fabric.cq_can_block() && !s.locking.load(std::memory_order_relaxed)) {
+  // (Not in the CQ while the host progress thread runs: the waiter would
+  // hold the engine lock, the thread could not progress, and the waiter's
+  // request, completed by a thread's pass, would not end its CQ sleep.)
+  if (async) {
+    ShortSleep(b.polls - kSpinPolls - kYieldPolls);
+  } else if (s.fabric.cq_can_block() && !s.locking.load(std::memory_order_relaxed)) {
     n = s.engine.BlockingPoll(kBlockMs);
   } else if (s.fabric.cq_can_block() && s.mu.try_lock()) {
     n = s.engine.BlockingPoll(kBlockMs);

@@ -73,7 +73,12 @@ Status Init(int required, int* provided) {
 }
 // No progress thread in the fake runtime.
 void StopAsyncProgress() {}
-void KickAsyncProgress() {}
+bool KickAsyncProgress() {
+  return false;
+}
+bool AsyncProgressRunning() {
+  return false;
+}
 void AddAsyncBusyProbe(AsyncBusyFn) {}
 
 Status Finalize() {
