@@ -29,7 +29,7 @@ struct BackendOptions {
   // private one-NIC world).
   void* context = nullptr;
   std::size_t slot_budget = 0;  // trigger slots this process may use (0: backend default)
-  int local_ranks = 1;          // ranks on this node (a progress thread wants a core per rank)
+  int local_ranks = 1;          // ranks on our CPUs (a progress thread wants a core per rank)
 };
 
 // Builds a backend; returns kUnsupportedOperation when the backend cannot

@@ -74,7 +74,7 @@ Status Create(const std::string& which, Context& c) {
   o.provider = rt::ProviderName();
   o.rank = rt::WorldRank();
   o.world_size = rt::WorldSize();
-  o.local_ranks = rt::Boot().LocalSize();
+  o.local_ranks = rt::RanksSharingMyCpus();
   Status st = offload::CreateBackend(which, o, &c.owner);
   if (!st.ok()) return st;
   c.name = which;

@@ -43,10 +43,20 @@ int CpusAllowed() {
   return std::max(cpus, 1);
 }
 
-// More ranks on this node than cores in our cpuset: every poll of a waiter
-// then steals the core from the rank that would send what it awaits.
+// The ranks of this node that run on our cpuset: all of them, unless the
+// launcher bound each rank to its own CPUs (nicqrun --bind-to core sets
+// NICQ_BOUND); bound ranks share a CPU only when they outnumber the CPUs.
+int RanksSharingCpus(int local_size) {
+  local_size = std::max(local_size, 1);
+  if (config::GetInt("NICQ_BOUND") != 1) return local_size;
+  const long online = std::max(sysconf(_SC_NPROCESSORS_ONLN), 1L);
+  return int(std::max(1L, (long(local_size) * CpusAllowed() + online - 1) / online));
+}
+
+// More ranks on our cpuset than cores in it: every poll of a waiter then
+// steals the core from the rank that would send what it awaits.
 bool NodeOversubscribed(int local_size) {
-  return local_size > CpusAllowed();
+  return RanksSharingCpus(local_size) > CpusAllowed();
 }
 
 // How long a waiter polls before yielding (NICQ_WAIT_SPIN_US; -1: 50 us when
@@ -134,6 +144,9 @@ bool Finalized() {
 }
 int ThreadLevel() {
   return S().thread_level;
+}
+int RanksSharingMyCpus() {
+  return detail::RanksSharingCpus(S().boot ? S().boot->LocalSize() : 1);
 }
 int WorldRank() {
   return S().boot ? S().boot->Rank() : 0;

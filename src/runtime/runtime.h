@@ -35,6 +35,9 @@ int ThreadLevel();
 int WorldRank();
 int WorldSize();
 Bootstrap& Boot();
+// Ranks of this node that run on this process's CPUs: all local ranks, or
+// fewer when the launcher bound each rank to its own (NICQ_BOUND).
+int RanksSharingMyCpus();
 const char* ProviderName();  // the libfabric provider in use, e.g. "tcp;ofi_rxm"
 [[noreturn]] void Abort(int code, const char* why);
 int TagUpperBound();  // largest user tag the tag packing allows (>= 32767)

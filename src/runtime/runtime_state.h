@@ -67,8 +67,9 @@ class EngineLock {
   bool locked_;
 };
 
-double NowSeconds();   // CLOCK_MONOTONIC_COARSE: no syscall (vDSO)
-std::int64_t NowNs();  // CLOCK_MONOTONIC (vDSO): spin deadlines
-int CpusAllowed();     // PUs in this process's cpuset (at least 1)
+double NowSeconds();                   // CLOCK_MONOTONIC_COARSE: no syscall (vDSO)
+std::int64_t NowNs();                  // CLOCK_MONOTONIC (vDSO): spin deadlines
+int CpusAllowed();                     // PUs in this process's cpuset (at least 1)
+int RanksSharingCpus(int local_size);  // ranks of the node on our cpuset (NICQ_BOUND)
 
 }  // namespace nicq::rt::detail

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,28 @@ double Now() {
 
 static void Note(const std::string& msg) {
   std::fprintf(stderr, "nicqrun: %s\n", msg.c_str());
+}
+
+// --bind-to core, in the child before exec: rank r of N gets the r-th block
+// of C/N CPUs of nicqrun's own set (one CPU round robin when N > C). Tells
+// the library through NICQ_BOUND that its cpuset is its own, not the
+// node's (progress-thread decisions count cores per rank).
+void Job::BindRank(int r) const {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) return;
+  int cpus[CPU_SETSIZE];
+  int c = 0;
+  for (int i = 0; i < CPU_SETSIZE; ++i)
+    if (CPU_ISSET(i, &mine)) cpus[c++] = i;
+  if (c == 0) return;
+  const int n = opts_.ranks;
+  const int per = n <= c ? c / n : 1;
+  const int first = n <= c ? r * per : r % c;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int i = 0; i < per; ++i) CPU_SET(cpus[first + i], &set);
+  if (sched_setaffinity(0, sizeof set, &set) == 0) setenv("NICQ_BOUND", "1", 1);
 }
 
 Job::Job(const Options& opts) : opts_(opts), ranks_(opts.ranks), rendezvous_(opts.ranks) {}
@@ -97,6 +120,7 @@ std::string Job::Spawn(int r) {
     setenv("NICQ_LOCAL_RANK", std::to_string(r).c_str(), 1);
     setenv("NICQ_LOCAL_SIZE", std::to_string(opts_.ranks).c_str(), 1);
     setenv("NICQ_BOOT_DIR", job_dir_.c_str(), 1);
+    if (opts_.bind_core) BindRank(r);
     std::vector<char*> argv;
     for (std::string& a : opts_.argv) argv.push_back(a.data());
     argv.push_back(nullptr);

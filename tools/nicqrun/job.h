@@ -33,6 +33,7 @@ class Job {
 
   std::string Setup();
   std::string Spawn(int rank);
+  void BindRank(int r) const;
   void ReapChildren();
   void OnRankExit(int rank, int status);
   void OnSignal(int sig);

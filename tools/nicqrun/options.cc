@@ -12,10 +12,13 @@ static const char* kUsage =
     "  --timeout S       kill the job after S seconds, naming the ranks still running\n"
     "                    (exit status 124)\n"
     "  --tag-output      prefix every output line with [rank]\n"
+    "  --bind-to core    give each rank its own block of the CPUs nicqrun may use\n"
+    "                    (N ranks on C CPUs: C/N each, or one shared round robin\n"
+    "                    when N > C); --bind-to none (the default) shares them all\n"
     "  -h, --help        this text;  --version  print the version\n"
     "Open MPI flags with no meaning here (--oversubscribe, --allow-run-as-root,\n"
-    "--bind-to X, --map-by X, -x VAR) are accepted and ignored, so scripts written for\n"
-    "mpirun work unchanged.\n"
+    "--bind-to other than core/none, --map-by X, -x VAR) are accepted and ignored, so\n"
+    "scripts written for mpirun work unchanged.\n"
     "Exit status: 0 when every rank exits 0; otherwise the first failing rank's exit\n"
     "status (128+signal when killed by a signal), the code given to abort, or 124 on\n"
     "timeout.\n";
@@ -72,8 +75,15 @@ bool ParseOptions(int argc, char** argv, Options& opts, std::string& error, bool
       opts.tag_output = true;
     } else if (!std::strcmp(a, "--oversubscribe") || !std::strcmp(a, "--allow-run-as-root")) {
       // nicqrun never refuses these; nothing to do.
-    } else if (!std::strcmp(a, "--bind-to") || !std::strcmp(a, "--map-by") ||
-               !std::strcmp(a, "-x")) {
+    } else if (!std::strcmp(a, "--bind-to")) {
+      const char* v = value(a);
+      if (!v) return false;
+      if (!std::strcmp(v, "core"))
+        opts.bind_core = true;
+      else if (!std::strcmp(v, "none"))
+        opts.bind_core = false;
+      // Other Open MPI values (socket, numa, ...): accepted, no binding.
+    } else if (!std::strcmp(a, "--map-by") || !std::strcmp(a, "-x")) {
       if (!value(a)) return false;  // the environment is inherited anyway
     } else if (!std::strcmp(a, "-h") || !std::strcmp(a, "--help")) {
       std::fputs(kUsage, stdout);

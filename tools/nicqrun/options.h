@@ -10,6 +10,9 @@ struct Options {
   int ranks = 1;
   double timeout_s = 0;  // 0: none
   bool tag_output = false;
+  // --bind-to core: each rank gets its own block of the CPUs nicqrun may
+  // use (as mpirun --bind-to core); otherwise ranks share them all.
+  bool bind_core = false;
   std::vector<std::string> argv;  // program and its arguments
 };
 
