@@ -229,7 +229,9 @@ TEST_P(ScaleSim, AllgatherAlltoallReduceScatter) {
     });
     for (int r = 0; r < p; ++r)
       for (int j = 0; j < p; ++j)
-        if (rc[r][j]) ASSERT_EQ(wout[r][2 * j], Val(j, 2 * r)) << KindName(k) << " rank " << r;
+        if (rc[r][j]) {
+          ASSERT_EQ(wout[r][2 * j], Val(j, 2 * r)) << KindName(k) << " rank " << r;
+        }
   }
   const std::vector<int> c = Counts(p), d = Displs(c);
   const int total = d[p - 1] + c[p - 1];

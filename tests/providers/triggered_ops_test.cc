@@ -36,7 +36,9 @@ class TriggeredOps : public ::testing::TestWithParam<BackendParam> {
     ASSERT_TRUE(s.ok()) << s.message();
   }
   void TearDown() override {
-    if (b_) EXPECT_TRUE(b_->Flush().ok());
+    if (b_) {
+      EXPECT_TRUE(b_->Flush().ok());
+    }
   }
   CounterId Counter() {
     CounterId id = kNoCounter;
