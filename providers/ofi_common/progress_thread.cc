@@ -102,6 +102,7 @@ void ProgressThread::Run(int spin_us) {
   // whose CQ has no wait object (shm), block_() is a 50 us nap and every nap
   // was followed by spin_us of spinning: an idle process burnt half a core.
   bool worked = true;
+  awake_.store(true, std::memory_order_seq_cst);
   while (!stop_.load(std::memory_order_acquire)) {
     // Spin while work keeps coming; after spin_us without any, yield a few
     // times, then block until the wait object fires (or 10 ms pass).
@@ -124,7 +125,9 @@ void ProgressThread::Run(int spin_us) {
     }
     if (stop_.load(std::memory_order_relaxed)) break;
     worked = false;
+    awake_.store(false, std::memory_order_seq_cst);
     block_(10);
+    awake_.store(true, std::memory_order_seq_cst);
   }
 }
 

@@ -29,6 +29,9 @@ class ProgressThread {
   bool running() const { return thread_.joinable(); }
   // The PU it was bound to (-1: not bound).
   int bound_pu() const { return bound_pu_.load(); }
+  // In its loop polling (not blocked in Block): it will see new work within
+  // microseconds.
+  bool awake() const { return awake_.load(std::memory_order_seq_cst); }
 
   // NICQ_PROGRESS_THREAD: 1 on, 0 off, -1 on when the process may use two
   // processing units per rank of its node (`local_ranks`).
@@ -43,6 +46,7 @@ class ProgressThread {
   Wake wake_;
   std::atomic<bool> stop_{false};
   std::atomic<int> bound_pu_{-1};
+  std::atomic<bool> awake_{false};
   std::thread thread_;
 };
 

@@ -212,6 +212,13 @@ Status EmulatedBackend::Post(std::span<const TriggeredOp> ops) {
                                     std::to_string(doorbells_.size()) + ")");
   }
   NICQ_RETURN_IF_ERROR(queue_.Post(ops));
+  // With the progress thread polling, or napping on the queue's futex that
+  // the post just ended (shm: no CQ wait object), the thread issues: an
+  // issue can be long (shm copies a large message already announced by the
+  // peer inside fi_trecv, ~100 us per MiB) and the caller is an enqueue
+  // that should return at once. A thread blocked in the CQ's wait object
+  // would not see the post: then the caller issues.
+  if (thread_.running() && (thread_.awake() || !ep_->cq_waitable())) return Status::Ok();
   Drain();
   return Status::Ok();
 }
@@ -468,10 +475,16 @@ void EmulatedBackend::BlockInCq(int timeout_ms) {
     return;
   }
   if (!ep_->cq_waitable()) {
+    // No wait object (shm): nap on the queue's change futex, which a post or
+    // a counter change ends; naps stay at kMinNapUs while issued ops await
+    // completions (only polling the CQ finds those).
     const int nap = nap_us_.load(std::memory_order_relaxed);
-    nap_us_.store(std::min(nap * 2, kMaxNapUs), std::memory_order_relaxed);
-    timespec ts{0, static_cast<long>(nap) * 1000};
-    nanosleep(&ts, nullptr);
+    const int cap = in_flight_.load(std::memory_order_relaxed) > 0 ? kMinNapUs : kMaxNapUs;
+    nap_us_.store(std::min(nap * 2, cap), std::memory_order_relaxed);
+    queue_.BeginSleep();
+    const std::uint32_t e = queue_.epoch();
+    if (!queue_.HasReady()) queue_.SleepOnChange(e, std::min(nap, cap));
+    queue_.EndSleep();
     return;
   }
   fi_cq_data_entry entries[kCqBatch];

@@ -194,7 +194,8 @@ void TriggerQueue::AppendReadyLocked(EmuNode* n) {
 Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
   bool changed = false;  // a local counter op ran: wake the sleepers
   Status st = PostLocked(ops, &changed);
-  if (changed) NotifyChange();
+  // New work also ends a progress thread's nap (no syscall without sleepers).
+  if (changed || (st.ok() && sleepers_.load(std::memory_order_seq_cst) > 0)) NotifyChange();
   return st;
 }
 
