@@ -313,13 +313,12 @@ void ListLocked(Engine& e, Schedule* s) {
 }
 
 void ActivateLocked(Engine& e, Schedule* s) {
-  if (e.active.size() == e.active.capacity()) e.active.reserve(e.active.size() * 2);
-  e.active.push_back(s);
+  ListLocked(e, s);
   s->Advance();  // post the first phase at once
   if (!s->running()) {
     e.active.pop_back();
+    e.n_active.store(e.active.size(), std::memory_order_release);
   }
-  e.n_active.store(e.active.size(), std::memory_order_release);
 }
 
 // Queued persistent collectives whose gate fired (persistent.h): launched

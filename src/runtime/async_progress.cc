@@ -189,7 +189,7 @@ void AddAsyncBusyProbe(AsyncBusyFn fn) {
   a.nprobes.store(n + 1, std::memory_order_release);
 }
 
-bool KickAsyncProgress() {
+void KickAsyncProgress() {
   Async& a = A();
   if (Running()) {
     // The application just started an operation, so it is not in a wait
@@ -200,19 +200,18 @@ bool KickAsyncProgress() {
     if (a.sleeping.load(std::memory_order_seq_cst))
       syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAKE_PRIVATE, 1, nullptr,
               nullptr, 0);
-    return true;
+    return;
   }
-  if (a.enabled.load(std::memory_order_relaxed) == 0 || !Initialized()) return false;
-  if (!Enabled()) return false;
+  if (a.enabled.load(std::memory_order_relaxed) == 0 || !Initialized()) return;
+  if (!Enabled()) return;
   std::lock_guard<std::mutex> lock(a.start_mu);
-  if (Running() || a.stop.load(std::memory_order_relaxed)) return false;
+  if (Running() || a.stop.load(std::memory_order_relaxed)) return;
   // From now on the engine is shared with the thread: every caller locks.
   // Ordered before the thread's first pass by the thread's creation.
   S().locking.store(true, std::memory_order_relaxed);
   a.thread = std::thread(Run);
   S().async_running.store(true, std::memory_order_release);
   NICQ_LOG(kInfo, kCore, "host progress thread started (engine lock on from now)");
-  return false;
 }
 
 bool AsyncProgressRunning() {

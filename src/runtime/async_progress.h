@@ -30,9 +30,8 @@ using AsyncBusyFn = bool (*)();
 void AddAsyncBusyProbe(AsyncBusyFn fn);
 
 // Host work begins: starts the thread on first use when enabled, wakes it
-// when asleep. Call from an MPI call holding no engine lock. Returns whether
-// the thread was already running (so it will take the work from here).
-bool KickAsyncProgress();
+// when asleep. Call from an MPI call holding no engine lock.
+void KickAsyncProgress();
 // Whether the thread runs (it then advances listed host work by itself).
 bool AsyncProgressRunning();
 // Stops and joins the thread (MPI_Finalize).

@@ -73,9 +73,7 @@ Status Init(int required, int* provided) {
 }
 // No progress thread in the fake runtime.
 void StopAsyncProgress() {}
-bool KickAsyncProgress() {
-  return false;
-}
+void KickAsyncProgress() {}
 bool AsyncProgressRunning() {
   return false;
 }
