@@ -83,24 +83,13 @@ bool PassOnce() {
   return n > 0;
 }
 
-void SleepUntilKicked(Async& a) {
+// Sleeps up to `ns`, or until a start kicks. `unless_busy`: not at all
+// when host work is listed (work that arrived between the last pass and
+// `sleeping` was kicked before `seen` was read or is visible to Busy() now).
+void NapUntilKicked(Async& a, long ns, bool unless_busy = false) {
   const std::uint32_t seen = a.kicks.load(std::memory_order_acquire);
   a.sleeping.store(true, std::memory_order_seq_cst);
-  // Work that arrived between the last pass and `sleeping` was kicked
-  // before `seen` was read or is visible to Busy() now.
-  if (!Busy() && !a.stop.load(std::memory_order_acquire)) {
-    timespec ts{0, kSleepTimeoutNs};
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAIT_PRIVATE, seen, &ts,
-            nullptr, 0);
-  }
-  a.sleeping.store(false, std::memory_order_relaxed);
-}
-
-// Naps up to `ns`, or until a start kicks.
-void NapUntilKicked(Async& a, long ns) {
-  const std::uint32_t seen = a.kicks.load(std::memory_order_acquire);
-  a.sleeping.store(true, std::memory_order_seq_cst);
-  if (!a.stop.load(std::memory_order_acquire)) {
+  if (!(unless_busy && Busy()) && !a.stop.load(std::memory_order_acquire)) {
     timespec ts{0, ns};
     syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAIT_PRIVATE, seen, &ts,
             nullptr, 0);
@@ -133,7 +122,7 @@ void Run() {
       continue;
     }
     if (!Busy() && idle >= kIdleBeforeSleepNs) {
-      SleepUntilKicked(a);
+      NapUntilKicked(a, kSleepTimeoutNs, /*unless_busy=*/true);
       last_work = NowNs();
       nap = kFirstNapNs;
       continue;
