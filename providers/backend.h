@@ -12,9 +12,8 @@
 //    no op gated on that completion fires.
 //  * Ops that move data to a peer may increment a counter at the target
 //    (`remote_counter`) when the data has landed there.
-//  * Op descriptors passed to Post() are copied by the backend only when it
-//    must; the span's storage must stay valid until the op completes (plans
-//    keep their ops preallocated, so this costs nothing).
+//  * Post() copies the op descriptors before it returns (every backend
+//    does): callers may reuse the span's storage at once.
 //
 // Put/atomic landing: the target region's `arrival_counter` (RegisterMemory)
 // gets +1 when the data has landed (libfabric binds remote counters to the
@@ -126,6 +125,9 @@ struct Capabilities {
   // its progress thread. Callers close such a cycle with a
   // kRemoteCounterAdd to their own rank: it fires later, outside the chain.
   bool counter_op_cycles_deadlock = false;
+  // Largest `value` of one kRemoteCounterAdd (native: one doorbell write per
+  // unit; emulated: 32 bits of CQ data). Callers split larger adds.
+  std::uint64_t max_remote_add = ~std::uint64_t{0};
 
   void AllowAtomic(AtomicOp op, AtomicType t) {
     atomic_mask[static_cast<int>(op)] |= std::uint64_t{1} << static_cast<int>(t);

@@ -67,6 +67,7 @@ class OfiEndpoint {
   // The provider chooses MR keys: keys cannot carry counter ids (mr_key.h).
   bool prov_key() const { return (info_->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0; }
   std::size_t tx_size() const { return info_->tx_attr->size; }
+  std::size_t inject_size() const { return info_->tx_attr->inject_size; }
 
   Status Name(std::vector<std::uint8_t>& out) const;
   // Inserts every peer's endpoint name; Peer(rank) is its fi_addr afterwards.

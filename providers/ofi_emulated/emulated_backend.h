@@ -98,6 +98,8 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::vector<std::uint64_t> doorbells_;      // per peer: remote address of its doorbell
   std::vector<std::uint64_t> doorbell_keys_;  // per peer: key of its doorbell
   std::atomic<std::uint32_t> next_key_{1};
+  // Sends up to this size go out with fi_tinject and complete at issue.
+  std::size_t inject_max_ = 0;
   ProgressThread thread_;
   bool want_thread_ = false;  // NICQ_PROGRESS_THREAD / config: start on first use
   std::atomic<bool> thread_started_{false};

@@ -64,11 +64,16 @@ void TriggerQueue::FreeCounter(CounterId id) {
 // its counter, the notifier bumps the epoch after changing the counter and
 // then reads sleepers_ (all sequentially consistent), so either the waiter
 // sees the new value or the notifier sees the waiter.
+//
+// Without sleepers the epoch is left alone (a locked add saved per counter
+// change): the change itself is a sequentially consistent atomic made
+// before the sleepers_ load, so a waiter that registers after that load
+// re-checks and sees the change; one registered before it is seen here.
 void TriggerQueue::NotifyChange() {
+  if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
   change_epoch_.fetch_add(1, std::memory_order_seq_cst);
-  if (sleepers_.load(std::memory_order_seq_cst) > 0)
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&change_epoch_), FUTEX_WAKE_PRIVATE,
-            INT32_MAX, nullptr, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&change_epoch_), FUTEX_WAKE_PRIVATE,
+          INT32_MAX, nullptr, nullptr, 0);
 }
 
 void TriggerQueue::BeginSleep() {
@@ -152,11 +157,16 @@ bool TriggerQueue::CollectLocked(Counter& first) {
       }
       AppendReadyLocked(n);
     }
-    c->head.store(h, std::memory_order_seq_cst);
-    if (h >= 0)
-      nodes_[h].prev = -1;
-    else
-      c->tail = -1;
+    // No store-load pairing here (an Add that reads the old head takes the
+    // lock and collects after us), so a release store, and none when
+    // nothing was taken.
+    if (h != c->head.load(std::memory_order_relaxed)) {
+      c->head.store(h, std::memory_order_release);
+      if (h >= 0)
+        nodes_[h].prev = -1;
+      else
+        c->tail = -1;
+    }
     if (npending == 0) return changed;
     c = &counters_[pending[--npending]];
   }
@@ -224,7 +234,7 @@ Status TriggerQueue::PostLocked(std::span<const TriggeredOp> ops, bool* changed_
     EmuNode* n = &nodes_[free_head_];
     free_head_ = n->next;
     --free_count_;
-    in_use_.fetch_add(1, std::memory_order_relaxed);
+    BumpInUseLocked(+1);
     n->copy = op;
     n->op = &n->copy;
     n->seq = next_seq_++;
@@ -253,7 +263,7 @@ std::size_t TriggerQueue::Cancel(CounterId trigger) {
     node->next = free_head_;
     free_head_ = node->index;
     ++free_count_;
-    in_use_.fetch_sub(1, std::memory_order_relaxed);
+    BumpInUseLocked(-1);
     ++n;
   }
   c.head.store(-1);
@@ -266,24 +276,31 @@ void TriggerQueue::CancelAll() {
     if (counters_[id].head.load(std::memory_order_relaxed) >= 0) Cancel(static_cast<CounterId>(id));
 }
 
-EmuNode* TriggerQueue::PopReady() {
-  if (!HasReady()) return nullptr;
+int TriggerQueue::PopReady(EmuNode** out, int max) {
+  if (!HasReady()) return 0;
   std::lock_guard<std::mutex> lock(mu_);
-  if (ready_head_ < 0) return nullptr;
-  EmuNode* n = &nodes_[ready_head_];
-  ready_head_ = n->next;
+  int got = 0;
+  while (got < max && ready_head_ >= 0) {
+    EmuNode* n = &nodes_[ready_head_];
+    ready_head_ = n->next;
+    n->next = -1;
+    out[got++] = n;
+  }
   if (ready_head_ < 0) ready_tail_ = -1;
-  ready_count_.fetch_sub(1, std::memory_order_release);
-  n->next = -1;
-  return n;
+  if (got > 0) ready_count_.fetch_sub(std::size_t(got), std::memory_order_release);
+  return got;
 }
 
-void TriggerQueue::PushReadyFront(EmuNode* n) {
+void TriggerQueue::PushReadyFront(EmuNode* const* nodes, int count) {
+  if (count <= 0) return;
   std::lock_guard<std::mutex> lock(mu_);
-  n->next = ready_head_;
-  ready_head_ = n->index;
-  if (ready_tail_ < 0) ready_tail_ = n->index;
-  ready_count_.fetch_add(1, std::memory_order_seq_cst);
+  for (int i = count - 1; i >= 0; --i) {
+    EmuNode* n = nodes[i];
+    n->next = ready_head_;
+    ready_head_ = n->index;
+    if (ready_tail_ < 0) ready_tail_ = n->index;
+  }
+  ready_count_.fetch_add(std::size_t(count), std::memory_order_seq_cst);
 }
 
 void TriggerQueue::PushReadyBack(EmuNode* n) {
@@ -296,12 +313,27 @@ void TriggerQueue::Release(EmuNode* n) {
   FreeNodeLocked(n);
 }
 
+void TriggerQueue::Retire(EmuNode* n, CounterId id, std::uint64_t v) {
+  if (id >= num_counters_) {
+    Release(n);
+    return;
+  }
+  Counter& c = counters_[id];
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    c.value.fetch_add(v, std::memory_order_seq_cst);
+    if (c.head.load(std::memory_order_relaxed) >= 0) (void)CollectLocked(c);
+    FreeNodeLocked(n);
+  }
+  NotifyChange();
+}
+
 void TriggerQueue::FreeNodeLocked(EmuNode* n) {
   n->op = nullptr;
   n->next = free_head_;
   free_head_ = n->index;
   ++free_count_;
-  in_use_.fetch_sub(1, std::memory_order_relaxed);
+  BumpInUseLocked(-1);
 }
 
 }  // namespace nicq::ofi

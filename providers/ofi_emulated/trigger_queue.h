@@ -87,10 +87,11 @@ class TriggerQueue {
   // Drops every pending op (Flush: nothing more fires).
   void CancelAll();
 
-  // Ready FIFO: the drainer pops in order and pushes back at the front when
-  // the provider says EAGAIN.
-  EmuNode* PopReady();
-  void PushReadyFront(EmuNode* n);
+  // Ready FIFO: the drainer pops up to `max` in order (one lock for the
+  // batch) and pushes what it could not issue back at the front, in order,
+  // when the provider says EAGAIN.
+  int PopReady(EmuNode** out, int max);
+  void PushReadyFront(EmuNode* const* nodes, int count);
   void PushReadyBack(EmuNode* n);  // e.g. stage 2 of an atomic
   // Sequentially consistent with the adds: Drain's "did anyone make ops
   // ready while I held the role" check pairs a store to its flag with this
@@ -98,6 +99,8 @@ class TriggerQueue {
   bool HasReady() const { return ready_count_.load(std::memory_order_seq_cst) > 0; }
 
   void Release(EmuNode* n);  // back to the pool (op completed or failed)
+  // Add(id, v) and Release(n) under one lock: an op's completion.
+  void Retire(EmuNode* n, offload::CounterId id, std::uint64_t v);
   EmuNode* NodeOfContext(void* ctx) { return reinterpret_cast<EmuNode*>(ctx); }
 
  private:
@@ -122,6 +125,11 @@ class TriggerQueue {
   void FreeNodeLocked(EmuNode* n);
   void AppendReadyLocked(EmuNode* n);
   void NotifyChange();
+  // in_use_ changes only under the lock: a plain store, no locked add.
+  void BumpInUseLocked(int d) {
+    in_use_.store(in_use_.load(std::memory_order_relaxed) + std::size_t(d),
+                  std::memory_order_relaxed);
+  }
 
   const std::size_t num_counters_;
   const std::size_t num_nodes_;

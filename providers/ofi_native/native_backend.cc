@@ -42,6 +42,7 @@ Status NativeBackend::Init() {
   budget_ = config_.slot_budget ? config_.slot_budget : 1024;
   caps_.native_triggers = true;
   caps_.counter_op_cycles_deadlock = sockets;
+  caps_.max_remote_add = kMaxDoorbellWrites;
   arm_data_ops_ = sockets;
   caps_.remote_counters = true;
   ep_->QueryAtomics(&caps_);

@@ -31,6 +31,11 @@ struct NativeBackend::Counter {
 // when it fires, so zeroing the arm's value cancels the data op before it
 // fires (Cancel, FreeCounter, Flush); the record's slot counter, on whose
 // list the disarmed data op stays, is then replaced.
+
+// A remote counter add of v is v doorbell writes, v slots: keep v small
+// (Capabilities::max_remote_add).
+inline constexpr std::uint64_t kMaxDoorbellWrites = 16;
+
 struct NativeBackend::Record {
   fi_deferred_work work[3];
   union {

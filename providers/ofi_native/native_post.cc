@@ -22,8 +22,6 @@ using offload::TriggeredOp;
 
 namespace {
 const std::uint64_t kZeroWord = 0;  // source of doorbell writes
-// A remote counter add of v is v doorbell writes, v slots: keep v small.
-constexpr std::uint64_t kMaxDoorbellWrites = 16;
 
 bool IsData(OpKind k) {
   return k == OpKind::kSend || k == OpKind::kRecv || k == OpKind::kPut || k == OpKind::kAtomic ||

@@ -137,14 +137,12 @@ int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_S
       if (!Ensure(c, es[j] != es[i], Code::kRequest, [&] { return At(i) + " repeats " + At(j); }))
         return c.Fail();
   }
-  for (int i = 0; i < count; ++i) {
-    MPI_Status* s = statuses == MPI_STATUSES_IGNORE || statuses == nullptr
-                        ? nullptr
-                        : (single ? statuses : &statuses[i]);
-    Status st = q->EnqueueWait(es[i], s, s ? &Fill : nullptr);
-    if (!st.ok()) return c.Fail(st);
-  }
-  return MPI_SUCCESS;
+  // One compiled wait for all of them: enqueued together or not at all.
+  const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
+  void* sts[64];
+  for (int i = 0; i < count && !ignore; ++i) sts[i] = single ? statuses : &statuses[i];
+  return c.Fail(q->EnqueueWaitAll({es, std::size_t(count)}, {sts, ignore ? 0 : std::size_t(count)},
+                                  ignore ? nullptr : &Fill));
 }
 
 }  // namespace

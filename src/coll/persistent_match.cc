@@ -86,13 +86,12 @@ Status Persistent::PollMatch(bool* done) {
   }
   // Counters for the data path, allocated once (match time, not hot path).
   offload::OffloadBackend* be = queue::Backend();
-  offload::CounterId c[3] = {offload::kNoCounter, offload::kNoCounter, offload::kNoCounter};
-  NICQ_RETURN_IF_ERROR(be->AllocCounters(off ? 1 : 3, c));
   be_ = be;
-  qslot.join = c[0];
   if (!off) {
-    done_ = c[1];
-    fired_counter_ = c[2];
+    offload::CounterId c[2] = {offload::kNoCounter, offload::kNoCounter};
+    NICQ_RETURN_IF_ERROR(be->AllocCounters(2, c));
+    done_ = c[0];
+    fired_counter_ = c[1];
     sched.on_done = &Persistent::ScheduleDone;
     sched.on_done_arg = this;
   }
@@ -245,7 +244,7 @@ Status Persistent::Release() {
     g_gated.fetch_sub(std::int64_t(gated_posted_ - launched_), std::memory_order_release);
     launched_ = gated_posted_;
   }
-  offload::CounterId* ids[3] = {&qslot.join, &done_, &fired_counter_};
+  offload::CounterId* ids[2] = {&done_, &fired_counter_};
   for (offload::CounterId* id : ids) {
     if (*id != offload::kNoCounter && be_) be_->FreeCounter(*id);
     *id = offload::kNoCounter;

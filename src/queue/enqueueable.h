@@ -18,8 +18,6 @@
 //    firing. kAgain: the backend has no trigger slots now; nothing was posted
 //    and the caller drives progress and retries.
 //  * All counters live on Backend() (queue::Backend(), the process-wide one).
-//  * The engine allocates qslot.join (one counter on Backend()) before its
-//    match completes and frees it in Release(); the queue only uses it.
 //  * GetStatus() is called by the host after the epoch completed (fence or
 //    MPI_Wait); DebugString() feeds stall reports.
 #pragma once
@@ -43,14 +41,9 @@ struct QueueSlot {
   std::uint64_t waited_epoch = 0;   // last epoch whose wait was enqueued
   std::uint64_t wait_index = 0;     // queue wait index of that wait
   std::uint64_t waits = 0;          // waits ever enqueued for this request
-  offload::CounterId join = offload::kNoCounter;  // request done + previous waits done
-  // Descriptor ring for enqueued waits: each needs three counter ops whose
-  // storage must outlive them (backend contract).
+  // Epochs a request may have enqueued ahead of its completions (engines
+  // size their descriptor rings by it).
   static constexpr int kRing = 16;
-  offload::TriggeredOp wait_ops[kRing][3];
-  // Per ring entry: the queue counter and value that show its ops are done.
-  offload::CounterId wait_qc[kRing] = {};
-  std::uint64_t wait_k[kRing] = {};
   int owner_handle = 0;  // MPI_Request of the request (for messages)
 };
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "providers/backend.h"
 
@@ -149,23 +150,49 @@ inline std::size_t BuildEagerEpochOps(const P2pWire& w, offload::CounterId gate,
   return 1;
 }
 
-// The m-th enqueued wait of a request, k-th wait of its queue (counter qc):
-// join gets one add when the request's epoch is done and one when the
-// queue's previous wait is done; at 2m the queue counter moves to k.
+// One request of an enqueued wait: done when `done` reaches `target`.
+struct WaitTarget {
+  offload::CounterId done = offload::kNoCounter;
+  std::uint64_t target = 0;
+};
+
+// An enqueued wait for n requests (MPI_Enqueue_waitall; MPI_Enqueue_wait is
+// n = 1): waits k0+1 .. k0+n of the queue whose counter is qc, as n + 2
+// counter ops on a join counter:
+//   request i done                         -> join += 1   (n ops)
+//   qc >= k0 (every earlier wait is done)   -> join += 1
+//   join >= join_target                     -> qc += n
+// join_target is the join's cumulative count once this wait's n + 1 adds
+// have landed. A join serves one outstanding wait at a time: were two to
+// share it, a later wait's completions could stand in for an earlier one's
+// (Queue keeps a ring of joins). Fills ops[0 .. n+2) and returns n + 2.
 // `back_edge_remote` (Capabilities::counter_op_cycles_deadlock): qc -> join
-// -> qc is a cycle of counter ops, so the last edge goes out as a doorbell
-// write to this process (`self`), which lands outside the firing chain.
-inline void BuildWaitOps(offload::CounterId done, std::uint64_t done_target,
-                         offload::CounterId join, std::uint64_t m, offload::CounterId qc,
-                         std::uint64_t k, bool back_edge_remote, offload::PeerId self,
-                         offload::TriggeredOp ops[3]) {
-  ops[0] = LocalCounterAdd(done, done_target, join);
-  ops[1] = LocalCounterAdd(qc, k - 1, join);
-  ops[2] = LocalCounterAdd(join, 2 * m, qc);
-  if (back_edge_remote) {
-    ops[2].kind = offload::OpKind::kRemoteCounterAdd;
-    ops[2].peer = self;
+// -> qc is a cycle of counter ops, so the last edge goes out as doorbell
+// writes to this process (`self`), which land outside the firing chain, in
+// adds of at most `max_remote_add` (all gated on the join: qc still passes
+// k0 only once every request is done). ops needs n + 2 + n / max_remote_add
+// entries at most; returns how many it filled.
+inline std::size_t BuildWaitAllOps(std::span<const WaitTarget> reqs, offload::CounterId join,
+                                   std::uint64_t join_target, offload::CounterId qc,
+                                   std::uint64_t k0, bool back_edge_remote,
+                                   std::uint64_t max_remote_add, offload::PeerId self,
+                                   offload::TriggeredOp* ops) {
+  std::size_t i = 0;
+  for (const WaitTarget& r : reqs) ops[i++] = LocalCounterAdd(r.done, r.target, join);
+  ops[i++] = LocalCounterAdd(qc, k0, join);
+  std::uint64_t left = reqs.size();
+  while (left > 0) {
+    offload::TriggeredOp& edge = ops[i++];
+    edge = LocalCounterAdd(join, join_target, qc);
+    edge.value = left;
+    if (back_edge_remote) {
+      edge.kind = offload::OpKind::kRemoteCounterAdd;
+      edge.peer = self;
+      if (max_remote_add > 0 && edge.value > max_remote_add) edge.value = max_remote_add;
+    }
+    left -= edge.value;
   }
+  return i;
 }
 
 }  // namespace nicq::queue

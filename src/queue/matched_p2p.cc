@@ -20,12 +20,11 @@ MatchedP2p::~MatchedP2p() {
 Status MatchedP2p::AllocCounters() {
   offload::OffloadBackend* b = Backend();
   if (!b) return Error(Code::kIntern, "matched request: no offload context");
-  CounterId c[3];
+  CounterId c[2];
   const bool sender = a_.is_send && a_.peer >= 0;
-  NICQ_RETURN_IF_ERROR(b->AllocCounters(sender ? 3 : 2, c));
+  NICQ_RETURN_IF_ERROR(b->AllocCounters(sender ? 2 : 1, c));
   done_ = c[0];
-  qslot.join = c[1];
-  if (sender) gate_ = c[2];
+  if (sender) gate_ = c[1];
   return Status::Ok();
 }
 
@@ -98,7 +97,7 @@ std::string MatchedP2p::DebugString() const {
 void MatchedP2p::Nudge() {
   offload::OffloadBackend* b = Backend();
   if (!b) return;
-  for (CounterId c : {gate_, done_, qslot.join})
+  for (CounterId c : {gate_, done_})
     if (c != kNoCounter) (void)b->AddCounter(c, 0);
 }
 
@@ -111,7 +110,7 @@ Status MatchedP2p::Release() {
     st = b->DeregisterMemory(&region_);
     registered_ = false;
   }
-  for (CounterId* c : {&gate_, &done_, &qslot.join}) {
+  for (CounterId* c : {&gate_, &done_}) {
     if (*c != kNoCounter) b->FreeCounter(*c);
     *c = kNoCounter;
   }

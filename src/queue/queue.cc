@@ -48,10 +48,16 @@ Status Queue::Create(int type, void* external, Queue** out) {
   q->type_ = type;
   q->external_ = external;
   q->ring_.resize(kRecords);
+  q->targets_.resize(kMaxWaitAll);
+  q->scratch_ops_.resize(2 * kMaxWaitAll + 2);
   // Read once: a lookup per fence (getenv, parse) is a microsecond of the
   // per-iteration cost of a fenced queue.
   q->stall_ms_ = 4000 * std::uint64_t(config::GetInt("NICQ_PEER_TIMEOUT"));
   Status st = Backend()->AllocCounters(1, &q->qc_);
+  if (st.ok()) {
+    st = Backend()->AllocCounters(kJoins, q->joins_);
+    if (!st.ok()) q->joins_[0] = kNoCounter;  // none allocated
+  }
   if (st.ok() && t->attach) st = t->attach(external);
   if (!st.ok()) {
     delete q;
@@ -62,7 +68,11 @@ Status Queue::Create(int type, void* external, Queue** out) {
 }
 
 Queue::~Queue() {
-  if (qc_ != kNoCounter && Backend()) Backend()->FreeCounter(qc_);
+  offload::OffloadBackend* b = Backend();
+  if (!b) return;
+  if (qc_ != kNoCounter) b->FreeCounter(qc_);
+  if (joins_[0] != kNoCounter)
+    for (offload::CounterId j : joins_) b->FreeCounter(j);
 }
 
 Status Queue::CheckStart(Enqueueable* e) const {
@@ -95,19 +105,34 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
   // progress before it blocks; otherwise every hop of a chain waits out a
   // sleep (measured: 1 KiB queued ring 24 us per iteration against 6 us
   // for MPI_Startall, most of it in the old 2 ms counter waits).
-  const bool progressed = QueueProgress();
-  bool rt_progressed = false;
-  (void)rt::Progress(&rt_progressed);
-  const std::uint64_t now = NowNs();
-  if (progressed || rt_progressed || *polls == 0) {
-    *polls = progressed || rt_progressed ? 0 : 1;
-    idle_since_ns_ = now;
+  // A pass polls the queues' backend; the whole runtime (the engine's CQ
+  // and every progress hook, the queues' among them) when that found
+  // nothing, and every 8th pass regardless. The clock is read when an idle
+  // spell begins and then every 8th idle pass: a pass that progressed needs
+  // no time. Both were several percent of a queued ring's iteration.
+  bool progressed = QueueProgress();
+  if (!progressed || (++passes_ & 7) == 0) {
+    bool rt_progressed = false;
+    (void)rt::Progress(&rt_progressed);
+    progressed |= rt_progressed;
+  }
+  if (progressed) {
+    *polls = 0;
+    return Status::Ok();
+  }
+  if (*polls == 0) {
+    *polls = 1;
+    idle_since_ns_ = NowNs();
+    idle_phase_ = 0;
     return Status::Ok();
   }
   ++*polls;
-  const std::uint64_t idle = now - idle_since_ns_;
-  if (idle < kSpinNs) return Status::Ok();
-  if (idle < kYieldNs) {
+  if (*polls % 8 == 0) {
+    const std::uint64_t idle = NowNs() - idle_since_ns_;
+    idle_phase_ = idle < kSpinNs ? 0 : idle < kYieldNs ? 1 : 2;
+  }
+  if (idle_phase_ == 0) return Status::Ok();
+  if (idle_phase_ == 1) {
     std::this_thread::yield();
     return Status::Ok();
   }
@@ -166,40 +191,51 @@ Status Queue::EnqueueStart(Enqueueable* e) {
   return Status::Ok();
 }
 
-Status Queue::EnqueueWait(Enqueueable* e, void* status, StatusFiller fill) {
-  QueueSlot& s = e->qslot;
+Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                             StatusFiller fill) {
+  const std::size_t n = es.size();
+  if (n == 0) return Status::Ok();
+  if (n > kMaxWaitAll) return Error(Code::kCount, "more than 64 requests in one enqueued wait");
+  const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
   std::uint32_t polls = 0;
   Reap();
-  const std::uint64_t m = s.waits + 1;
-  const int slot = int(m % QueueSlot::kRing);
-  // The ring entry's previous ops must be done, and a record must be free.
-  for (;;) {
-    const bool entry_free = s.wait_k[slot] == 0 || s.wait_qc[slot] == kNoCounter ||
-                            Backend()->ReadCounter(s.wait_qc[slot]) >= s.wait_k[slot];
-    if (entry_free && count_ < ring_.size()) break;
-    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_wait"));
+  // A free join (its previous wait done) and n free records.
+  const std::size_t j = next_join_ % kJoins;
+  while (Backend()->ReadCounter(qc_) < join_free_at_[j] || count_ + n > ring_.size()) {
+    NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
     Reap();
   }
-  const std::uint64_t k = k_ + 1;
-  TriggeredOp* ops = s.wait_ops[slot];
-  BuildWaitOps(e->DoneCounter(), e->DoneTarget(), s.join, m, qc_, k,
-               Backend()->Caps().counter_op_cycles_deadlock, rt::WorldRank(), ops);
+  WaitTarget* targets = targets_.data();
+  for (std::size_t i = 0; i < n; ++i) targets[i] = {es[i]->DoneCounter(), es[i]->DoneTarget()};
+  const std::uint64_t k0 = k_, join_target = join_total_[j] + n + 1;
+  // Descriptors in the queue's scratch (sized at Create: no allocation, and
+  // no 16 KiB of default-initialized array per call); backends copy them.
+  const offload::Capabilities& caps = Backend()->Caps();
+  TriggeredOp* ops = scratch_ops_.data();
+  const std::size_t count =
+      BuildWaitAllOps({targets, n}, joins_[j], join_target, qc_, k0,
+                      caps.counter_op_cycles_deadlock, caps.max_remote_add, rt::WorldRank(), ops);
   for (;;) {
-    Status st = Backend()->Post({ops, 3});
+    Status st = Backend()->Post({ops, count});
     if (st.ok()) break;
     if (st.code() != Code::kAgain) return st;
-    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_wait"));
+    NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
     Reap();
   }
-  s.waits = m;
-  s.wait_qc[slot] = qc_;
-  s.wait_k[slot] = k;
-  s.waited_epoch = s.started_epoch;
-  s.wait_index = k;
-  k_ = k;
-  --pending_starts_;
-  ring_[(head_ + count_) % ring_.size()] = Record{e, status, fill, k, s.started_epoch};
-  ++count_;
+  join_total_[j] = join_target;
+  join_free_at_[j] = k0 + n;
+  ++next_join_;
+  for (std::size_t i = 0; i < n; ++i) {
+    QueueSlot& s = es[i]->qslot;
+    ++s.waits;
+    s.waited_epoch = s.started_epoch;
+    s.wait_index = k0 + n;  // qc passes k0 + n when this wait is done
+    ring_[(head_ + count_) % ring_.size()] =
+        Record{es[i], statuses.empty() ? nullptr : statuses[i], fill, k0 + i + 1, s.started_epoch};
+    ++count_;
+  }
+  k_ = k0 + n;
+  pending_starts_ -= n;
   return Status::Ok();
 }
 
@@ -237,8 +273,7 @@ std::string Queue::Describe() const {
     const Record& r = ring_[(head_ + i) % ring_.size()];
     out += " {k " + std::to_string(r.k) + " done " +
            std::to_string(b->ReadCounter(r.e->DoneCounter())) + "/" +
-           std::to_string(r.e->DoneTarget()) + " join " +
-           std::to_string(b->ReadCounter(r.e->qslot.join)) + " " + r.e->DebugString() + "}";
+           std::to_string(r.e->DoneTarget()) + " " + r.e->DebugString() + "}";
   }
   return out + "]";
 }

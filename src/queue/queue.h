@@ -5,10 +5,15 @@
 // enqueued waits in enqueue order:
 //  * an enqueued start posts its request's epoch gated on qc >= W, W = waits
 //    enqueued before it: it begins once every earlier wait completed;
-//  * the k-th enqueued wait (for request R, its m-th wait) posts three
-//    counter ops: R.done >= target -> R.join += 1; qc >= k-1 -> R.join += 1;
-//    R.join >= 2m -> qc += 1. So qc reaches k only when R completed and all
-//    earlier waits did, even if R completes before earlier requests.
+//  * an enqueued wait (or waitall) for n requests, the waits k0+1..k0+n,
+//    posts n + 2 counter ops on a join counter J of the queue's ring of
+//    joins: each request done -> J += 1; qc >= k0 -> J += 1; J reaching its
+//    cumulative target -> qc += n (epoch_ops.h, BuildWaitAllOps). So qc
+//    passes k0 only when all n requests completed and all earlier waits
+//    did, even if they complete before earlier requests.
+//  * a join is reused only after its previous wait completed (else a later
+//    wait's completions could stand in for the earlier one's); with every
+//    join busy the enqueue drives progress until the oldest completes.
 // Different queues share no counter and no lock. Enqueue calls allocate
 // nothing (records live in a ring sized at MPI_Queue_init), make no syscall
 // and hold no lock; when the backend has no trigger slots (kAgain) or the
@@ -26,6 +31,7 @@
 
 #include "core/status.h"
 #include "queue/enqueueable.h"
+#include "queue/epoch_ops.h"
 
 namespace nicq::queue {
 
@@ -39,7 +45,11 @@ class Queue {
 
   // Callers validated every request (CheckStart / CheckWait) first.
   Status EnqueueStart(Enqueueable* e);
-  Status EnqueueWait(Enqueueable* e, void* status, StatusFiller fill);
+  // MPI_Enqueue_wait(all): waits for every request of `es`, all or none
+  // enqueued. statuses: empty (ignored) or one per request (may be null).
+  Status EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                        StatusFiller fill);
+  static constexpr std::size_t kMaxWaitAll = 64;  // requests per call (the API's bound)
   // Blocks until all enqueued work completed; requests return to inactive.
   Status Fence();
   // No enqueued work outstanding (freeing is allowed).
@@ -79,13 +89,24 @@ class Queue {
   int type_ = 0;
   void* external_ = nullptr;
   offload::CounterId qc_ = offload::kNoCounter;
-  std::uint64_t k_ = 0;               // waits enqueued
-  std::uint64_t pending_starts_ = 0;  // starts enqueued without their wait yet
-  std::vector<Record> ring_;          // capacity fixed at Create
+  // Ring of join counters, one per outstanding enqueued wait(all).
+  static constexpr std::size_t kJoins = 32;
+  offload::CounterId joins_[kJoins] = {};
+  std::uint64_t join_total_[kJoins] = {};    // adds scheduled onto each join so far
+  std::uint64_t join_free_at_[kJoins] = {};  // qc value at which its last wait is done
+  std::uint64_t next_join_ = 0;
+  std::uint64_t k_ = 0;                            // waits enqueued
+  std::uint64_t pending_starts_ = 0;               // starts enqueued without their wait yet
+  std::vector<Record> ring_;                       // capacity fixed at Create
+  std::vector<WaitTarget> targets_;                // EnqueueWaitAll scratch (kMaxWaitAll)
+  std::vector<offload::TriggeredOp> scratch_ops_;  // its ops (2 kMaxWaitAll + 2)
   std::size_t head_ = 0, count_ = 0;
+  // Backpressure: when the current idle spell began, and its phase (0 spin,
+  // 1 yield, 2 block) as of the last clock read.
   std::uint64_t idle_since_ns_ = 0;
-  std::uint64_t stall_ms_ = 0;  // fence stall report after this long (4 x NICQ_PEER_TIMEOUT)  //
-                                // Backpressure: last time a poll progressed
+  int idle_phase_ = 0;
+  std::uint32_t passes_ = 0;    // Backpressure passes (runtime polled every 8th)
+  std::uint64_t stall_ms_ = 0;  // fence stall report after this long (4 x NICQ_PEER_TIMEOUT)
   std::atomic<bool> busy_{false};
 };
 

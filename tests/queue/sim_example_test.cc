@@ -33,14 +33,18 @@ double Value(int rank, int dir, std::uint64_t iter, int i) {
 
 struct Req {
   P2pWire w;
-  CounterId join = kNoCounter;
-  std::uint64_t epochs = 0, waits = 0;
+  std::uint64_t epochs = 0;
 };
+
+constexpr std::size_t kJoins = 32;  // as Queue: a ring of join counters
 
 struct Rank {
   std::unique_ptr<sim::SimBackend> b;
   CounterId qc = kNoCounter;
-  std::uint64_t k = 0;                            // waits enqueued on the queue
+  std::uint64_t k = 0;  // waits enqueued on the queue
+  std::array<CounterId, kJoins> joins{};
+  std::array<std::uint64_t, kJoins> join_total{}, join_free_at{};
+  std::uint64_t next_join = 0;
   std::array<std::vector<double>, 2> recv, send;  // [0] left, [1] right
   std::array<offload::MemRegion, 2> region{};
   std::array<Req, 4> req;  // recv left, recv right, send left, send right (as the example)
@@ -73,6 +77,7 @@ class SimExample : public ::testing::TestWithParam<bool> {
       R.b = std::make_unique<sim::SimBackend>(world_, std::uint32_t(r));
       ASSERT_TRUE(R.b->AllocCounters(1, &R.qc).ok());
       ASSERT_TRUE(R.b->AllocCounters(1, &R.packed).ok());
+      ASSERT_TRUE(R.b->AllocCounters(kJoins, R.joins.data()).ok());
       for (int d = 0; d < 2; ++d) {
         R.recv[d].assign(kN, -1.0);
         R.send[d].assign(kN, 0.0);
@@ -80,12 +85,11 @@ class SimExample : public ::testing::TestWithParam<bool> {
       for (int i = 0; i < 4; ++i) {
         Req& q = R.req[i];
         const bool send = i >= 2;
-        CounterId c[3];
-        ASSERT_TRUE(R.b->AllocCounters(send ? 3 : 2, c).ok());
+        CounterId c[2];
+        ASSERT_TRUE(R.b->AllocCounters(send ? 2 : 1, c).ok());
         q.w.role = send ? P2pWire::Role::kSend : P2pWire::Role::kRecv;
         q.w.done = c[0];
-        q.join = c[1];
-        if (send) q.w.gate = c[2];
+        if (send) q.w.gate = c[1];
         q.w.peer = i % 2 == 0 ? (r - 1 + size) % size : (r + 1) % size;
       }
       for (int d = 0; d < 2; ++d)
@@ -129,14 +133,23 @@ class SimExample : public ::testing::TestWithParam<bool> {
     }
   }
 
-  // Queue::EnqueueWait.
-  void EnqueueWait(Rank& R, Req& q) {
-    const std::uint64_t m = q.waits + 1, k = R.k + 1;
-    TriggeredOp* ops = Keep(3);
-    BuildWaitOps(q.w.done, q.epochs, q.join, m, R.qc, k, GetParam(), R.self, ops);
-    Post(R, {ops, 3});
-    q.waits = m;
-    R.k = k;
+  // Queue::EnqueueWaitAll for the four requests (MPI_Enqueue_waitall).
+  void EnqueueWaitAll(Rank& R) {
+    const std::size_t j = R.next_join++ % kJoins;
+    // The join's previous wait must be done (Queue's backpressure).
+    Status s = R.b->WaitCounter(R.qc, R.join_free_at[j], -1);
+    ASSERT_TRUE(s.ok()) << s.message();
+    WaitTarget t[4];
+    for (int i = 0; i < 4; ++i) t[i] = {R.req[i].w.done, R.req[i].epochs};
+    const std::uint64_t target = R.join_total[j] + 5;
+    TriggeredOp* ops = Keep(6);
+    const std::size_t n =
+        BuildWaitAllOps({t, 4}, R.joins[j], target, R.qc, R.k, GetParam(), 16, R.self, ops);
+    ASSERT_EQ(n, 6u);
+    Post(R, {ops, n});
+    R.join_total[j] = target;
+    R.join_free_at[j] = R.k + 4;
+    R.k += 4;
   }
 
   // A host step ordered after the queue's waits so far (the "pack" step).
@@ -185,7 +198,7 @@ TEST_P(SimExample, RingOf64RanksHundredIterationsDataChecked) {
       EnqueuePack(R, std::uint64_t(it));  // "packing send buffers"
       EnqueueStart(R, R.req[2], true);    // MPI_Enqueue_startall(queue, 2, &reqs[2])
       EnqueueStart(R, R.req[3], true);
-      for (Req& q : R.req) EnqueueWait(R, q);  // MPI_Enqueue_waitall(queue, 4, ...)
+      EnqueueWaitAll(R);  // MPI_Enqueue_waitall(queue, 4, ...)
     }
     // "Fence" of this iteration, to check its data: everything completes
     // on the simulated NICs, the host only runs the pack steps.
@@ -225,7 +238,7 @@ TEST_P(SimExample, RingOf64RanksEnqueuedBackToBack) {
       EnqueueStart(R, R.req[1]);
       EnqueueStart(R, R.req[2]);
       EnqueueStart(R, R.req[3]);
-      for (Req& q : R.req) EnqueueWait(R, q);
+      EnqueueWaitAll(R);
     }
   }
   for (Rank& R : ranks_) {
