@@ -245,8 +245,11 @@ Status TriggerQueue::PostLocked(std::span<const TriggeredOp> ops, bool* changed_
     }
     Counter& c = counters_[op.trigger];
     InsertPendingLocked(c, n);
-    // Already reached (or reached by a racing increment): ready now.
-    changed |= CollectLocked(c);
+    // Already reached (or reached by a racing increment): ready now. Ops
+    // before it on the list that a racing Add reached are that Add's to
+    // collect (it takes the lock after us), so only this op's own
+    // threshold decides whether to collect here.
+    if (c.value.load(std::memory_order_seq_cst) >= n->copy.threshold) changed |= CollectLocked(c);
   }
   return Status::Ok();
 }
