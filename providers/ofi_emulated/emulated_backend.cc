@@ -33,7 +33,6 @@ CounterId ArrivalCounter(const TriggeredOp& op) {
 }
 
 constexpr int kCqBatch = 16;
-constexpr int kIssueBatch = 16;  // ready ops popped under one lock
 
 }  // namespace
 
@@ -293,6 +292,7 @@ bool EmulatedBackend::Drain() {
           if (counted) in_flight_.fetch_sub(1, std::memory_order_release);
         }
       }
+      FlushCompletedAtIssue();  // ops done at issue (injects, counter ops)
     }
     retry_.store(eagain, std::memory_order_relaxed);
     // Another thread may have made ops ready while we held the role, and
@@ -337,15 +337,15 @@ long EmulatedBackend::Issue(EmuNode* n) {
   switch (op.kind) {
     case OpKind::kHost:
       op.host_fn(op.host_arg);
-      Complete(n);
+      CompleteAtIssue(n);
       return 0;
     case OpKind::kCounterAdd:
       queue_.Add(op.target_counter, op.value);
-      Complete(n);
+      CompleteAtIssue(n);
       return 0;
     case OpKind::kCounterSet:
       queue_.Set(op.target_counter, op.value);
-      Complete(n);
+      CompleteAtIssue(n);
       return 0;
     case OpKind::kRemoteCounterAdd:
       NICQ_TSAN_RELEASE(n);
@@ -359,7 +359,7 @@ long EmulatedBackend::Issue(EmuNode* n) {
     // A queued ring's sends then cost no CQ entry, no completion lookup and
     // no node round trip through the CQ.
     r = fi_tinject(ep, op.local_buf, op.bytes, ep_->Peer(op.peer), op.tag);
-    if (r == 0) Complete(n);
+    if (r == 0) CompleteAtIssue(n);
     return r;
   }
   NICQ_TSAN_RELEASE(n);  // the completion, read by another thread, acquires it
@@ -424,12 +424,8 @@ void EmulatedBackend::Complete(EmuNode* n) {
     queue_.PushReadyBack(n);
     return;
   }
-  const CounterId completion = n->op->completion;
-  const std::uint64_t inc = n->op->completion_inc;
-  if (completion != kNoCounter)
-    queue_.Retire(n, completion, inc);
-  else
-    queue_.Release(n);
+  const EmuCompletion c{n, n->op->completion, n->op->completion_inc};
+  queue_.CompleteBatch({&c, 1});
 }
 
 void EmulatedBackend::Fail(EmuNode* n, long err) {
@@ -441,23 +437,39 @@ void EmulatedBackend::Fail(EmuNode* n, long err) {
 }
 
 int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
+  // The whole batch completes under one lock (TriggerQueue::CompleteBatch).
+  EmuCompletion done[kCqBatch];
+  int ndone = 0, finished = 0;
   for (int i = 0; i < n; ++i) {
     const fi_cq_data_entry& e = entries[i];
     if (e.flags & FI_REMOTE_CQ_DATA) {
-      queue_.Add(static_cast<CounterId>(e.data & 0xffffffffu), e.data >> 32);
+      done[ndone++] = {nullptr, static_cast<CounterId>(e.data & 0xffffffffu), e.data >> 32};
       continue;
     }
     if (e.op_context == nullptr) continue;
-    // Complete before leaving in_flight_: Flush must not see the op gone
-    // before its completion counter moved. An atomic whose doorbell is next
-    // stays counted in flight until the doorbell completes.
     EmuNode* node = queue_.NodeOfContext(e.op_context);
     NICQ_TSAN_ACQUIRE(node);
-    const bool continues = node->stage == 1;
-    Complete(node);
-    if (!continues) in_flight_.fetch_sub(1, std::memory_order_release);
+    if (node->stage == 1) {  // an atomic whose doorbell is next: still in flight
+      Complete(node);
+      continue;
+    }
+    done[ndone++] = {node, node->op->completion, node->op->completion_inc};
+    ++finished;
   }
+  queue_.CompleteBatch({done, std::size_t(ndone)});
+  // Only after the counters moved: Flush must not see an op gone before
+  // its completion counter did.
+  if (finished > 0) in_flight_.fetch_sub(finished, std::memory_order_release);
   return n;
+}
+
+void EmulatedBackend::CompleteAtIssue(EmuNode* n) {
+  done_at_issue_[ndone_at_issue_++] = {n, n->op->completion, n->op->completion_inc};
+}
+
+void EmulatedBackend::FlushCompletedAtIssue() {
+  queue_.CompleteBatch({done_at_issue_, std::size_t(ndone_at_issue_)});
+  ndone_at_issue_ = 0;
 }
 
 int EmulatedBackend::ReadCq() {

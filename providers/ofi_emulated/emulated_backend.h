@@ -73,6 +73,10 @@ class EmulatedBackend final : public offload::OffloadBackend {
   long IssueDoorbell(EmuNode* n, offload::PeerId peer, offload::CounterId counter,
                      std::uint64_t value);
   void Complete(EmuNode* n);
+  // Ops complete at issue (inject, local counter and host ops) are batched
+  // by the drainer and completed under one lock after each batch it pops.
+  void CompleteAtIssue(EmuNode* n);
+  void FlushCompletedAtIssue();
   void Fail(EmuNode* n, long err);
   int HandleEntries(const fi_cq_data_entry* entries, int n);
   int ReadCq();
@@ -100,6 +104,9 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::atomic<std::uint32_t> next_key_{1};
   // Sends up to this size go out with fi_tinject and complete at issue.
   std::size_t inject_max_ = 0;
+  static constexpr int kIssueBatch = 16;      // ready ops popped under one lock
+  EmuCompletion done_at_issue_[kIssueBatch];  // drainer only
+  int ndone_at_issue_ = 0;
   ProgressThread thread_;
   bool want_thread_ = false;  // NICQ_PROGRESS_THREAD / config: start on first use
   std::atomic<bool> thread_started_{false};

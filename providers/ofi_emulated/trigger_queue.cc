@@ -167,7 +167,10 @@ bool TriggerQueue::CollectLocked(Counter& first) {
       else
         c->tail = -1;
     }
-    if (npending == 0) return changed;
+    if (npending == 0) {
+      PublishReadyLocked();
+      return changed;
+    }
     c = &counters_[pending[--npending]];
   }
 }
@@ -198,7 +201,7 @@ void TriggerQueue::AppendReadyLocked(EmuNode* n) {
   else
     ready_head_ = n->index;
   ready_tail_ = n->index;
-  ready_count_.fetch_add(1, std::memory_order_seq_cst);
+  ++unpublished_ready_;
 }
 
 Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
@@ -251,6 +254,7 @@ Status TriggerQueue::PostLocked(std::span<const TriggeredOp> ops, bool* changed_
     // threshold decides whether to collect here.
     if (c.value.load(std::memory_order_seq_cst) >= n->copy.threshold) changed |= CollectLocked(c);
   }
+  PublishReadyLocked();
   return Status::Ok();
 }
 
@@ -309,6 +313,7 @@ void TriggerQueue::PushReadyFront(EmuNode* const* nodes, int count) {
 void TriggerQueue::PushReadyBack(EmuNode* n) {
   std::lock_guard<std::mutex> lock(mu_);
   AppendReadyLocked(n);
+  PublishReadyLocked();
 }
 
 void TriggerQueue::Release(EmuNode* n) {
@@ -316,19 +321,22 @@ void TriggerQueue::Release(EmuNode* n) {
   FreeNodeLocked(n);
 }
 
-void TriggerQueue::Retire(EmuNode* n, CounterId id, std::uint64_t v) {
-  if (id >= num_counters_) {
-    Release(n);
-    return;
-  }
-  Counter& c = counters_[id];
+void TriggerQueue::CompleteBatch(std::span<const EmuCompletion> done) {
+  if (done.empty()) return;
+  bool counted = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    c.value.fetch_add(v, std::memory_order_seq_cst);
-    if (c.head.load(std::memory_order_relaxed) >= 0) (void)CollectLocked(c);
-    FreeNodeLocked(n);
+    for (const EmuCompletion& d : done) {
+      if (d.counter < num_counters_) {
+        Counter& c = counters_[d.counter];
+        c.value.fetch_add(d.value, std::memory_order_seq_cst);
+        if (c.head.load(std::memory_order_relaxed) >= 0) (void)CollectLocked(c);
+        counted = true;
+      }
+      if (d.node) FreeNodeLocked(d.node);
+    }
   }
-  NotifyChange();
+  if (counted) NotifyChange();
 }
 
 void TriggerQueue::FreeNodeLocked(EmuNode* n) {

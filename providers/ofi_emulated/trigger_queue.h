@@ -33,6 +33,16 @@
 
 namespace nicq::ofi {
 
+struct EmuNode;
+
+// One completion for TriggerQueue::CompleteBatch: add `value` to `counter`
+// (kNoCounter: none) and return `node` to the pool (nullptr: none).
+struct EmuCompletion {
+  EmuNode* node = nullptr;
+  offload::CounterId counter = offload::kNoCounter;
+  std::uint64_t value = 0;
+};
+
 struct EmuNode {
   fi_context2 ctx;  // first: libfabric hands this pointer back in completions
   // The op is copied into the node (preallocated, so still no allocation):
@@ -99,8 +109,9 @@ class TriggerQueue {
   bool HasReady() const { return ready_count_.load(std::memory_order_seq_cst) > 0; }
 
   void Release(EmuNode* n);  // back to the pool (op completed or failed)
-  // Add(id, v) and Release(n) under one lock: an op's completion.
-  void Retire(EmuNode* n, offload::CounterId id, std::uint64_t v);
+  // Completions (CQ entries, doorbells, ops done at issue) under one lock
+  // and one wake-up: a locked section per batch instead of per entry.
+  void CompleteBatch(std::span<const EmuCompletion> done);
   EmuNode* NodeOfContext(void* ctx) { return reinterpret_cast<EmuNode*>(ctx); }
 
  private:
@@ -123,7 +134,14 @@ class TriggerQueue {
   static constexpr int kPendingCounters = 32;
   bool RunCounterOpLocked(EmuNode* n, offload::CounterId* pending, int* npending);
   void FreeNodeLocked(EmuNode* n);
+  // Appends to the FIFO; PublishReadyLocked makes the appended count
+  // visible to HasReady with one locked add per locked section.
   void AppendReadyLocked(EmuNode* n);
+  void PublishReadyLocked() {
+    if (unpublished_ready_ == 0) return;
+    ready_count_.fetch_add(unpublished_ready_, std::memory_order_seq_cst);
+    unpublished_ready_ = 0;
+  }
   void NotifyChange();
   // in_use_ changes only under the lock: a plain store, no locked add.
   void BumpInUseLocked(int d) {
@@ -142,6 +160,7 @@ class TriggerQueue {
   std::size_t free_counter_count_ = 0;
   std::int32_t ready_head_ = -1, ready_tail_ = -1;
   std::atomic<std::size_t> ready_count_{0};
+  std::size_t unpublished_ready_ = 0;  // appended, not yet in ready_count_ (lock held)
   std::atomic<std::size_t> in_use_{0};
   std::uint64_t next_seq_ = 0;
   std::atomic<std::uint32_t> change_epoch_{0};
