@@ -187,6 +187,7 @@ Status Queue::EnqueueStart(Enqueueable* e) {
   QueueSlot& s = e->qslot;
   s.queue = this;
   s.started_epoch = e->EpochsStarted();
+  s.start_gate = k_;
   ++pending_starts_;
   return Status::Ok();
 }
@@ -206,14 +207,18 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
     Reap();
   }
   WaitTarget* targets = targets_.data();
-  for (std::size_t i = 0; i < n; ++i) targets[i] = {es[i]->DoneCounter(), es[i]->DoneTarget()};
-  const std::uint64_t k0 = k_, join_target = join_total_[j] + n + 1;
+  bool gate_implied = true;  // every start gated on qc >= k0 (BuildWaitAllOps)
+  for (std::size_t i = 0; i < n; ++i) {
+    targets[i] = {es[i]->DoneCounter(), es[i]->DoneTarget()};
+    gate_implied &= es[i]->qslot.start_gate == k_;
+  }
+  const std::uint64_t k0 = k_, join_target = join_total_[j] + n + (gate_implied ? 0 : 1);
   // Descriptors in the queue's scratch (sized at Create: no allocation, and
   // no 16 KiB of default-initialized array per call); backends copy them.
   const offload::Capabilities& caps = Backend()->Caps();
   TriggeredOp* ops = scratch_ops_.data();
   const std::size_t count =
-      BuildWaitAllOps({targets, n}, joins_[j], join_target, qc_, k0,
+      BuildWaitAllOps({targets, n}, joins_[j], join_target, qc_, k0, gate_implied,
                       caps.counter_op_cycles_deadlock, caps.max_remote_add, rt::WorldRank(), ops);
   for (;;) {
     Status st = Backend()->Post({ops, count});

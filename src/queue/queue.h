@@ -10,7 +10,9 @@
 //    joins: each request done -> J += 1; qc >= k0 -> J += 1; J reaching its
 //    cumulative target -> qc += n (epoch_ops.h, BuildWaitAllOps). So qc
 //    passes k0 only when all n requests completed and all earlier waits
-//    did, even if they complete before earlier requests.
+//    did, even if they complete before earlier requests. When every one of
+//    them was started after the k0-th wait (start gate qc >= k0), their
+//    completion implies qc >= k0 and that op is left out.
 //  * a join is reused only after its previous wait completed (else a later
 //    wait's completions could stand in for the earlier one's); with every
 //    join busy the enqueue drives progress until the oldest completes.
