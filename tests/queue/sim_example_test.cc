@@ -154,6 +154,27 @@ class SimExample : public ::testing::TestWithParam<bool> {
     R.k += 4;
   }
 
+  // Queue::EnqueueWaitAll for one request (MPI_Enqueue_wait): after the
+  // first wait of an iteration the starts were gated on an older queue
+  // count, so the gate is not implied and the qc -> join op (and, with
+  // the parameter, the doorbell back edge) is posted.
+  void EnqueueWaitOne(Rank& R, Req& q, std::uint64_t start_gate) {
+    const std::size_t j = R.next_join++ % kJoins;
+    Status s = R.b->WaitCounter(R.qc, R.join_free_at[j], -1);
+    ASSERT_TRUE(s.ok()) << s.message();
+    const bool implied = start_gate == R.k;
+    const WaitTarget t{q.w.done, q.epochs};
+    const std::uint64_t target = R.join_total[j] + (implied ? 1 : 2);
+    TriggeredOp* ops = Keep(3);
+    const std::size_t n = BuildWaitAllOps({&t, 1}, R.joins[j], target, R.qc, R.k, implied,
+                                          GetParam(), 16, R.self, ops);
+    ASSERT_EQ(n, implied ? 2u : 3u);
+    Post(R, {ops, n});
+    R.join_total[j] = target;
+    R.join_free_at[j] = R.k + 1;
+    R.k += 1;
+  }
+
   // A host step ordered after the queue's waits so far (the "pack" step).
   void EnqueuePack(Rank& R, std::uint64_t iter) {
     TriggeredOp* op = Keep(1);
@@ -248,6 +269,40 @@ TEST_P(SimExample, RingOf64RanksEnqueuedBackToBack) {
     ASSERT_TRUE(s.ok()) << "rank " << R.self << ": " << s.message();
     EXPECT_EQ(R.b->ReadCounter(R.qc), std::uint64_t(4 * kIters));
     for (Req& q : R.req) EXPECT_EQ(R.b->ReadCounter(q.w.done), std::uint64_t(kIters));
+  }
+}
+
+// Four single waits per iteration (MPI_Enqueue_wait each): the first has
+// its gate implied, the other three post the queue-gate op; all 100
+// iterations back to back, then the data of the last one and the counters.
+TEST_P(SimExample, RingOf64RanksSingleWaits) {
+  constexpr int kSize = 64, kIters = 100;
+  Build(kSize);
+  for (Rank& R : ranks_)
+    for (int d = 0; d < 2; ++d)
+      for (int i = 0; i < kN; ++i) R.send[d][i] = Value(R.self, d, 0, i);
+  for (int it = 1; it <= kIters; ++it) {
+    for (Rank& R : ranks_) {
+      const std::uint64_t gate = R.k;
+      for (Req& q : R.req) EnqueueStart(R, q);
+      for (Req& q : R.req) EnqueueWaitOne(R, q, gate);
+    }
+  }
+  for (Rank& R : ranks_) {
+    Status s = R.b->WaitCounter(R.qc, R.k, -1);
+    ASSERT_TRUE(s.ok()) << "rank " << R.self << ": " << s.message();
+    EXPECT_EQ(R.b->ReadCounter(R.qc), std::uint64_t(4 * kIters));
+    for (Req& q : R.req) {
+      EXPECT_EQ(R.b->ReadCounter(q.w.done), std::uint64_t(kIters));
+      EXPECT_EQ(R.b->ReadErrors(q.w.done), 0u);
+    }
+  }
+  for (Rank& R : ranks_) {
+    const int left = (R.self - 1 + kSize) % kSize, right = (R.self + 1) % kSize;
+    for (int i = 0; i < kN; ++i) {  // the send buffers hold iteration 0's values throughout
+      ASSERT_EQ(R.recv[0][i], ranks_[left].send[1][i]) << "rank " << R.self;
+      ASSERT_EQ(R.recv[1][i], ranks_[right].send[0][i]) << "rank " << R.self;
+    }
   }
 }
 
