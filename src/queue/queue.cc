@@ -53,11 +53,15 @@ Status Queue::Create(int type, void* external, Queue** out) {
   // Read once: a lookup per fence (getenv, parse) is a microsecond of the
   // per-iteration cost of a fenced queue.
   q->stall_ms_ = 4000 * std::uint64_t(config::GetInt("NICQ_PEER_TIMEOUT"));
+  q->join_ids_.reserve(kRecords);
+  q->join_total_.reserve(kRecords);
+  q->join_free_.reserve(kRecords);
+  q->join_busy_.resize(kRecords);
   Status st = Backend()->AllocCounters(1, &q->qc_);
-  if (st.ok()) {
-    st = Backend()->AllocCounters(kJoins, q->joins_);
-    if (!st.ok()) q->joins_[0] = kNoCounter;  // none allocated
-  }
+  offload::CounterId joins[kInitialJoins];
+  if (st.ok()) st = Backend()->AllocCounters(kInitialJoins, joins);
+  if (st.ok())
+    for (offload::CounterId j : joins) q->AddJoin(j);
   if (st.ok() && t->attach) st = t->attach(external);
   if (!st.ok()) {
     delete q;
@@ -71,8 +75,7 @@ Queue::~Queue() {
   offload::OffloadBackend* b = Backend();
   if (!b) return;
   if (qc_ != kNoCounter) b->FreeCounter(qc_);
-  if (joins_[0] != kNoCounter)
-    for (offload::CounterId j : joins_) b->FreeCounter(j);
+  for (offload::CounterId j : join_ids_) b->FreeCounter(j);
 }
 
 Status Queue::CheckStart(Enqueueable* e) const {
@@ -176,6 +179,29 @@ void Queue::Reap() {
   }
 }
 
+void Queue::AddJoin(offload::CounterId id) {
+  join_free_.push_back(std::uint32_t(join_ids_.size()));
+  join_ids_.push_back(id);
+  join_total_.push_back(0);
+}
+
+std::int64_t Queue::TakeJoin() {
+  const std::uint64_t done = Backend()->ReadCounter(qc_);
+  while (busy_count_ > 0 && join_busy_[busy_head_].free_at <= done) {
+    join_free_.push_back(join_busy_[busy_head_].slot);
+    busy_head_ = (busy_head_ + 1) % join_busy_.size();
+    --busy_count_;
+  }
+  if (join_free_.empty() && join_ids_.size() < kRecords) {
+    offload::CounterId id = kNoCounter;
+    if (Backend()->AllocCounters(1, &id).ok()) AddJoin(id);  // cold: a burst of waits
+  }
+  if (join_free_.empty()) return -1;
+  const std::uint32_t slot = join_free_.back();
+  join_free_.pop_back();
+  return slot;
+}
+
 Status Queue::EnqueueStart(Enqueueable* e) {
   std::uint32_t polls = 0;
   for (;;) {
@@ -200,9 +226,11 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
   const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
   std::uint32_t polls = 0;
   Reap();
-  // A free join (its previous wait done) and n free records.
-  const std::size_t j = next_join_ % kJoins;
-  while (Backend()->ReadCounter(qc_) < join_free_at_[j] || count_ + n > ring_.size()) {
+  // n free records and a free join (only the backend's counter pool can
+  // run out of those).
+  std::int64_t j = -1;
+  for (;;) {
+    if (count_ + n <= ring_.size() && (j = TakeJoin()) >= 0) break;
     NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
     Reap();
   }
@@ -218,18 +246,22 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
   const offload::Capabilities& caps = Backend()->Caps();
   TriggeredOp* ops = scratch_ops_.data();
   const std::size_t count =
-      BuildWaitAllOps({targets, n}, joins_[j], join_target, qc_, k0, gate_implied,
+      BuildWaitAllOps({targets, n}, join_ids_[j], join_target, qc_, k0, gate_implied,
                       caps.counter_op_cycles_deadlock, caps.max_remote_add, rt::WorldRank(), ops);
   for (;;) {
     Status st = Backend()->Post({ops, count});
     if (st.ok()) break;
-    if (st.code() != Code::kAgain) return st;
-    NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
+    const bool again = st.code() == Code::kAgain;
+    if (again) st = Backpressure(&polls, what);
+    if (!again || !st.ok()) {
+      join_free_.push_back(std::uint32_t(j));  // unused: back to the pool
+      return st;
+    }
     Reap();
   }
   join_total_[j] = join_target;
-  join_free_at_[j] = k0 + n;
-  ++next_join_;
+  join_busy_[(busy_head_ + busy_count_) % join_busy_.size()] = {std::uint32_t(j), k0 + n};
+  ++busy_count_;
   for (std::size_t i = 0; i < n; ++i) {
     QueueSlot& s = es[i]->qslot;
     ++s.waits;

@@ -84,6 +84,10 @@ class Queue {
   // Records whose waits completed: statuses filled, requests inactive.
   void Reap();
   void Finish(const Record& r);
+  // A free join slot (recycling those whose waits are done, else growing
+  // the pool), or -1 when the backend has no counter left.
+  std::int64_t TakeJoin();
+  void AddJoin(offload::CounterId id);
   // Drive progress once while waiting for room / completion; errors on a
   // dead chain (error counters) or after NICQ_PEER_TIMEOUT without change.
   Status Backpressure(std::uint32_t* polls, const char* what);
@@ -91,12 +95,22 @@ class Queue {
   int type_ = 0;
   void* external_ = nullptr;
   offload::CounterId qc_ = offload::kNoCounter;
-  // Ring of join counters, one per outstanding enqueued wait(all).
-  static constexpr std::size_t kJoins = 32;
-  offload::CounterId joins_[kJoins] = {};
-  std::uint64_t join_total_[kJoins] = {};    // adds scheduled onto each join so far
-  std::uint64_t join_free_at_[kJoins] = {};  // qc value at which its last wait is done
-  std::uint64_t next_join_ = 0;
+  // Join counters, one per outstanding enqueued wait(all) (BuildWaitAllOps).
+  // Waits complete in enqueue order, so busy joins free in FIFO order. The
+  // pool starts with kInitialJoins and grows by one backend counter when
+  // every join is busy, up to one per wait record: an enqueued wait never
+  // waits for a join (enqueue calls are local), only for a free record.
+  // Every vector is reserved at Create, so growing allocates no memory.
+  static constexpr std::size_t kInitialJoins = 8;
+  struct BusyJoin {
+    std::uint32_t slot;
+    std::uint64_t free_at;  // qc value at which its wait is done
+  };
+  std::vector<offload::CounterId> join_ids_;  // by slot
+  std::vector<std::uint64_t> join_total_;     // by slot: adds scheduled onto it so far
+  std::vector<std::uint32_t> join_free_;      // free slots (stack)
+  std::vector<BusyJoin> join_busy_;           // FIFO ring of busy slots
+  std::size_t busy_head_ = 0, busy_count_ = 0;
   std::uint64_t k_ = 0;                            // waits enqueued
   std::uint64_t pending_starts_ = 0;               // starts enqueued without their wait yet
   std::vector<Record> ring_;                       // capacity fixed at Create

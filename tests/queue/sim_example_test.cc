@@ -36,7 +36,9 @@ struct Req {
   std::uint64_t epochs = 0;
 };
 
-constexpr std::size_t kJoins = 32;  // as Queue: a ring of join counters
+// Join counters per rank, each reused only after its wait completed (Queue
+// keeps a growing pool; a fixed ring is enough for these patterns).
+constexpr std::size_t kJoins = 32;
 
 struct Rank {
   std::unique_ptr<sim::SimBackend> b;
