@@ -40,7 +40,6 @@ struct QueueSlot {
   std::uint64_t started_epoch = 0;  // epoch of the pending enqueued start
   std::uint64_t waited_epoch = 0;   // last epoch whose wait was enqueued
   std::uint64_t wait_index = 0;     // queue wait index of that wait
-  std::uint64_t waits = 0;          // waits ever enqueued for this request
   std::uint64_t start_gate = 0;     // the pending start's gate: queue counter >= this
   // Epochs a request may have enqueued ahead of its completions (engines
   // size their descriptor rings by it).

@@ -264,7 +264,6 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
   ++busy_count_;
   for (std::size_t i = 0; i < n; ++i) {
     QueueSlot& s = es[i]->qslot;
-    ++s.waits;
     s.waited_epoch = s.started_epoch;
     s.wait_index = k0 + n;  // qc passes k0 + n when this wait is done
     ring_[(head_ + count_) % ring_.size()] =
