@@ -222,6 +222,11 @@ class OffloadBackend {
   // Drive software progress (emulator, host steps); returns true if anything
   // happened. Safe to call from any thread.
   virtual bool Progress() = 0;
+  // Ops fire only while a host thread calls Progress (or a call that drives
+  // it): no NIC and no progress thread does it. Queues then sequence their
+  // starts and waits on the host instead of compiling them into counter
+  // chains (src/queue/queue.h, "Host sequencing").
+  virtual bool HostDriven() const { return false; }
   // Trigger slots currently in use (for budgeting and nicq_info).
   virtual std::size_t SlotsInUse() const = 0;
 

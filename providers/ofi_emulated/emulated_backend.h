@@ -57,6 +57,7 @@ class EmulatedBackend final : public offload::OffloadBackend {
   Status Cancel(offload::CounterId trigger) override;
   Status Flush() override;
   bool Progress() override;
+  bool HostDriven() const override { return !want_thread_; }
   std::size_t SlotsInUse() const override { return queue_.nodes_in_use(); }
 
   const char* provider() const { return ep_->provider_name(); }

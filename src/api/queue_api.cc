@@ -112,11 +112,7 @@ int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
       if (!Ensure(c, es[j] != es[i], Code::kRequest, [&] { return At(i) + " repeats " + At(j); }))
         return c.Fail();
   }
-  for (int i = 0; i < count; ++i) {
-    Status st = q->EnqueueStart(es[i]);
-    if (!st.ok()) return c.Fail(st);
-  }
-  return MPI_SUCCESS;
+  return c.Fail(q->EnqueueStartAll({es, std::size_t(count)}));
 }
 
 int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_Status* statuses,

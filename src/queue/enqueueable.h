@@ -60,6 +60,22 @@ class Enqueueable {
 
   // ---- data path (matched only) ----
   virtual Status StartGated(offload::CounterId gate, std::uint64_t threshold) = 0;
+  // Batched starts (a queue posting the ops of several starts with one
+  // Post): BuildStart writes the next epoch's ops, gated like StartGated, to
+  // ops[0..kMaxStartOps) and changes nothing; *count is how many (0
+  // allowed). kAgain: no room for another epoch now (retry after progress);
+  // kUnsupportedOperation: this engine starts only through StartGated. Once
+  // the caller posted the ops, CommitStart makes that epoch the started one
+  // and bumps *host_add (offload::kNoCounter: none) by one.
+  static constexpr std::size_t kMaxStartOps = 2;
+  virtual Status BuildStart(offload::CounterId /*gate*/, std::uint64_t /*threshold*/,
+                            offload::TriggeredOp* /*ops*/, std::size_t* /*count*/,
+                            offload::CounterId* /*host_add*/) {
+    return Status(Code::kUnsupportedOperation, {});
+  }
+  virtual Status CommitStart(offload::CounterId /*host_add*/) {
+    return Status(Code::kUnsupportedOperation, {});
+  }
   virtual offload::CounterId DoneCounter() const = 0;
   virtual std::uint64_t DoneTarget() const = 0;  // for the last started epoch
   virtual std::uint64_t EpochsStarted() const = 0;

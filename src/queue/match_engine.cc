@@ -7,6 +7,7 @@
 #include "core/progress_hooks.h"
 #include "queue/matched_p2p.h"
 #include "queue/offload_context.h"
+#include "queue/queue.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
@@ -147,6 +148,7 @@ bool QueueProgress() {
   bool any = PollMatches();
   any |= PollHostStarted();
   if (offload::OffloadBackend* b = Backend()) any |= b->Progress();
+  any |= AdvanceHostQueues();
   return any;
 }
 

@@ -28,25 +28,8 @@ Status MatchedP2p::AllocCounters() {
   return Status::Ok();
 }
 
-TriggeredOp* MatchedP2p::RingSlot(std::uint64_t epoch) {
-  // Epoch n reuses the descriptors of epoch n - kRing: they must have
-  // completed (backend contract), which epoch n - kRing being done implies
-  // (the done counter is bumped by the last op of an epoch).
-  if (epoch > std::uint64_t(kRing) && Backend()->ReadCounter(done_) < epoch - std::uint64_t(kRing))
-    return nullptr;
-  return ring_[epoch % kRing];
-}
-
-Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
-  if (state_ != State::kMatched) return Error(Code::kMatch, "request is not matched");
-  offload::OffloadBackend* b = Backend();
-  // A gate already reached is the same as no gate: the host bumps the
-  // counter itself, one triggered op fewer (and one NIC trigger slot).
-  if (gate != kNoCounter && b->ReadCounter(gate) >= threshold) gate = kNoCounter;
-  const std::uint64_t n = epochs_ + 1;
-  TriggeredOp* ops = RingSlot(n);
-  if (!ops) return Status(Code::kAgain, {});  // ring full (no message: a retry path)
-  P2pWire w;
+void MatchedP2p::ResolveWire() {
+  P2pWire& w = wire_;
   w.role = a_.peer == -1 ? P2pWire::Role::kProcNull
                          : (a_.is_send ? P2pWire::Role::kSend : P2pWire::Role::kRecv);
   w.buf = a_.buf;
@@ -59,15 +42,42 @@ Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
   w.peer_arrival = peer_arrival_;
   w.remote_addr = remote_addr_;
   w.remote_key = remote_key_;
-  CounterId host_add = kNoCounter;  // counter the host bumps after posting (MPI_Start)
-  const std::size_t count =
-      eager_ ? BuildEagerEpochOps(w, gate, threshold, a_.buf, a_.bytes,
-                                  kEagerTag | (a_.is_send ? peer_arrival_ : done_), ops, &host_add)
-             : BuildEpochOps(w, n, gate, threshold, ops, &host_add);
-  if (count) NICQ_RETURN_IF_ERROR(b->Post({ops, count}));
-  epochs_ = n;
-  if (host_add != kNoCounter) return b->AddCounter(host_add, 1);
+  eager_tag_ = kEagerTag | (a_.is_send ? peer_arrival_ : done_);
+}
+
+Status MatchedP2p::BuildStart(CounterId gate, std::uint64_t threshold, TriggeredOp* ops,
+                              std::size_t* count, CounterId* host_add) {
+  if (state_ != State::kMatched) return Error(Code::kMatch, "request is not matched");
+  offload::OffloadBackend* b = Backend();
+  // A gate already reached is the same as no gate: the host bumps the
+  // counter itself, one triggered op fewer (and one NIC trigger slot).
+  if (gate != kNoCounter && b->ReadCounter(gate) >= threshold) gate = kNoCounter;
+  const std::uint64_t n = epochs_ + 1;
+  // At most kRing epochs run ahead of the completions (QueueSlot::kRing):
+  // epoch n begins only once epoch n - kRing is done (the done counter is
+  // bumped by the last op of an epoch). Backends copy descriptors at Post,
+  // so this bounds the work in flight, not descriptor storage.
+  if (n > std::uint64_t(kRing) && b->ReadCounter(done_) < n - std::uint64_t(kRing))
+    return Status(Code::kAgain, {});  // no message: a retry path
+  *count = eager_ ? BuildEagerEpochOps(wire_, gate, threshold, a_.buf, a_.bytes, eager_tag_, ops,
+                                       host_add)
+                  : BuildEpochOps(wire_, n, gate, threshold, ops, host_add);
   return Status::Ok();
+}
+
+Status MatchedP2p::CommitStart(CounterId host_add) {
+  ++epochs_;
+  if (host_add != kNoCounter) return Backend()->AddCounter(host_add, 1);
+  return Status::Ok();
+}
+
+Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
+  TriggeredOp ops[kMaxStartOps];
+  std::size_t count = 0;
+  CounterId host_add = kNoCounter;
+  NICQ_RETURN_IF_ERROR(BuildStart(gate, threshold, ops, &count, &host_add));
+  if (count) NICQ_RETURN_IF_ERROR(Backend()->Post({ops, count}));
+  return CommitStart(host_add);
 }
 
 void MatchedP2p::GetStatus(RequestStatus* out) const {

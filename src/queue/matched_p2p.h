@@ -31,6 +31,7 @@
 #include <cstdint>
 
 #include "queue/enqueueable.h"
+#include "queue/epoch_ops.h"
 #include "runtime/comm.h"
 #include "runtime/request.h"
 
@@ -75,6 +76,9 @@ class MatchedP2p final : public Enqueueable {
   bool IsMatched() const override { return state_ == State::kMatched; }
 
   Status StartGated(offload::CounterId gate, std::uint64_t threshold) override;
+  Status BuildStart(offload::CounterId gate, std::uint64_t threshold, offload::TriggeredOp* ops,
+                    std::size_t* count, offload::CounterId* host_add) override;
+  Status CommitStart(offload::CounterId host_add) override;
   offload::CounterId DoneCounter() const override { return done_; }
   std::uint64_t DoneTarget() const override { return epochs_; }
   std::uint64_t EpochsStarted() const override { return epochs_; }
@@ -90,7 +94,8 @@ class MatchedP2p final : public Enqueueable {
   Status AllocCounters();
   Status PollSender(bool* done);
   Status PollReceiver(bool* done);
-  offload::TriggeredOp* RingSlot(std::uint64_t epoch);
+  // The wire as the match resolved it (set once matched: starts read it).
+  void ResolveWire();
 
   P2pArgs a_;
   State state_ = State::kIdle;
@@ -116,9 +121,11 @@ class MatchedP2p final : public Enqueueable {
   offload::MemRegion region_{};
   bool registered_ = false;
 
+  P2pWire wire_;
+  std::uint64_t eager_tag_ = 0;  // eager: kEagerTag | the receiver's done counter
+
   std::uint64_t epochs_ = 0;
   static constexpr int kRing = QueueSlot::kRing;
-  offload::TriggeredOp ring_[kRing][2];
 };
 
 // Ops installed on matched point-to-point requests (Request::ops).

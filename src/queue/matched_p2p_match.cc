@@ -94,6 +94,7 @@ Status MatchedP2p::BeginMatch() {
   NICQ_RETURN_IF_ERROR(AllocCounters());
   TrackMatched(this, true);
   if (a_.peer == -1) {  // MPI_PROC_NULL matches trivially
+    ResolveWire();
     state_ = State::kMatched;
     return Status::Ok();
   }
@@ -166,6 +167,7 @@ Status MatchedP2p::PollSender(bool* done) {
   remote_addr_ = reply_.remote_addr;
   remote_key_ = reply_.key;
   peer_arrival_ = reply_.arrival;
+  ResolveWire();
   state_ = State::kMatched;
   *done = true;
   return Status::Ok();
@@ -203,6 +205,7 @@ Status MatchedP2p::PollReceiver(bool* done) {
                  "the matched send from rank " + std::to_string(source_) + " (tag " +
                      std::to_string(tag_) + ") has " + std::to_string(matched_bytes_) +
                      " bytes, more than the receive buffer's " + std::to_string(a_.bytes));
+  ResolveWire();
   state_ = State::kMatched;
   *done = true;
   return Status::Ok();

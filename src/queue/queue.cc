@@ -20,6 +20,7 @@ using offload::kNoCounter;
 using offload::TriggeredOp;
 
 constexpr std::size_t kRecords = 4096;  // waits a queue holds before backpressure
+constexpr std::size_t kSteps = 8192;    // host sequencing: starts and waits held
 
 std::uint64_t NowMs() {
   using namespace std::chrono;
@@ -53,6 +54,13 @@ Status Queue::Create(int type, void* external, Queue** out) {
   // Read once: a lookup per fence (getenv, parse) is a microsecond of the
   // per-iteration cost of a fenced queue.
   q->stall_ms_ = 4000 * std::uint64_t(config::GetInt("NICQ_PEER_TIMEOUT"));
+  // Host sequencing when only host calls would fire the chains (queue.h).
+  const std::string exec = config::GetString("NICQ_QUEUE_EXEC");
+  q->host_ = exec == "host" || (exec != "counters" && Backend()->HostDriven());
+  if (q->host_) {
+    q->steps_.resize(kSteps);
+    RegisterHostQueue(q, true);
+  }
   q->join_ids_.reserve(kRecords);
   q->join_total_.reserve(kRecords);
   q->join_free_.reserve(kRecords);
@@ -72,10 +80,27 @@ Status Queue::Create(int type, void* external, Queue** out) {
 }
 
 Queue::~Queue() {
+  if (host_) RegisterHostQueue(this, false);
   offload::OffloadBackend* b = Backend();
   if (!b) return;
   if (qc_ != kNoCounter) b->FreeCounter(qc_);
   for (offload::CounterId j : join_ids_) b->FreeCounter(j);
+}
+
+bool Queue::Enter() {
+  // A progress pass of another thread (AdvanceHostQueues) is short: wait it
+  // out, first spinning, then yielding the core to it.
+  for (int spins = 0;; ++spins) {
+    std::uint32_t g = guard_.load(std::memory_order_relaxed);
+    if (g & kUserInside) return false;  // another application thread is inside
+    if (g == 0 && guard_.compare_exchange_weak(g, kUserInside, std::memory_order_acquire))
+      return true;
+    if (spins >= 64) std::this_thread::yield();
+  }
+}
+
+std::uint64_t Queue::WaitsCompleted() const {
+  return host_ ? host_done_.load(std::memory_order_acquire) : Backend()->ReadCounter(qc_);
 }
 
 Status Queue::CheckStart(Enqueueable* e) const {
@@ -119,6 +144,11 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
     (void)rt::Progress(&rt_progressed);
     progressed |= rt_progressed;
   }
+  if (host_) {
+    bool stepped = false;
+    NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
+    progressed |= stepped;
+  }
   if (progressed) {
     *polls = 0;
     return Status::Ok();
@@ -146,7 +176,13 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
   // Block on the queue counter for a short while (the backend drives its
   // progress and sleeps on its wait object, so a NIC or progress thread is
   // not starved); long idle waits cost a little latency, not the core.
-  (void)Backend()->WaitCounter(qc_, Backend()->ReadCounter(qc_) + 1, 1);
+  offload::CounterId block_counter = qc_;
+  std::uint64_t block_value = 0;
+  if (!host_ || !HostBlockOn(&block_counter, &block_value)) {
+    block_counter = qc_;
+    block_value = Backend()->ReadCounter(qc_) + 1;
+  }
+  (void)Backend()->WaitCounter(block_counter, block_value, 1);
   if (*polls % 16 == 0) {
     // A failed op stops its chain: report it rather than hang.
     for (std::size_t i = 0; i < count_; ++i) {
@@ -203,6 +239,7 @@ std::int64_t Queue::TakeJoin() {
 }
 
 Status Queue::EnqueueStart(Enqueueable* e) {
+  if (host_) return HostEnqueueStart({&e, 1});
   std::uint32_t polls = 0;
   for (;;) {
     Status st = e->StartGated(qc_, k_);
@@ -218,11 +255,19 @@ Status Queue::EnqueueStart(Enqueueable* e) {
   return Status::Ok();
 }
 
+Status Queue::EnqueueStartAll(std::span<Enqueueable* const> es) {
+  if (es.size() > kMaxWaitAll) return Error(Code::kCount, "more than 64 requests in one call");
+  if (host_) return HostEnqueueStart(es);
+  for (Enqueueable* e : es) NICQ_RETURN_IF_ERROR(EnqueueStart(e));
+  return Status::Ok();
+}
+
 Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                              StatusFiller fill) {
   const std::size_t n = es.size();
   if (n == 0) return Status::Ok();
   if (n > kMaxWaitAll) return Error(Code::kCount, "more than 64 requests in one enqueued wait");
+  if (host_) return HostEnqueueWaitAll(es, statuses, fill);
   const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
   std::uint32_t polls = 0;
   Reap();
@@ -276,6 +321,7 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
 }
 
 Status Queue::Fence() {
+  if (host_) return HostFence();
   std::uint32_t polls = 0;
   // A queue that makes no progress for 4 x NICQ_PEER_TIMEOUT is reported,
   // not waited on forever (a peer that never starts its side, a dead chain).
@@ -302,6 +348,7 @@ Status Queue::Fence() {
 }
 
 std::string Queue::Describe() const {
+  if (host_) return DescribeHost();
   offload::OffloadBackend* b = Backend();
   std::string out = "[queue counter " + std::to_string(b->ReadCounter(qc_)) + "/" +
                     std::to_string(k_) + "; pending waits:";
@@ -315,6 +362,11 @@ std::string Queue::Describe() const {
 }
 
 bool Queue::Empty() {
+  if (host_) {
+    bool progressed = false;
+    (void)AdvanceHost(&progressed);
+    return step_count_ == 0 && pending_starts_ == 0;
+  }
   Reap();
   return count_ == 0 && pending_starts_ == 0;
 }
@@ -324,7 +376,7 @@ bool HasPendingEnqueuedStart(Request* req) {
   if (!e || e->qslot.queue == nullptr) return false;
   const QueueSlot& s = e->qslot;
   if (s.waited_epoch != s.started_epoch) return true;
-  return Backend()->ReadCounter(s.queue->counter()) < s.wait_index;
+  return s.queue->WaitsCompleted() < s.wait_index;
 }
 
 }  // namespace nicq::queue

@@ -16,6 +16,17 @@
 //  * a join is reused only after its previous wait completed (else a later
 //    wait's completions could stand in for the earlier one's); with every
 //    join busy the enqueue drives progress until the oldest completes.
+// Host sequencing (queue_host.cc): when nothing but host calls would fire
+// the counter chains (the emulated backend without its progress thread,
+// OffloadBackend::HostDriven), compiling starts and waits into triggered
+// counter ops only adds work to the thread that must run them anyway. The
+// queue then keeps its starts and waits as steps in a ring and executes them
+// in order itself: a start at the head is MPI_Start's StartGated(no gate), a
+// wait at the head retires once its requests' done counters reach their
+// targets. Steps run in the queue's own calls (an enqueue finding nothing
+// ahead of its start, a full ring, fence) and in every MPI call's progress
+// (QueueProgress -> AdvanceHostQueues), so the ordering, completion and
+// progress rules of 13.4 are those of the counter chains.
 // Different queues share no counter and no lock. Enqueue calls allocate
 // nothing (records live in a ring sized at MPI_Queue_init), make no syscall
 // and hold no lock; when the backend has no trigger slots (kAgain) or the
@@ -47,6 +58,9 @@ class Queue {
 
   // Callers validated every request (CheckStart / CheckWait) first.
   Status EnqueueStart(Enqueueable* e);
+  // MPI_Enqueue_startall (at most kMaxWaitAll requests): host-sequenced
+  // queues start them together (one Post); counter chains one by one.
+  Status EnqueueStartAll(std::span<Enqueueable* const> es);
   // MPI_Enqueue_wait(all): waits for every request of `es`, all or none
   // enqueued. statuses: empty (ignored) or one per request (may be null).
   Status EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
@@ -63,14 +77,20 @@ class Queue {
   Status CheckStart(Enqueueable* e) const;
   Status CheckWait(Enqueueable* e) const;
 
-  // One-thread-at-a-time guard (13.4 "Thread safety"): an atomic flag
-  // exchanged on entry; a second thread inside the same queue gets kQueue.
-  bool Enter() { return !busy_.exchange(true, std::memory_order_acquire); }
-  void Leave() { busy_.store(false, std::memory_order_release); }
+  // One-thread-at-a-time guard (13.4 "Thread safety"): an atomic word
+  // taken on entry; a second application thread inside the same queue gets
+  // kQueue. Progress from another thread (AdvanceHostQueues) takes it too,
+  // only when the queue is free and only for one bounded pass of steps: an
+  // application thread that finds such a pass running waits it out.
+  bool Enter();
+  void Leave() { guard_.fetch_and(~kUserInside, std::memory_order_release); }
 
   int type() const { return type_; }
   std::uint64_t waits_enqueued() const { return k_; }
   offload::CounterId counter() const { return qc_; }
+  bool host_sequenced() const { return host_; }
+  // Waits completed (in enqueue order): qc's value, or the steps retired.
+  std::uint64_t WaitsCompleted() const;
 
  private:
   struct Record {
@@ -81,6 +101,37 @@ class Queue {
     std::uint64_t epoch = 0;  // the request's epoch it waited for
   };
   Queue() = default;
+  // ---- host sequencing (queue_host.cc) ----
+  struct Step {
+    Enqueueable* e = nullptr;
+    void* status = nullptr;  // waits: MPI_Status to fill (may be null)
+    StatusFiller fill = nullptr;
+    std::uint64_t epoch = 0;  // waits: the epoch waited for
+    std::uint32_t group = 0;  // waits: n on the first step of a wait(all) of n requests
+    bool wait = false;        // false: a start
+  };
+  Status HostEnqueueStart(std::span<Enqueueable* const> es);
+  Status HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                            StatusFiller fill);
+  Status HostFence();
+  // Runs steps from the head until a wait whose requests are not all done;
+  // Ok with *progressed when any step ran; an error from a start stops it.
+  Status AdvanceHost(bool* progressed);
+  Status PushStep(const Step& st, const char* what, std::uint32_t* polls);
+  // Starts es now (gate open), with one Post when every engine builds its
+  // start; *started: how many did (a prefix), also on error.
+  Status StartNow(std::span<Enqueueable* const> es, std::size_t* started);
+  void NoteHostStart(Enqueueable* e, bool started);
+  // The done counter and target the head wait still waits for (false: none).
+  bool HostBlockOn(offload::CounterId* counter, std::uint64_t* value) const;
+  std::string DescribeHost() const;
+  // AdvanceHostQueues (another thread's progress) runs this queue's steps.
+  friend bool AdvanceHostQueues();
+  bool TryEnterForProgress() {
+    std::uint32_t free = 0;
+    return guard_.compare_exchange_strong(free, kProgressInside, std::memory_order_acquire);
+  }
+  void LeaveProgress() { guard_.fetch_and(~kProgressInside, std::memory_order_release); }
   // Records whose waits completed: statuses filled, requests inactive.
   void Reap();
   void Finish(const Record& r);
@@ -123,8 +174,22 @@ class Queue {
   int idle_phase_ = 0;
   std::uint32_t passes_ = 0;    // Backpressure passes (runtime polled every 8th)
   std::uint64_t stall_ms_ = 0;  // fence stall report after this long (4 x NICQ_PEER_TIMEOUT)
-  std::atomic<bool> busy_{false};
+  // Host sequencing: the steps ring (capacity fixed at Create) and the
+  // waits retired so far (read by HasPendingEnqueuedStart on any thread).
+  bool host_ = false;
+  std::vector<Step> steps_;
+  std::size_t step_head_ = 0, step_count_ = 0;
+  std::atomic<std::uint64_t> host_done_{0};
+  Status host_failure_;  // a start that failed at the head: reported by fence
+  static constexpr std::uint32_t kUserInside = 1, kProgressInside = 2;
+  std::atomic<std::uint32_t> guard_{0};
 };
+
+// Host-sequenced queues register at create and leave at destruction.
+void RegisterHostQueue(Queue* q, bool add);
+// Runs the steps of every host-sequenced queue no thread is inside (the
+// runtime's progress hook, via QueueProgress); true when any step ran.
+bool AdvanceHostQueues();
 
 // Whether `req` has an enqueued start pending (for MPI_Wait/Test/Start/
 // Cancel/Request_free, which must reject it).

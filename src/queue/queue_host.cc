@@ -1,0 +1,266 @@
+// Host sequencing of a queue (queue.h): starts and waits kept as steps in a
+// ring and executed in enqueue order by whichever host thread drives the
+// queue: its own calls, or any MPI call's progress through
+// AdvanceHostQueues. Used when the backend fires ops only inside host calls
+// (OffloadBackend::HostDriven), where counter chains are pure overhead.
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "providers/backend.h"
+#include "queue/offload_context.h"
+#include "queue/queue.h"
+
+namespace nicq::queue {
+namespace {
+
+std::uint64_t NowMs() {
+  using namespace std::chrono;
+  return std::uint64_t(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+// Host-sequenced queues, for AdvanceHostQueues. Registration happens at
+// MPI_Queue_init / MPI_Queue_free only; the progress path try-locks.
+struct HostQueues {
+  std::mutex mu;
+  std::vector<Queue*> queues;
+  std::atomic<int> count{0};
+};
+HostQueues& Registry() {
+  static auto* r = new HostQueues();  // never destroyed: read during exit
+  return *r;
+}
+
+// A start at the head may run engine code that polls progress again (a
+// collective's schedule); the registry lock is not re-entered.
+thread_local bool t_advancing = false;
+
+}  // namespace
+
+void RegisterHostQueue(Queue* q, bool add) {
+  HostQueues& r = Registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (add) {
+    r.queues.push_back(q);
+  } else {
+    r.queues.erase(std::remove(r.queues.begin(), r.queues.end(), q), r.queues.end());
+  }
+  r.count.store(int(r.queues.size()), std::memory_order_release);
+}
+
+bool AdvanceHostQueues() {
+  HostQueues& r = Registry();
+  if (r.count.load(std::memory_order_acquire) == 0 || t_advancing || !Backend()) return false;
+  std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  t_advancing = true;
+  bool any = false;
+  for (Queue* q : r.queues) {
+    // Skipped while an application thread is inside it: that thread's own
+    // call (enqueue backpressure, fence) runs the steps.
+    if (!q->TryEnterForProgress()) continue;
+    bool progressed = false;
+    (void)q->AdvanceHost(&progressed);  // errors: the queue's own calls report them
+    q->LeaveProgress();
+    any |= progressed;
+  }
+  t_advancing = false;
+  return any;
+}
+
+Status Queue::PushStep(const Step& st, const char* what, std::uint32_t* polls) {
+  while (step_count_ == steps_.size()) NICQ_RETURN_IF_ERROR(Backpressure(polls, what));
+  steps_[(step_head_ + step_count_) % steps_.size()] = st;
+  ++step_count_;
+  return Status::Ok();
+}
+
+Status Queue::StartNow(std::span<Enqueueable* const> es, std::size_t* started) {
+  *started = 0;
+  // One Post for all of them: per start, a Post and the drain behind it
+  // were two thirds of the host's cost of a queued ring iteration.
+  offload::TriggeredOp* ops = scratch_ops_.data();  // 2 kMaxWaitAll + 2 >= kMaxStartOps per request
+  offload::CounterId host_add[kMaxWaitAll];
+  std::size_t total = 0, i = 0;
+  for (; i < es.size(); ++i) {
+    std::size_t count = 0;
+    Status st = es[i]->BuildStart(offload::kNoCounter, 0, ops + total, &count, &host_add[i]);
+    if (st.code() == Code::kUnsupportedOperation) break;
+    if (!st.ok()) return st;
+    total += count;
+  }
+  if (i == es.size()) {
+    if (total > 0) NICQ_RETURN_IF_ERROR(Backend()->Post({ops, total}));
+    Status result;
+    for (std::size_t j = 0; j < es.size(); ++j) {
+      Status st = es[j]->CommitStart(host_add[j]);  // posted: started either way
+      if (!st.ok() && result.ok()) result = st;
+    }
+    *started = es.size();
+    return result;
+  }
+  // An engine that starts only through StartGated (a persistent collective):
+  // one by one, in order.
+  for (Enqueueable* e : es) {
+    NICQ_RETURN_IF_ERROR(e->StartGated(offload::kNoCounter, 0));
+    ++*started;
+  }
+  return Status::Ok();
+}
+
+Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
+  std::uint32_t polls = 0;
+  std::size_t done = 0;
+  // Nothing ahead (every earlier wait retired): the starts' gate is open, so
+  // they begin now, as a counter chain issues a start whose gate is already
+  // reached. Otherwise they wait in the ring for their turn.
+  while (step_count_ == 0 && done < es.size()) {
+    std::size_t started = 0;
+    Status st = StartNow(es.subspan(done), &started);
+    for (std::size_t i = done; i < done + started; ++i) NoteHostStart(es[i], true);
+    done += started;
+    if (st.ok()) break;
+    if (st.code() != Code::kAgain) return st;
+    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));  // adds no step
+  }
+  for (std::size_t i = done; i < es.size(); ++i) {
+    Step st;
+    st.e = es[i];
+    NICQ_RETURN_IF_ERROR(PushStep(st, "MPI_Enqueue_start", &polls));
+    NoteHostStart(es[i], false);
+  }
+  return Status::Ok();
+}
+
+void Queue::NoteHostStart(Enqueueable* e, bool started) {
+  QueueSlot& s = e->qslot;
+  // Its epoch: the one just started, or one past the last one started or
+  // planned on this queue.
+  s.started_epoch =
+      started ? e->EpochsStarted() : std::max(s.started_epoch, e->EpochsStarted()) + 1;
+  s.queue = this;
+  s.start_gate = k_;
+  ++pending_starts_;
+}
+
+Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                                 StatusFiller fill) {
+  const std::size_t n = es.size();
+  const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
+  std::uint32_t polls = 0;
+  // All or none: room for every request's step first.
+  while (steps_.size() - step_count_ < n) NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
+  const std::uint64_t k0 = k_;
+  for (std::size_t i = 0; i < n; ++i) {
+    QueueSlot& s = es[i]->qslot;
+    Step st;
+    st.e = es[i];
+    st.status = statuses.empty() ? nullptr : statuses[i];
+    st.fill = fill;
+    st.epoch = s.started_epoch;
+    st.group = i == 0 ? std::uint32_t(n) : 0;
+    st.wait = true;
+    steps_[(step_head_ + step_count_) % steps_.size()] = st;
+    ++step_count_;
+    s.waited_epoch = s.started_epoch;
+    s.wait_index = k0 + n;  // retired together, when all n are done
+  }
+  k_ = k0 + n;
+  pending_starts_ -= n;
+  return Status::Ok();
+}
+
+Status Queue::AdvanceHost(bool* progressed) {
+  offload::OffloadBackend* b = Backend();
+  if (!b) return Status::Ok();  // after MPI_Finalize closed the context
+  const std::size_t cap = steps_.size();
+  while (step_count_ > 0) {
+    Step& head = steps_[step_head_];
+    if (!head.wait) {
+      // Every earlier wait retired: the turn of the starts at the head.
+      Enqueueable* es[kMaxWaitAll];
+      std::size_t n = 0;
+      while (n < step_count_ && n < kMaxWaitAll && !steps_[(step_head_ + n) % cap].wait)
+        es[n] = steps_[(step_head_ + n) % cap].e, ++n;
+      std::size_t started = 0;
+      Status st = StartNow({es, n}, &started);
+      step_head_ = (step_head_ + started) % cap;
+      step_count_ -= started;
+      *progressed |= started > 0;
+      if (st.code() == Code::kAgain) return Status::Ok();  // no trigger slots now: next pass
+      if (!st.ok()) return st;  // stays at the head: every later call reports it
+      continue;
+    }
+    // A wait(all) of `group` requests retires when all of them are done.
+    const std::uint32_t n = head.group;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const Enqueueable* e = steps_[(step_head_ + i) % cap].e;
+      if (b->ReadErrors(e->DoneCounter()) > 0)
+        return Error(Code::kOther, "an enqueued operation failed: " + e->DebugString());
+      if (b->ReadCounter(e->DoneCounter()) < e->DoneTarget()) return Status::Ok();
+    }
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const Step& st = steps_[(step_head_ + i) % cap];
+      Finish(Record{st.e, st.status, st.fill, 0, st.epoch});
+    }
+    step_head_ = (step_head_ + n) % cap;
+    step_count_ -= n;
+    host_done_.fetch_add(n, std::memory_order_release);
+    *progressed = true;
+  }
+  return Status::Ok();
+}
+
+bool Queue::HostBlockOn(offload::CounterId* counter, std::uint64_t* value) const {
+  // The first request of the head wait still short of its target: its done
+  // counter is what the next step waits for.
+  if (step_count_ == 0 || !steps_[step_head_].wait) return false;
+  offload::OffloadBackend* b = Backend();
+  const std::uint32_t n = steps_[step_head_].group;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Enqueueable* e = steps_[(step_head_ + i) % steps_.size()].e;
+    if (b->ReadCounter(e->DoneCounter()) < e->DoneTarget()) {
+      *counter = e->DoneCounter();
+      *value = e->DoneTarget();
+      return true;
+    }
+  }
+  return false;
+}
+
+Status Queue::HostFence() {
+  std::uint32_t polls = 0;
+  bool progressed = false;
+  NICQ_RETURN_IF_ERROR(AdvanceHost(&progressed));
+  std::uint64_t seen = host_done_.load(std::memory_order_relaxed);
+  std::uint64_t last_change = NowMs();
+  while (step_count_ > 0) {
+    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Queue_fence"));  // runs the steps too
+    const std::uint64_t now_value = host_done_.load(std::memory_order_relaxed);
+    if (now_value != seen) {
+      seen = now_value;
+      last_change = NowMs();
+    } else if (polls % 1024 == 1023 && NowMs() - last_change > stall_ms_) {
+      return Error(Code::kPending, "MPI_Queue_fence: " + std::to_string(k_ - now_value) +
+                                       " enqueued wait(s) made no progress (is every matching "
+                                       "operation started on its peer?) " +
+                                       Describe());
+    }
+  }
+  return Status::Ok();
+}
+
+std::string Queue::DescribeHost() const {
+  std::string out = "[host-sequenced queue: " + std::to_string(host_done_.load()) + "/" +
+                    std::to_string(k_) + " waits done; next steps:";
+  for (std::size_t i = 0; i < step_count_ && i < 8; ++i) {
+    const Step& st = steps_[(step_head_ + i) % steps_.size()];
+    out += st.wait ? " {wait " : " {start ";
+    out += st.e->DebugString() + "}";
+  }
+  return out + "]";
+}
+
+}  // namespace nicq::queue
