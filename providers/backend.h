@@ -128,6 +128,10 @@ struct Capabilities {
   // Largest `value` of one kRemoteCounterAdd (native: one doorbell write per
   // unit; emulated: 32 bits of CQ data). Callers split larger adds.
   std::uint64_t max_remote_add = ~std::uint64_t{0};
+  // Progress() only reads memory when nothing is ready (shm: the provider's
+  // queues are shared memory; tcp would read sockets), so callers on a hot
+  // path (an enqueued wait) may poll it once.
+  bool memory_poll = false;
 
   void AllowAtomic(AtomicOp op, AtomicType t) {
     atomic_mask[static_cast<int>(op)] |= std::uint64_t{1} << static_cast<int>(t);

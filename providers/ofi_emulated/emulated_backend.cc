@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <cstring>
+#include <string_view>
 
 #include "core/config.h"
 #include "core/log.h"
@@ -62,6 +63,7 @@ Status EmulatedBackend::Init() {
   caps_.max_trigger_slots = config_.num_ops;
   caps_.max_msg_bytes = ep_->info()->ep_attr->max_msg_size;
   inject_max_ = ep_->inject_size();
+  caps_.memory_poll = std::string_view(ep_->provider_name()) == "shm";
   NICQ_RETURN_IF_ERROR(ep_->RegisterMr(&doorbell_, sizeof(doorbell_), FI_REMOTE_WRITE,
                                        kDoorbellKeyBit, &doorbell_mr_));
   want_thread_ = config_.progress_thread < 0 ? ProgressThread::WantedByConfig(config_.local_ranks)
@@ -213,6 +215,13 @@ Status EmulatedBackend::Post(std::span<const TriggeredOp> ops) {
                                     std::to_string(op.peer) + " unknown (SetPeers gave " +
                                     std::to_string(doorbells_.size()) + ")");
   }
+  // Ops that fire at once, with no progress thread and nothing else ready:
+  // this thread issues them now, without the round trip through the ready
+  // FIFO and a second locked section to pop them (a host-sequenced queue's
+  // starts are exactly this).
+  if (!thread_.running() && ops.size() <= std::size_t(kIssueBatch) && AllFireNow(ops) &&
+      !queue_.HasReady() && !draining_.exchange(true, std::memory_order_seq_cst))
+    return IssueNow(ops);
   NICQ_RETURN_IF_ERROR(queue_.Post(ops));
   // With the progress thread polling, or napping on the queue's futex that
   // the post just ended (shm: no CQ wait object), the thread issues: an
@@ -231,6 +240,37 @@ Status EmulatedBackend::Post(std::span<const TriggeredOp> ops) {
   }
   Drain();
   return Status::Ok();
+}
+
+bool EmulatedBackend::AllFireNow(std::span<const TriggeredOp> ops) {
+  for (const TriggeredOp& op : ops)
+    if (op.trigger != kNoCounter || op.kind == OpKind::kCounterAdd ||
+        op.kind == OpKind::kCounterSet)
+      return false;  // counter ops keep TriggerQueue's inline collection
+  return true;
+}
+
+Status EmulatedBackend::IssueNow(std::span<const TriggeredOp> ops) {
+  // The caller took the drainer role with the FIFO empty (see Post).
+  EmuNode* nodes[kIssueBatch];
+  const int n = int(ops.size());
+  Status st = queue_.TakeNodes(ops, nodes);
+  if (st.ok()) {
+    for (int i = 0; i < n; ++i) {
+      const long r = Issue(nodes[i]);
+      if (r == -FI_EAGAIN) {  // the rest waits in the FIFO, retried by progress
+        queue_.PushReadyFront(nodes + i, n - i);
+        retry_.store(true, std::memory_order_relaxed);
+        break;
+      }
+      if (r < 0) Fail(nodes[i], r);
+    }
+    FlushCompletedAtIssue();
+  }
+  draining_.store(false, std::memory_order_seq_cst);
+  // Ops another thread made ready while we held the role (Drain's handshake).
+  if (queue_.HasReady()) Drain();
+  return st;
 }
 
 Status EmulatedBackend::Cancel(CounterId trigger) {
@@ -325,10 +365,12 @@ long EmulatedBackend::IssueDoorbell(EmuNode* n, offload::PeerId peer, CounterId 
 }
 
 long EmulatedBackend::Issue(EmuNode* n) {
-  // A copy: once the op is posted its completion may be handled, and the
-  // node reused by a Post, on another thread while this one still reads
-  // fields for the call (ThreadSanitizer saw exactly that reuse).
-  const TriggeredOp op = *n->op;
+  // Once an op is posted its completion may be handled, and the node reused
+  // by a Post, on another thread (ThreadSanitizer saw exactly that reuse):
+  // every field a call needs is read before the call, and nothing reads the
+  // op after a call that produces a completion (only ops complete at issue,
+  // which no completion can race, are touched after theirs).
+  const TriggeredOp& op = *n->op;
   if (n->stage == 2) {  // still counted in flight since its atomic was issued
     // Stage set before the post: its completion may be handled (and the
     // node reused) on another thread before fi_writedata returns.

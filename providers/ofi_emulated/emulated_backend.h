@@ -69,6 +69,10 @@ class EmulatedBackend final : public offload::OffloadBackend {
   Status Init();
   // Issues ready ops while this thread holds the drainer role.
   bool Drain();
+  // Post's fast path: every op fires at once and is no local counter op.
+  static bool AllFireNow(std::span<const offload::TriggeredOp> ops);
+  // Issues ops at once; the caller holds the drainer role, the FIFO empty.
+  Status IssueNow(std::span<const offload::TriggeredOp> ops);
   // 0: issued or done; -FI_EAGAIN: retry later; other <0: failed.
   long Issue(EmuNode* n);
   long IssueDoorbell(EmuNode* n, offload::PeerId peer, offload::CounterId counter,

@@ -258,6 +258,30 @@ Status TriggerQueue::PostLocked(std::span<const TriggeredOp> ops, bool* changed_
   return Status::Ok();
 }
 
+Status TriggerQueue::TakeNodes(std::span<const TriggeredOp> ops, EmuNode** out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ops.size() > free_count_) return Status(Code::kAgain, {});
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].completion != kNoCounter && !CounterInUse(ops[i].completion))
+      return Error(Code::kArg, "emulated Post: op " + std::to_string(i) + " (" +
+                                   offload::OpKindName(ops[i].kind) + "): completion " +
+                                   std::to_string(ops[i].completion) +
+                                   " is not an allocated counter");
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    EmuNode* n = &nodes_[free_head_];
+    free_head_ = n->next;
+    --free_count_;
+    n->copy = ops[i];
+    n->op = &n->copy;
+    n->seq = next_seq_++;
+    n->stage = 0;
+    n->next = n->prev = -1;
+    out[i] = n;
+  }
+  BumpInUseLocked(int(ops.size()));
+  return Status::Ok();
+}
+
 std::size_t TriggerQueue::Cancel(CounterId trigger) {
   if (trigger >= num_counters_) return 0;
   std::lock_guard<std::mutex> lock(mu_);

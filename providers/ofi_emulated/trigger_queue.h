@@ -92,6 +92,11 @@ class TriggerQueue {
 
   // Enqueues every op (all or none): kAgain when the pool lacks nodes.
   Status Post(std::span<const offload::TriggeredOp> ops);
+  // Nodes for ops that fire at once (no trigger), handed to the caller
+  // instead of the ready FIFO (all or none; kAgain when the pool lacks
+  // nodes): a caller holding the drainer role while the FIFO is empty issues
+  // them next, which is the order the FIFO would have given them.
+  Status TakeNodes(std::span<const offload::TriggeredOp> ops, EmuNode** out);
   // Drops pending (not yet ready) ops gated on `trigger`; returns how many.
   std::size_t Cancel(offload::CounterId trigger);
   // Drops every pending op (Flush: nothing more fires).

@@ -59,27 +59,37 @@ bool QueueArg(Call& c, MPI_Queue* q, queue::Queue** out) {
   });
 }
 
-// An enqueueable request: persistent (p2p or collective), not generalized, matched.
-bool EnqueueableArg(Call& c, MPI_Request* h, int i, queue::Enqueueable** out) {
+// An enqueueable request: persistent (p2p or collective), not generalized,
+// matched, not active through MPI_Start. The valid case is one inline test;
+// EnqueueableFailed (cold) finds which rule failed and builds the message.
+[[gnu::cold, gnu::noinline]] bool EnqueueableFailed(Call& c, MPI_Request* h, int i, ApiRequest* r,
+                                                    queue::Enqueueable* e) {
   if (!c.NotNull(h, "request")) return false;
-  ApiRequest* r = *h == MPI_REQUEST_NULL ? nullptr : nicq::api::LookupRequest(*h);
-  if (!Ensure(c, r != nullptr, Code::kRequest,
-              [&] { return "invalid request handle " + std::to_string(*h) + " (" + At(i) + ")"; }))
-    return false;
-  const nicq::ReqKind kind = r->req.kind;
-  if (!Ensure(c, kind != nicq::ReqKind::kGeneralized, Code::kRequest,
-              [&] { return At(i) + " is a generalized request and cannot be enqueued"; }))
-    return false;
-  if (!Ensure(c, r->persistent || kind == nicq::ReqKind::kPersistentColl, Code::kRequest,
-              [&] { return At(i) + " is not a persistent request and cannot be enqueued"; }))
-    return false;
-  *out = queue::EnqueueableOf(&r->req);
-  if (!Ensure(c, *out != nullptr && (*out)->IsMatched(), Code::kMatch,
-              [&] { return At(i) + " is not matched (call MPI_Match first)"; }))
-    return false;
-  // Started with MPI_Start and not yet completed by MPI_Wait/MPI_Test.
-  return Ensure(c, !r->active && !(r->req.active && (*out)->qslot.queue == nullptr), Code::kRequest,
-                [&] { return At(i) + " is active (started with MPI_Start)"; });
+  if (!r)
+    return c.Check(false, Code::kRequest,
+                   "invalid request handle " + std::to_string(*h) + " (" + At(i) + ")");
+  if (r->req.kind == nicq::ReqKind::kGeneralized)
+    return c.Check(false, Code::kRequest,
+                   At(i) + " is a generalized request and cannot be enqueued");
+  if (!r->persistent && r->req.kind != nicq::ReqKind::kPersistentColl)
+    return c.Check(false, Code::kRequest,
+                   At(i) + " is not a persistent request and cannot be enqueued");
+  if (!e || !e->IsMatched())
+    return c.Check(false, Code::kMatch, At(i) + " is not matched (call MPI_Match first)");
+  return c.Check(false, Code::kRequest, At(i) + " is active (started with MPI_Start)");
+}
+
+inline bool EnqueueableArg(Call& c, MPI_Request* h, int i, queue::Enqueueable** out) {
+  ApiRequest* r = h && *h != MPI_REQUEST_NULL ? nicq::api::LookupRequest(*h) : nullptr;
+  queue::Enqueueable* e = nullptr;
+  if (r && r->req.kind != nicq::ReqKind::kGeneralized &&
+      (r->persistent || r->req.kind == nicq::ReqKind::kPersistentColl))
+    e = queue::EnqueueableOf(&r->req);
+  *out = e;
+  // Started with MPI_Start and not yet completed by MPI_Wait/MPI_Test: not enqueueable.
+  if (e && e->IsMatched() && !r->active && !(r->req.active && e->qslot.queue == nullptr)) [[likely]]
+    return true;
+  return EnqueueableFailed(c, h, i, r, e);
 }
 
 void Fill(void* status, const nicq::RequestStatus& rs) {

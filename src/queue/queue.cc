@@ -20,7 +20,6 @@ using offload::kNoCounter;
 using offload::TriggeredOp;
 
 constexpr std::size_t kRecords = 4096;  // waits a queue holds before backpressure
-constexpr std::size_t kSteps = 8192;    // host sequencing: starts and waits held
 
 std::uint64_t NowMs() {
   using namespace std::chrono;

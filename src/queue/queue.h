@@ -121,7 +121,6 @@ class Queue {
   // Starts es now (gate open), with one Post when every engine builds its
   // start; *started: how many did (a prefix), also on error.
   Status StartNow(std::span<Enqueueable* const> es, std::size_t* started);
-  void NoteHostStart(Enqueueable* e, bool started);
   // The done counter and target the head wait still waits for (false: none).
   bool HostBlockOn(offload::CounterId* counter, std::uint64_t* value) const;
   std::string DescribeHost() const;
@@ -177,7 +176,10 @@ class Queue {
   // Host sequencing: the steps ring (capacity fixed at Create) and the
   // waits retired so far (read by HasPendingEnqueuedStart on any thread).
   bool host_ = false;
-  std::vector<Step> steps_;
+  std::vector<Step> steps_;  // kSteps, a power of two: positions wrap with kStepMask
+  static constexpr std::size_t kSteps = 8192, kStepMask = kSteps - 1;
+  Step& StepAt(std::size_t i) { return steps_[(step_head_ + i) & kStepMask]; }
+  const Step& StepAt(std::size_t i) const { return steps_[(step_head_ + i) & kStepMask]; }
   std::size_t step_head_ = 0, step_count_ = 0;
   std::atomic<std::uint64_t> host_done_{0};
   Status host_failure_;  // a start that failed at the head: reported by fence

@@ -71,9 +71,8 @@ bool AdvanceHostQueues() {
 }
 
 Status Queue::PushStep(const Step& st, const char* what, std::uint32_t* polls) {
-  while (step_count_ == steps_.size()) NICQ_RETURN_IF_ERROR(Backpressure(polls, what));
-  steps_[(step_head_ + step_count_) % steps_.size()] = st;
-  ++step_count_;
+  while (step_count_ == kSteps) NICQ_RETURN_IF_ERROR(Backpressure(polls, what));
+  StepAt(step_count_++) = st;
   return Status::Ok();
 }
 
@@ -111,38 +110,22 @@ Status Queue::StartNow(std::span<Enqueueable* const> es, std::size_t* started) {
 }
 
 Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
+  // A step each, even with nothing ahead: the start runs at the next pass
+  // (the enqueued wait's poll where polling only reads memory, fence, or
+  // any MPI call), so the enqueue itself stays a few stores.
   std::uint32_t polls = 0;
-  std::size_t done = 0;
-  // Nothing ahead (every earlier wait retired): the starts' gate is open, so
-  // they begin now, as a counter chain issues a start whose gate is already
-  // reached. Otherwise they wait in the ring for their turn.
-  while (step_count_ == 0 && done < es.size()) {
-    std::size_t started = 0;
-    Status st = StartNow(es.subspan(done), &started);
-    for (std::size_t i = done; i < done + started; ++i) NoteHostStart(es[i], true);
-    done += started;
-    if (st.ok()) break;
-    if (st.code() != Code::kAgain) return st;
-    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));  // adds no step
-  }
-  for (std::size_t i = done; i < es.size(); ++i) {
+  for (Enqueueable* e : es) {
     Step st;
-    st.e = es[i];
+    st.e = e;
     NICQ_RETURN_IF_ERROR(PushStep(st, "MPI_Enqueue_start", &polls));
-    NoteHostStart(es[i], false);
+    QueueSlot& s = e->qslot;
+    // Its epoch: one past the last one started or planned on this queue.
+    s.started_epoch = std::max(s.started_epoch, e->EpochsStarted()) + 1;
+    s.queue = this;
+    s.start_gate = k_;
+    ++pending_starts_;
   }
   return Status::Ok();
-}
-
-void Queue::NoteHostStart(Enqueueable* e, bool started) {
-  QueueSlot& s = e->qslot;
-  // Its epoch: the one just started, or one past the last one started or
-  // planned on this queue.
-  s.started_epoch =
-      started ? e->EpochsStarted() : std::max(s.started_epoch, e->EpochsStarted()) + 1;
-  s.queue = this;
-  s.start_gate = k_;
-  ++pending_starts_;
 }
 
 Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
@@ -151,42 +134,50 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
   const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
   std::uint32_t polls = 0;
   // All or none: room for every request's step first.
-  while (steps_.size() - step_count_ < n) NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
+  while (kSteps - step_count_ < n) NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
   const std::uint64_t k0 = k_;
   for (std::size_t i = 0; i < n; ++i) {
     QueueSlot& s = es[i]->qslot;
-    Step st;
+    Step& st = StepAt(step_count_++);
     st.e = es[i];
     st.status = statuses.empty() ? nullptr : statuses[i];
     st.fill = fill;
     st.epoch = s.started_epoch;
     st.group = i == 0 ? std::uint32_t(n) : 0;
     st.wait = true;
-    steps_[(step_head_ + step_count_) % steps_.size()] = st;
-    ++step_count_;
     s.waited_epoch = s.started_epoch;
     s.wait_index = k0 + n;  // retired together, when all n are done
   }
   k_ = k0 + n;
   pending_starts_ -= n;
+  // Where a poll only reads memory, one pass now: the steps ahead start as
+  // soon as what they wait for has landed, while the host goes on
+  // enqueueing, instead of all at the fence (8-byte shm ring: 10% less time
+  // per iteration). Errors are the fence's to report.
+  if (Backend()->Caps().memory_poll) {
+    bool stepped = false;
+    (void)Backend()->Progress();
+    (void)AdvanceHost(&stepped);
+  }
   return Status::Ok();
 }
 
 Status Queue::AdvanceHost(bool* progressed) {
   offload::OffloadBackend* b = Backend();
   if (!b) return Status::Ok();  // after MPI_Finalize closed the context
-  const std::size_t cap = steps_.size();
   while (step_count_ > 0) {
-    Step& head = steps_[step_head_];
+    const Step& head = StepAt(0);
     if (!head.wait) {
       // Every earlier wait retired: the turn of the starts at the head.
       Enqueueable* es[kMaxWaitAll];
       std::size_t n = 0;
-      while (n < step_count_ && n < kMaxWaitAll && !steps_[(step_head_ + n) % cap].wait)
-        es[n] = steps_[(step_head_ + n) % cap].e, ++n;
+      while (n < step_count_ && n < kMaxWaitAll && !StepAt(n).wait) {
+        es[n] = StepAt(n).e;
+        ++n;
+      }
       std::size_t started = 0;
       Status st = StartNow({es, n}, &started);
-      step_head_ = (step_head_ + started) % cap;
+      step_head_ = (step_head_ + started) & kStepMask;
       step_count_ -= started;
       *progressed |= started > 0;
       if (st.code() == Code::kAgain) return Status::Ok();  // no trigger slots now: next pass
@@ -196,16 +187,16 @@ Status Queue::AdvanceHost(bool* progressed) {
     // A wait(all) of `group` requests retires when all of them are done.
     const std::uint32_t n = head.group;
     for (std::uint32_t i = 0; i < n; ++i) {
-      const Enqueueable* e = steps_[(step_head_ + i) % cap].e;
+      const Enqueueable* e = StepAt(i).e;
       if (b->ReadErrors(e->DoneCounter()) > 0)
         return Error(Code::kOther, "an enqueued operation failed: " + e->DebugString());
       if (b->ReadCounter(e->DoneCounter()) < e->DoneTarget()) return Status::Ok();
     }
     for (std::uint32_t i = 0; i < n; ++i) {
-      const Step& st = steps_[(step_head_ + i) % cap];
+      const Step& st = StepAt(i);
       Finish(Record{st.e, st.status, st.fill, 0, st.epoch});
     }
-    step_head_ = (step_head_ + n) % cap;
+    step_head_ = (step_head_ + n) & kStepMask;
     step_count_ -= n;
     host_done_.fetch_add(n, std::memory_order_release);
     *progressed = true;
@@ -216,11 +207,11 @@ Status Queue::AdvanceHost(bool* progressed) {
 bool Queue::HostBlockOn(offload::CounterId* counter, std::uint64_t* value) const {
   // The first request of the head wait still short of its target: its done
   // counter is what the next step waits for.
-  if (step_count_ == 0 || !steps_[step_head_].wait) return false;
+  if (step_count_ == 0 || !StepAt(0).wait) return false;
   offload::OffloadBackend* b = Backend();
-  const std::uint32_t n = steps_[step_head_].group;
+  const std::uint32_t n = StepAt(0).group;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const Enqueueable* e = steps_[(step_head_ + i) % steps_.size()].e;
+    const Enqueueable* e = StepAt(i).e;
     if (b->ReadCounter(e->DoneCounter()) < e->DoneTarget()) {
       *counter = e->DoneCounter();
       *value = e->DoneTarget();
@@ -256,7 +247,7 @@ std::string Queue::DescribeHost() const {
   std::string out = "[host-sequenced queue: " + std::to_string(host_done_.load()) + "/" +
                     std::to_string(k_) + " waits done; next steps:";
   for (std::size_t i = 0; i < step_count_ && i < 8; ++i) {
-    const Step& st = steps_[(step_head_ + i) % steps_.size()];
+    const Step& st = StepAt(i);
     out += st.wait ? " {wait " : " {start ";
     out += st.e->DebugString() + "}";
   }
