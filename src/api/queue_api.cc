@@ -2,6 +2,7 @@
 // Every check runs before anything is enqueued, so an erroneous call
 // (including an erroneous MPI_Enqueue_startall/_waitall element) changes
 // nothing. The success path allocates nothing and makes no syscall.
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -87,42 +88,69 @@ inline bool EnqueueableArg(Call& c, MPI_Request* h, int i, queue::Enqueueable** 
     e = queue::EnqueueableOf(&r->req);
   *out = e;
   // Started with MPI_Start and not yet completed by MPI_Wait/MPI_Test: not enqueueable.
-  if (e && e->IsMatched() && !r->active && !(r->req.active && e->qslot.queue == nullptr)) [[likely]]
+  if (e && e->IsMatched() && !r->active && !(r->req.active && e->qslot.queue == nullptr))
+      [[likely]] {
+    // Errors of the call go to the handler of the (first) request's
+    // communicator, as for MPI_Start.
+    if (i <= 0) c.set_comm_handle(r->comm_handle);
     return true;
+  }
   return EnqueueableFailed(c, h, i, r, e);
 }
 
+// Statuses of enqueued waits: the same content as MPI_Wait's (13.3.2), so
+// MPI_ERROR is left alone; a failed operation fails MPI_Queue_fence.
 void Fill(void* status, const nicq::RequestStatus& rs) {
-  auto* s = static_cast<MPI_Status*>(status);
-  nicq::api::FillStatus(s, rs);
-  s->MPI_ERROR = rs.error;
+  nicq::api::FillStatus(static_cast<MPI_Status*>(status), rs);
 }
 
-struct Entered {  // leaves the queue on every return path
-  queue::Queue* q;
-  ~Entered() {
-    if (q) q->Leave();
+// Every element of an enqueue call, checked before anything is enqueued
+// (a failed call changes nothing): the first error is recorded in c.
+bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool wait, bool single) {
+  if (!c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests")) return false;
+  const std::uint64_t stamp = q->NextCheckStamp();  // marks elements seen in this call
+  for (int i = 0; i < count; ++i) {
+    const int at = single ? -1 : i;
+    queue::Enqueueable* e = nullptr;
+    if (!EnqueueableArg(c, &reqs[i], at, &e)) return false;
+    const Status st = wait ? q->CheckWait(e) : q->CheckStart(e);
+    if (!st.ok()) [[unlikely]]
+      return c.Check(false, st.code(), At(at) + ": " + st.message());
+    queue::QueueSlot& s = e->qslot;
+    if (s.check_queue == q && s.check_stamp == stamp) [[unlikely]]
+      return c.Check(false, Code::kRequest, At(i) + " repeats " + At(s.check_index));
+    s.check_queue = q;
+    s.check_stamp = stamp;
+    s.check_index = i;
   }
-};
+  return true;
+}
+
+// The Enqueueables of reqs[base, base + n) (checked by ValidAll).
+void Lookup(MPI_Request* reqs, int base, int n, queue::Enqueueable** es) {
+  for (int j = 0; j < n; ++j)
+    es[j] = queue::EnqueueableOf(&nicq::api::LookupRequest(reqs[base + j])->req);
+}
+
+constexpr int kChunk = int(queue::Queue::kMaxWaitAll);
 
 int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
   Call c(name);
   queue::Queue* q = nullptr;
   if (!QueueArg(c, qh, &q)) return c.Fail();
-  Entered guard{q};
-  if (!c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests")) return c.Fail();
-  queue::Enqueueable* es[64];
-  if (!Ensure(c, count <= 64, Code::kCount, [&] { return "more than 64 requests in one call"; }))
-    return c.Fail();
-  for (int i = 0; i < count; ++i) {
-    if (!EnqueueableArg(c, &reqs[i], count == 1 ? -1 : i, &es[i])) return c.Fail();
-    Status st = q->CheckStart(es[i]);
-    if (!st.ok()) return c.Fail(st.code(), At(count == 1 ? -1 : i) + ": " + st.message());
-    for (int j = 0; j < i; ++j)
-      if (!Ensure(c, es[j] != es[i], Code::kRequest, [&] { return At(i) + " repeats " + At(j); }))
-        return c.Fail();
+  Status st;
+  if (ValidAll(c, q, count, reqs, false, count == 1)) {
+    // Starts of one call all pass the same gate; chunks keep the scratch
+    // arrays fixed (no allocation for any count).
+    for (int base = 0; base < count && st.ok(); base += kChunk) {
+      queue::Enqueueable* es[kChunk];
+      const int n = std::min(kChunk, count - base);
+      Lookup(reqs, base, n, es);
+      st = q->EnqueueStartAll({es, std::size_t(n)});
+    }
   }
-  return c.Fail(q->EnqueueStartAll({es, std::size_t(count)}));
+  q->Leave();  // before an error handler runs: it may use the queue
+  return st.ok() ? c.Fail() : c.Fail(st);
 }
 
 int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_Status* statuses,
@@ -130,25 +158,24 @@ int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_S
   Call c(name);
   queue::Queue* q = nullptr;
   if (!QueueArg(c, qh, &q)) return c.Fail();
-  Entered guard{q};
-  if (!c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests")) return c.Fail();
-  queue::Enqueueable* es[64];
-  if (!Ensure(c, count <= 64, Code::kCount, [&] { return "more than 64 requests in one call"; }))
-    return c.Fail();
-  for (int i = 0; i < count; ++i) {
-    if (!EnqueueableArg(c, &reqs[i], single ? -1 : i, &es[i])) return c.Fail();
-    Status st = q->CheckWait(es[i]);
-    if (!st.ok()) return c.Fail(st.code(), At(single ? -1 : i) + ": " + st.message());
-    for (int j = 0; j < i; ++j)
-      if (!Ensure(c, es[j] != es[i], Code::kRequest, [&] { return At(i) + " repeats " + At(j); }))
-        return c.Fail();
+  Status st;
+  if (ValidAll(c, q, count, reqs, true, single)) {
+    // One compiled wait per chunk of 64, in order: MPI_Enqueue_waitall is
+    // MPI_Enqueue_wait of each element in any order (13.3.2), and waits of
+    // one queue complete in enqueue order.
+    const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
+    for (int base = 0; base < count && st.ok(); base += kChunk) {
+      queue::Enqueueable* es[kChunk];
+      void* sts[kChunk];
+      const int n = std::min(kChunk, count - base);
+      Lookup(reqs, base, n, es);
+      for (int j = 0; j < n && !ignore; ++j) sts[j] = single ? statuses : &statuses[base + j];
+      st = q->EnqueueWaitAll({es, std::size_t(n)}, {sts, ignore ? 0 : std::size_t(n)},
+                             ignore ? nullptr : &Fill);
+    }
   }
-  // One compiled wait for all of them: enqueued together or not at all.
-  const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
-  void* sts[64];
-  for (int i = 0; i < count && !ignore; ++i) sts[i] = single ? statuses : &statuses[i];
-  return c.Fail(q->EnqueueWaitAll({es, std::size_t(count)}, {sts, ignore ? 0 : std::size_t(count)},
-                                  ignore ? nullptr : &Fill));
+  q->Leave();  // before an error handler runs: it may use the queue
+  return st.ok() ? c.Fail() : c.Fail(st);
 }
 
 }  // namespace
@@ -215,8 +242,9 @@ int(MPI_Queue_fence)(MPI_Queue* queue) {
   Call c("MPI_Queue_fence");
   queue::Queue* q = nullptr;
   if (!QueueArg(c, queue, &q)) return c.Fail();
-  Entered guard{q};
-  return c.Fail(q->Fence());
+  const Status st = q->Fence();
+  q->Leave();  // before an error handler runs: it may use the queue
+  return c.Fail(st);
 }
 
 }  // extern "C"

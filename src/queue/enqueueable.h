@@ -45,6 +45,10 @@ struct QueueSlot {
   // size their descriptor rings by it).
   static constexpr int kRing = 16;
   int owner_handle = 0;  // MPI_Request of the request (for messages)
+  // Duplicate check of one enqueue call (Queue::NextCheckStamp).
+  const Queue* check_queue = nullptr;
+  std::uint64_t check_stamp = 0;
+  int check_index = 0;
 };
 
 class Enqueueable {

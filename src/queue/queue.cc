@@ -371,11 +371,12 @@ bool Queue::Empty() {
 }
 
 bool HasPendingEnqueuedStart(Request* req) {
+  // Pending until the queue has recorded the wait's completion (status
+  // filled, request inactive): a counter that already passed is not enough,
+  // since the queue's record still refers to the request until it reaps it
+  // (at the fence or a later enqueued wait; at once when host-sequenced).
   Enqueueable* e = EnqueueableOf(req);
-  if (!e || e->qslot.queue == nullptr) return false;
-  const QueueSlot& s = e->qslot;
-  if (s.waited_epoch != s.started_epoch) return true;
-  return s.queue->WaitsCompleted() < s.wait_index;
+  return e && e->qslot.queue != nullptr;
 }
 
 }  // namespace nicq::queue

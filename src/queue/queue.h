@@ -85,6 +85,10 @@ class Queue {
   bool Enter();
   void Leave() { guard_.fetch_and(~kUserInside, std::memory_order_release); }
 
+  // A fresh stamp per enqueue call: the API marks each element's QueueSlot
+  // with it to find repeated requests in O(n) (caller inside the queue).
+  std::uint64_t NextCheckStamp() { return ++check_stamp_; }
+
   int type() const { return type_; }
   std::uint64_t waits_enqueued() const { return k_; }
   offload::CounterId counter() const { return qc_; }
@@ -185,6 +189,7 @@ class Queue {
   Status host_failure_;  // a start that failed at the head: reported by fence
   static constexpr std::uint32_t kUserInside = 1, kProgressInside = 2;
   std::atomic<std::uint32_t> guard_{0};
+  std::uint64_t check_stamp_ = 0;
 };
 
 // Host-sequenced queues register at create and leave at destruction.
