@@ -52,7 +52,7 @@ def benchmarks(quick, coll_ranks):
            ("latency_matched", "nicq_latency_persistent", p2p + ["-M"], 2, ["Latency (us)"]),
            ("latency_queued", "nicq_latency_queued", p2p, 2, ["Latency (us)"]),
            ("ring_queued", "nicq_ring_queued", ["-m", "8:65536"] + p2p[2:], 2,
-            ["Queued(us)", "Startall(us)", "Isend(us)", "Enqueue(ns)", "Overlap(%)"])]
+            ["Queued(us)", "Startall(us)", "Isend(us)", "Enqueue(ns)", "Wait(ns)", "Overlap(%)"])]
     for n in coll_ranks:
         for form in ["blocking", "nonblocking", "persistent", "queued"]:
             out.append((f"allreduce_{form}.n{n}", "nicq_allreduce", coll + ["--form", form], n,

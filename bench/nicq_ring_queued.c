@@ -11,7 +11,11 @@
  *   Isend(us)     the same with MPI_Irecv / MPI_Isend / MPI_Waitall
  *   Enqueue(ns)   host time per enqueued start: the MPI_Enqueue_startall
  *                 calls of the first FRESH iterations after each fence,
- *                 timer cost removed, / 4 starts. Later iterations of a
+ *                 timer cost removed, / 4 starts.
+ *   Wait(ns)      host time per MPI_Enqueue_waitall call of the same
+ *                 iterations, timer cost removed (a host-sequenced queue on
+ *                 shm runs one progress pass there, which may begin the
+ *                 operations of steps whose inputs have landed). Later iterations of a
  *                 window may wait for room (an implementation bounds how far
  *                 a request's enqueued starts run ahead: nicq 16 epochs),
  *                 which is communication time, not the host's enqueue cost
@@ -120,13 +124,14 @@ static double time_startall(struct ring* r, int iters, int warmup) {
  * two Enqueue_startall calls (timer cost included), else 0: the clock is
  * read only in the iterations the Enqueue figure uses, so that the Queued
  * figure carries no timer cost that the Startall loop does not. */
-static double enqueue_iteration(struct ring* r, int timed) {
+static double enqueue_iteration(struct ring* r, int timed, double* in_wait) {
   double t0 = timed ? MPI_Wtime() : 0;
   ok(MPI_Enqueue_startall(&r->queue, 2, &r->reqs[0]), "MPI_Enqueue_startall(recvs)");
   ok(MPI_Enqueue_startall(&r->queue, 2, &r->reqs[2]), "MPI_Enqueue_startall(sends)");
-  double spent = timed ? MPI_Wtime() - t0 : 0;
+  double t1 = timed ? MPI_Wtime() : 0;
   ok(MPI_Enqueue_waitall(&r->queue, 4, r->reqs, MPI_STATUSES_IGNORE), "MPI_Enqueue_waitall");
-  return spent;
+  if (timed) *in_wait += MPI_Wtime() - t1;
+  return timed ? t1 - t0 : 0;
 }
 
 static void fence(struct ring* r) {
@@ -145,21 +150,22 @@ static double timer_cost(void) {
 }
 
 struct queued_figures {
-  double us, enqueue_ns, total, compute, pure;
+  double us, enqueue_ns, wait_ns, total, compute, pure;
 };
 
 static void time_queued(struct ring* r, int iters, int warmup, double pair_cost,
                         struct queued_figures* f) {
   make_requests(r);
   ok(MPI_Matchall(4, r->reqs), "MPI_Matchall");
-  for (int i = 0; i < warmup; ++i) enqueue_iteration(r, 0);
+  double in_wait = 0;
+  for (int i = 0; i < warmup; ++i) enqueue_iteration(r, 0, &in_wait);
   fence(r);
   MPI_Barrier(MPI_COMM_WORLD);
   double in_enqueue = 0, t0 = MPI_Wtime();
   int fresh = 0;
   for (int i = 0; i < iters; ++i) {
     const int fresh_one = i % WINDOW < FRESH;
-    double spent = enqueue_iteration(r, fresh_one);
+    double spent = enqueue_iteration(r, fresh_one, &in_wait);
     if (fresh_one) {
       in_enqueue += spent;
       ++fresh;
@@ -170,12 +176,14 @@ static void time_queued(struct ring* r, int iters, int warmup, double pair_cost,
   f->us = (MPI_Wtime() - t0) * 1e6 / iters;
   double ns = (in_enqueue - fresh * pair_cost) * 1e9 / (4.0 * fresh);
   f->enqueue_ns = ns > 0 ? ns : 0;
+  ns = (in_wait - fresh * pair_cost) * 1e9 / fresh;
+  f->wait_ns = ns > 0 ? ns : 0;
   check(r, "queued");
   /* Overlap: one iteration at a time, fenced. */
   MPI_Barrier(MPI_COMM_WORLD);
   t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i) {
-    enqueue_iteration(r, 0);
+    enqueue_iteration(r, 0, &in_wait);
     fence(r);
   }
   double pure = (MPI_Wtime() - t0) * 1e6 / iters, work = 0;
@@ -183,7 +191,7 @@ static void time_queued(struct ring* r, int iters, int warmup, double pair_cost,
   MPI_Barrier(MPI_COMM_WORLD);
   t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i) {
-    enqueue_iteration(r, 0);
+    enqueue_iteration(r, 0, &in_wait);
     osu_compute_us(work);
     fence(r);
   }
@@ -227,8 +235,8 @@ int main(int argc, char** argv) {
   const double pair_cost = timer_cost();
   if (rank == 0) {
     printf("# fence every %d queued iterations; sizes are bytes per message\n", WINDOW);
-    printf("# %-10s%14s%14s%14s%14s%12s\n", "Size", "Queued(us)", "Startall(us)", "Isend(us)",
-           "Enqueue(ns)", "Overlap(%)");
+    printf("# %-10s%14s%14s%14s%14s%12s%12s\n", "Size", "Queued(us)", "Startall(us)", "Isend(us)",
+           "Enqueue(ns)", "Wait(ns)", "Overlap(%)");
     fflush(stdout);
   }
   struct osu_progress progress;
@@ -245,15 +253,17 @@ int main(int argc, char** argv) {
     fill(&r);
     struct queued_figures f;
     time_queued(&r, iters, warmup, pair_cost, &f);
-    double v[7] = {f.us, startall, isend, f.enqueue_ns, f.total, f.compute, f.pure}, avg[7];
-    for (int k = 0; k < 7; ++k) {
+    double v[8] = {f.us, startall, isend, f.enqueue_ns, f.total, f.compute, f.pure, f.wait_ns},
+           avg[8];
+    for (int k = 0; k < 8; ++k) {
       double mn, mx;
       osu_stats(MPI_COMM_WORLD, v[k], &mn, &mx, &avg[k]);
     }
     if (rank == 0) {
       double overlap = avg[6] > 0 ? 100.0 - 100.0 * (avg[4] - avg[5]) / avg[6] : 0;
       overlap = overlap < 0 ? 0 : overlap > 100 ? 100 : overlap;
-      printf("%-12ld%14.2f%14.2f%14.2f%14.1f%12.2f\n", n, avg[0], avg[1], avg[2], avg[3], overlap);
+      printf("%-12ld%14.2f%14.2f%14.2f%14.1f%12.1f%12.2f\n", n, avg[0], avg[1], avg[2], avg[3],
+             avg[7], overlap);
       fflush(stdout);
     }
     osu_progress_done(&progress, &o, n);
