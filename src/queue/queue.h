@@ -121,7 +121,6 @@ class Queue {
   // Runs steps from the head until a wait whose requests are not all done;
   // Ok with *progressed when any step ran; an error from a start stops it.
   Status AdvanceHost(bool* progressed);
-  Status PushStep(const Step& st, const char* what, std::uint32_t* polls);
   // Starts es now (gate open), with one Post when every engine builds its
   // start; *started: how many did (a prefix), also on error.
   Status StartNow(std::span<Enqueueable* const> es, std::size_t* started);

@@ -70,12 +70,6 @@ bool AdvanceHostQueues() {
   return any;
 }
 
-Status Queue::PushStep(const Step& st, const char* what, std::uint32_t* polls) {
-  while (step_count_ == kSteps) NICQ_RETURN_IF_ERROR(Backpressure(polls, what));
-  StepAt(step_count_++) = st;
-  return Status::Ok();
-}
-
 Status Queue::StartNow(std::span<Enqueueable* const> es, std::size_t* started) {
   *started = 0;
   // One Post for all of them: per start, a Post and the drain behind it
@@ -114,10 +108,13 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
   // (the enqueued wait's poll where polling only reads memory, fence, or
   // any MPI call), so the enqueue itself stays a few stores.
   std::uint32_t polls = 0;
+  // All or none: room for every start's step first.
+  while (kSteps - step_count_ < es.size())
+    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));
   for (Enqueueable* e : es) {
-    Step st;
+    Step& st = StepAt(step_count_++);
+    st = Step{};
     st.e = e;
-    NICQ_RETURN_IF_ERROR(PushStep(st, "MPI_Enqueue_start", &polls));
     QueueSlot& s = e->qslot;
     // Its epoch: one past the last one started or planned on this queue.
     s.started_epoch = std::max(s.started_epoch, e->EpochsStarted()) + 1;
