@@ -290,8 +290,15 @@ int MPI_Request_free(MPI_Request* request) {
     bool persistent = r->persistent;
     (void)api::CompleteRequest(r, nullptr, MPI_STATUS_IGNORE, false);
     if (persistent) api::FreeRequest(r);
-  } else
+  } else {
+    // An engine may refuse (a match in progress): then nothing is released.
+    if (r->req.ops && r->req.ops->free) {
+      Status st = r->req.ops->free(&r->req);
+      if (!st.ok()) return c.Fail(st);
+      r->req.ops = nullptr;
+    }
     api::FreeRequest(r);
+  }
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }

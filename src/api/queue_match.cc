@@ -135,7 +135,7 @@ int Nonblocking(const char* name, int count, MPI_Request reqs[], MPI_Request* ou
   m->persistent = false;
   m->is_send = false;
   m->type = nullptr;
-  (void)queue::MatchBegin(std::move(es), &m->req);
+  (void)queue::MatchBegin(std::move(es), &m->req, name);
   queue::PollMatches();
   *out = m->handle;
   return MPI_SUCCESS;

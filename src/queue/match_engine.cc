@@ -16,6 +16,7 @@ namespace {
 struct MatchOp {
   std::vector<Enqueueable*> reqs;
   Request* signal = nullptr;
+  const char* call = "";
 };
 
 struct Pending {
@@ -66,12 +67,22 @@ Status MatchAll(std::span<Enqueueable* const> reqs) {
   }
 }
 
-Status MatchBegin(std::vector<Enqueueable*> reqs, Request* signal) {
+Status MatchBegin(std::vector<Enqueueable*> reqs, Request* signal, const char* call) {
   Pending& p = P();
   std::lock_guard<std::mutex> lock(p.mu);
-  p.matches.push_back(MatchOp{std::move(reqs), signal});
+  p.matches.push_back(MatchOp{std::move(reqs), signal, call});
   p.nmatches.fetch_add(1, std::memory_order_release);
   return Status::Ok();
+}
+
+const char* MatchInProgress(const Enqueueable* e) {
+  Pending& p = P();
+  if (p.nmatches.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(p.mu);
+  for (const MatchOp& op : p.matches)
+    for (const Enqueueable* r : op.reqs)
+      if (r == e) return op.call;
+  return nullptr;
 }
 
 bool PollMatches() {

@@ -20,10 +20,12 @@ namespace nicq::queue {
 
 // Blocks until every request is matched (or one fails: that error).
 Status MatchAll(std::span<Enqueueable* const> reqs);
-// Begins matching `reqs` (BeginMatch already called on each); `signal`
-// (a kMatch request) is marked done, with status.error set on failure, when
-// all are matched. Local.
-Status MatchBegin(std::vector<Enqueueable*> reqs, Request* signal);
+// Begins matching `reqs` (BeginMatch already called on each) for `call`
+// (MPI_Imatch, ...); `signal` (a kMatch request) is marked done, with
+// status.error set on failure, when all are matched. Local.
+Status MatchBegin(std::vector<Enqueueable*> reqs, Request* signal, const char* call);
+// The call whose background match of `e` is under way, or nullptr.
+const char* MatchInProgress(const Enqueueable* e);
 // Progress on pending MatchOps; true if any advanced.
 bool PollMatches();
 // Watches a matched request started by MPI_Start until its epoch is done.

@@ -237,6 +237,13 @@ Status OpsFree(Request* req) {
   auto* m = static_cast<MatchedP2p*>(req->engine);
   if (m->qslot.queue != nullptr)
     return Error(Code::kQueue, "the request has an enqueued start pending");
+  // Its match exchange still has receives posted in the p2p engine and the
+  // match list still polls it: freeing it now would leave both with a
+  // deleted object (and its peer without an answer).
+  if (const char* call = MatchInProgress(m))
+    return Error(Code::kRequest, "request " + std::to_string(m->qslot.owner_handle) +
+                                     " cannot be freed: matching in progress (" + call +
+                                     " not complete); wait for the match request first");
   Status st = m->Release();
   delete m;
   req->engine = nullptr;
