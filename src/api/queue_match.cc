@@ -45,7 +45,12 @@ bool MatchableArg(Call& c, MPI_Request h, int i, ApiRequest** out) {
                  At(i) + ": this persistent collective cannot be matched (its engine exposes no "
                          "enqueueable plan)"))
       return false;
-    return c.Check(!e->IsMatched(), Code::kMatch, At(i) + " is already matched");
+    if (!c.Check(!e->IsMatched(), Code::kMatch, At(i) + " is already matched")) return false;
+    // Caught here, not by BeginMatch, so that the requests before it are
+    // not begun by a call that fails.
+    const char* by = queue::MatchInProgress(e);
+    return c.Check(by == nullptr, Code::kMatch,
+                   At(i) + " is being matched (" + std::string(by ? by : "") + " not complete)");
   }
   if (!c.Check(r->req.ops == nullptr, Code::kMatch,
                At(i) + " is already matched (a match lasts until MPI_Request_free)"))
@@ -85,8 +90,10 @@ Status Begin(ApiRequest* r, queue::Enqueueable** out) {
   return Status::Ok();
 }
 
-// Checks all, then begins all. On an error while beginning, the ones begun
-// stay matching (their peers already got offers) and the error is returned.
+// Checks all, then begins all. A request that fails to begin has nothing
+// posted; the ones begun before it (their peers may already hold their
+// offers) finish matching in the background, so that neither they nor their
+// peers are left half-matched, and the error says so.
 int Prepare(Call& c, int count, MPI_Request reqs[], std::vector<queue::Enqueueable*>* es) {
   if (!c.Init() || !c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests"))
     return c.Fail();
@@ -101,10 +108,23 @@ int Prepare(Call& c, int count, MPI_Request reqs[], std::vector<queue::Enqueueab
   Status st = queue::EnsureOffloadContext();
   if (!st.ok()) return c.Fail(st);
   queue::EnsureProgressHook();
-  for (ApiRequest* r : rs) {
+  for (int i = 0; i < count; ++i) {
     queue::Enqueueable* e = nullptr;
-    st = Begin(r, &e);
-    if (!st.ok()) return c.Fail(st);
+    st = Begin(rs[std::size_t(i)], &e);
+    if (!st.ok()) {
+      const std::string name = c.name();
+      std::string msg = (name == "MPI_Match"    ? "request"
+                         : name == "MPI_Imatch" ? "tomatch"
+                                                : At(i)) +
+                        ": " + st.message();
+      if (i > 0) {
+        msg += "; " + (i == 1 ? At(0) : "array_of_requests[0.." + std::to_string(i - 1) + "]") +
+               " went on matching (MPI_Is_matched tells when done), the rest are unchanged";
+        (void)queue::MatchBegin(std::move(*es), nullptr, c.name());
+        es->clear();
+      }
+      return c.Fail(Status(st.code(), msg));
+    }
     es->push_back(e);
   }
   return MPI_SUCCESS;
@@ -115,7 +135,7 @@ int Blocking(const char* name, int count, MPI_Request reqs[]) {
   std::vector<queue::Enqueueable*> es;
   int rc = Prepare(c, count, reqs, &es);
   if (rc != MPI_SUCCESS) return rc;
-  return c.Fail(queue::MatchAll(es));
+  return c.Fail(queue::MatchAll(es, name));
 }
 
 int Nonblocking(const char* name, int count, MPI_Request reqs[], MPI_Request* out) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
+#include <string>
 
 #include "core/progress_hooks.h"
 #include "queue/matched_p2p.h"
@@ -13,10 +15,17 @@
 namespace nicq::queue {
 namespace {
 
+// A request of a match call and its place in the call's array.
+struct Item {
+  Enqueueable* e;
+  int index;
+};
+
 struct MatchOp {
-  std::vector<Enqueueable*> reqs;
-  Request* signal = nullptr;
+  std::vector<Item> left;     // requests whose match has not ended yet
+  Request* signal = nullptr;  // nullptr once signalled (or nobody waits)
   const char* call = "";
+  Status error;  // the first failure
 };
 
 struct Pending {
@@ -31,16 +40,43 @@ Pending& P() {
   return *p;
 }
 
-// Advances every request of `reqs`; *all_done when all are matched.
-Status PollSet(std::span<Enqueueable* const> reqs, bool* all_done) {
-  bool all = true;
-  for (Enqueueable* e : reqs) {
+std::string Label(const char* call, int index) {
+  if (std::strcmp(call, "MPI_Match") == 0) return "request";
+  if (std::strcmp(call, "MPI_Imatch") == 0) return "tomatch";
+  return "array_of_requests[" + std::to_string(index) + "]";
+}
+
+// Polls each request of `left` once and drops those whose match ended
+// (matched, or failed: the first failure goes to *error, naming the
+// request). An ended request is never polled again (a collective's
+// PollMatch does not repeat its verdict).
+void PollLeft(std::vector<Item>* left, const char* call, Status* error) {
+  for (std::size_t i = 0; i < left->size();) {
+    const Item it = (*left)[i];
     bool done = false;
-    NICQ_RETURN_IF_ERROR(e->PollMatch(&done));
-    all &= done;
+    Status st = it.e->PollMatch(&done);
+    if (!st.ok() && error->ok())
+      *error = Status(st.code(), Label(call, it.index) + ": " + st.message());
+    if (!st.ok() || done) {
+      left->erase(left->begin() + std::ptrdiff_t(i));
+    } else {
+      ++i;
+    }
   }
-  *all_done = all;
-  return Status::Ok();
+}
+
+std::vector<Item> Items(std::span<Enqueueable* const> reqs) {
+  std::vector<Item> v;
+  v.reserve(reqs.size());
+  for (std::size_t i = 0; i < reqs.size(); ++i) v.push_back(Item{reqs[i], int(i)});
+  return v;
+}
+
+void AddMatchOp(MatchOp op) {
+  Pending& p = P();
+  std::lock_guard<std::mutex> lock(p.mu);
+  p.matches.push_back(std::move(op));
+  p.nmatches.fetch_add(1, std::memory_order_release);
 }
 
 bool Hook(void*) {
@@ -56,22 +92,28 @@ Enqueueable* EnqueueableOf(Request* req) {
   return nullptr;
 }
 
-Status MatchAll(std::span<Enqueueable* const> reqs) {
+Status MatchAll(std::span<Enqueueable* const> reqs, const char* call) {
+  std::vector<Item> left = Items(reqs);
+  Status error;
   rt::Backoff b;
   for (;;) {
-    bool done = false;
-    NICQ_RETURN_IF_ERROR(PollSet(reqs, &done));
-    if (done) return Status::Ok();
-    PollMatches();  // this rank's MPI_Imatch ops may be what a peer waits for
-    NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
+    PollLeft(&left, call, &error);
+    if (left.empty()) return error;
+    if (error.ok()) {
+      PollMatches();  // this rank's MPI_Imatch ops may be what a peer waits for
+      error = rt::ProgressWait(b);
+    }
+    if (!error.ok()) {
+      // The others' peers may already hold their offers or replies: they
+      // finish in the background rather than hang those peers.
+      AddMatchOp(MatchOp{std::move(left), nullptr, call, {}});
+      return error;
+    }
   }
 }
 
 Status MatchBegin(std::vector<Enqueueable*> reqs, Request* signal, const char* call) {
-  Pending& p = P();
-  std::lock_guard<std::mutex> lock(p.mu);
-  p.matches.push_back(MatchOp{std::move(reqs), signal, call});
-  p.nmatches.fetch_add(1, std::memory_order_release);
+  AddMatchOp(MatchOp{Items(reqs), signal, call, {}});
   return Status::Ok();
 }
 
@@ -80,8 +122,8 @@ const char* MatchInProgress(const Enqueueable* e) {
   if (p.nmatches.load(std::memory_order_acquire) == 0) return nullptr;
   std::lock_guard<std::mutex> lock(p.mu);
   for (const MatchOp& op : p.matches)
-    for (const Enqueueable* r : op.reqs)
-      if (r == e) return op.call;
+    for (const Item& it : op.left)
+      if (it.e == e) return op.call;
   return nullptr;
 }
 
@@ -92,16 +134,23 @@ bool PollMatches() {
   if (!lock.owns_lock()) return false;
   bool any = false;
   for (std::size_t i = 0; i < p.matches.size();) {
-    bool done = false;
-    Status st = PollSet(p.matches[i].reqs, &done);
-    if (!st.ok() || done) {
-      Request* s = p.matches[i].signal;
+    MatchOp& op = p.matches[i];
+    const std::size_t before = op.left.size();
+    PollLeft(&op.left, op.call, &op.error);
+    any |= op.left.size() != before;
+    // The first failure completes the match request at once; the requests
+    // still matching stay here until their exchanges end.
+    if (op.signal && (op.left.empty() || !op.error.ok())) {
+      Request* s = op.signal;
       s->status = RequestStatus{};
-      s->status.error = st.ok() ? 0 : int(st.code() == Code::kTruncate ? Code::kMatch : st.code());
+      const Code code = op.error.code();
+      s->status.error = int(code == Code::kTruncate ? Code::kMatch : code);
+      op.signal = nullptr;
       s->MarkDone();
+    }
+    if (op.left.empty()) {
       p.matches.erase(p.matches.begin() + std::ptrdiff_t(i));
       p.nmatches.fetch_sub(1, std::memory_order_release);
-      any = true;
     } else {
       ++i;
     }

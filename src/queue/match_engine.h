@@ -7,6 +7,11 @@
 // requests started with MPI_Start (counter read -> Request::MarkDone) and
 // drives the offload backend's software progress (emulator without a
 // progress thread, host steps).
+//
+// No request is ever left half-matched: a request whose exchange was begun
+// (its peer may already hold its offer or reply) is polled until its match
+// ends (matched or failed), in the background when the call that began it
+// returns early with an error.
 #pragma once
 
 #include <span>
@@ -18,13 +23,17 @@
 
 namespace nicq::queue {
 
-// Blocks until every request is matched (or one fails: that error).
-Status MatchAll(std::span<Enqueueable* const> reqs);
-// Begins matching `reqs` (BeginMatch already called on each) for `call`
-// (MPI_Imatch, ...); `signal` (a kMatch request) is marked done, with
-// status.error set on failure, when all are matched. Local.
+// Blocks until every request is matched or one fails: that error (naming
+// the request as `call` knows it). Requests still matching then go on in
+// the background (as with MatchBegin, without a signal).
+Status MatchAll(std::span<Enqueueable* const> reqs, const char* call);
+// Begins matching `reqs` in the background (BeginMatch already called on
+// each, in the order of the call's array); `signal` (a kMatch request, or
+// nullptr: nobody waits) is marked done, with status.error set on failure,
+// when all are matched or the first one failed. Local.
 Status MatchBegin(std::vector<Enqueueable*> reqs, Request* signal, const char* call);
-// The call whose background match of `e` is under way, or nullptr.
+// The call (MPI_Imatch, ...) whose background match of `e` is under way,
+// or nullptr (not begun, or its match ended).
 const char* MatchInProgress(const Enqueueable* e);
 // Progress on pending MatchOps; true if any advanced.
 bool PollMatches();

@@ -114,8 +114,17 @@ Status MatchedP2p::BeginMatch() {
     // The reply receive first, so it is posted before the reply can arrive.
     NICQ_RETURN_IF_ERROR(
         rt::Irecv(&reply_, sizeof reply_, a_.peer, a_.tag, reply_comm_, &recv_req_));
-    NICQ_RETURN_IF_ERROR(rt::Isend(&offer_, sizeof offer_, a_.peer, a_.tag, match_comm_,
-                                   SendMode::kStandard, &send_req_));
+    Status st = rt::Isend(&offer_, sizeof offer_, a_.peer, a_.tag, match_comm_, SendMode::kStandard,
+                          &send_req_);
+    if (!st.ok()) {
+      // No offer went out, so no reply can come: withdraw the reply receive
+      // before the caller deletes this object (the engine holds recv_req_).
+      (void)rt::Cancel(&recv_req_);
+      rt::Backoff b;
+      while (!recv_req_.IsDone() && rt::ProgressWait(b).ok()) {
+      }
+      return st;
+    }
     peer_world_ = a_.comm->WorldRank(a_.peer);
     state_ = State::kOffered;
   } else {

@@ -1,6 +1,13 @@
 /* Failures and misuse around matching (13.2) on two ranks, each followed by
  * a check that nothing was left half-matched: the requests involved still
  * match, or are matched, and move the right data.
+ *  C: MPI_Matchall where beginning request 1 fails (counters exhausted,
+ *     NICQ_OFFLOAD_COUNTERS small): request 0 finishes its match anyway, so
+ *     the peer that already sent it an offer does not hang;
+ *  E: MPI_Matchall naming a collective whose MPI_Imatch is under way fails
+ *     before beginning anything;
+ *  D: MPI_Matchall where one match fails (truncation) while another is
+ *     still under way: that one still completes;
  *  B: MPI_Request_free of a request whose MPI_Imatch is under way fails
  *     and changes nothing. */
 #include <string.h>
@@ -9,6 +16,7 @@
 #include "check.h"
 
 #define N 32
+#define MAXFILL 1024
 
 /* The call failed with class `cls`, its message containing `has` (if not
  * NULL) and not `hasnt` (if not NULL). */
@@ -33,6 +41,15 @@ static int matched(MPI_Request r) {
   return f;
 }
 
+/* Drives progress until `r` is matched; fails after 20 s. */
+static void wait_matched(MPI_Request r, const char* what) {
+  double t0 = MPI_Wtime();
+  while (!matched(r)) {
+    if (MPI_Wtime() - t0 > 20) QT_FAIL("%s is still not matched after 20 s", what);
+    usleep(100);
+  }
+}
+
 /* Sends x (or receives into y) through two matched requests and checks. */
 static void exchange(MPI_Request s, MPI_Request r, double* x, double* y, int n, double base) {
   int rank;
@@ -55,14 +72,108 @@ static void exchange(MPI_Request s, MPI_Request r, double* x, double* y, int n, 
 
 int main(int argc, char* argv[]) {
   int rank, size;
-  static double x[N], y[N];
+  static double x[N], y[N], big[2 * N], small[N / 2], dsum[4], dres[4];
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   qt_rank = rank;
   QT_CHECK(size == 2, "run on 2 ranks (got %d)", size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Request m;
+  const int peer = 1 - rank;
+  MPI_Request s, r, m;
+
+  /* C: rank 0 takes every offload counter with MPI_PROC_NULL matches, then
+   * frees one: MPI_Matchall({recv, send}) begins the receive (one counter)
+   * and fails on the send (two). Rank 1 matches both normally; its send's
+   * offer is answered by rank 0's receive, which must go on matching. */
+  QT_OK(MPI_Recv_init(y, N, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, &r));
+  QT_OK(MPI_Send_init(x, N, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, &s));
+  if (rank == 0) {
+    static MPI_Request fill[MAXFILL];
+    int nfill = 0, rc = MPI_SUCCESS;
+    while (nfill < MAXFILL) {
+      QT_OK(MPI_Send_init(x, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &fill[nfill]));
+      rc = MPI_Match(&fill[nfill]);
+      if (rc != MPI_SUCCESS) break;
+      ++nfill;
+    }
+    QT_CHECK(nfill < MAXFILL && nfill >= 3, "%d counters (run with NICQ_OFFLOAD_COUNTERS=64)",
+             nfill);
+    EXPECT_ERR(MPI_ERR_NO_MEM, NULL, NULL, rc);
+    QT_OK(MPI_Request_free(&fill[nfill])); /* the one that failed: unmatched */
+    QT_OK(MPI_Request_free(&fill[--nfill]));
+    MPI_Request rs[2] = {r, s};
+    EXPECT_ERR(MPI_ERR_NO_MEM, "array_of_requests[1]", NULL, MPI_Matchall(2, rs));
+    QT_CHECK(!matched(s), "the send that failed to begin is matched");
+    /* The receive was begun: it is being matched, not matchable again. */
+    EXPECT_ERR(MPI_ERR_MATCH, NULL, NULL, MPI_Match(&r));
+    QT_OK(MPI_Request_free(&fill[--nfill]));
+    QT_OK(MPI_Request_free(&fill[--nfill]));
+    QT_OK(MPI_Match(&s));
+    wait_matched(r, "C: rank 0's receive begun by the failed MPI_Matchall");
+    while (nfill > 0) QT_OK(MPI_Request_free(&fill[--nfill]));
+  } else {
+    MPI_Request rs[2] = {r, s};
+    QT_OK(MPI_Matchall(2, rs));
+  }
+  exchange(s, r, x, y, N, 1e6);
+  QT_OK(MPI_Request_free(&s));
+  QT_OK(MPI_Request_free(&r));
+  QT_CHECK(s == MPI_REQUEST_NULL && r == MPI_REQUEST_NULL, "freed handles not nulled");
+
+  /* E: a collective whose MPI_Imatch is under way, in an MPI_Matchall with
+   * point-to-point requests: refused before any of them begins. */
+  MPI_Request coll, mc;
+  QT_OK(
+      MPI_Allreduce_init(dsum, dres, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &coll));
+  QT_OK(MPI_Recv_init(y, N, MPI_DOUBLE, peer, 2, MPI_COMM_WORLD, &r));
+  QT_OK(MPI_Send_init(x, N, MPI_DOUBLE, peer, 2, MPI_COMM_WORLD, &s));
+  QT_OK(MPI_Imatch(&coll, &mc));
+  MPI_Request three[3] = {s, r, coll};
+  EXPECT_ERR(MPI_ERR_MATCH, "array_of_requests[2]", NULL, MPI_Matchall(3, three));
+  QT_CHECK(!matched(s) && !matched(r), "E: a failed MPI_Matchall matched requests");
+  QT_OK(MPI_Wait(&mc, MPI_STATUS_IGNORE));
+  MPI_Request two[2] = {s, r};
+  QT_OK(MPI_Matchall(2, two));
+  exchange(s, r, x, y, N, 2e6);
+  for (int i = 0; i < 4; ++i) dsum[i] = (rank + 1) * (i + 1);
+  QT_OK(MPI_Start(&coll));
+  QT_OK(MPI_Wait(&coll, MPI_STATUS_IGNORE));
+  for (int i = 0; i < 4; ++i) QT_CHECK(dres[i] == 3 * (i + 1), "E: allreduce[%d] = %g", i, dres[i]);
+  QT_OK(MPI_Request_free(&coll));
+  QT_OK(MPI_Request_free(&s));
+  QT_OK(MPI_Request_free(&r));
+
+  /* D: rank 1 matches a receive that truncates rank 0's send (tag 3) and a
+   * good one (tag 4) at once; rank 0 offers the good send only after the
+   * bad match failed, so rank 1's MPI_Matchall returns while the good
+   * receive is still matching: it must complete all the same. */
+  if (rank == 0) {
+    MPI_Request sbig, sok;
+    QT_OK(MPI_Send_init(big, 2 * N, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD, &sbig));
+    QT_OK(MPI_Send_init(x, N, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD, &sok));
+    EXPECT_ERR(MPI_ERR_TRUNCATE, "bytes", NULL, MPI_Match(&sbig));
+    QT_OK(MPI_Imatch(&sok, &m));
+    double t0 = MPI_Wtime();
+    for (int f = 0; !f;) {
+      QT_OK(MPI_Test(&m, &f, MPI_STATUS_IGNORE));
+      if (!f && MPI_Wtime() - t0 > 20) QT_FAIL("D: the good send is not matched after 20 s");
+      if (!f) usleep(100);
+    }
+    exchange(sok, MPI_REQUEST_NULL, x, NULL, N, 3e6);
+    QT_OK(MPI_Request_free(&sbig));
+    QT_OK(MPI_Request_free(&sok));
+  } else {
+    MPI_Request rd[2];
+    QT_OK(MPI_Recv_init(small, N / 2, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, &rd[0]));
+    QT_OK(MPI_Recv_init(y, N, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD, &rd[1]));
+    EXPECT_ERR(MPI_ERR_TRUNCATE, "array_of_requests[0]", NULL, MPI_Matchall(2, rd));
+    QT_CHECK(!matched(rd[0]), "D: the truncating receive is matched");
+    wait_matched(rd[1], "D: the good receive of the failed MPI_Matchall");
+    exchange(MPI_REQUEST_NULL, rd[1], NULL, y, N, 3e6);
+    QT_OK(MPI_Request_free(&rd[0]));
+    QT_OK(MPI_Request_free(&rd[1]));
+  }
 
   /* B: MPI_Request_free while the request's MPI_Imatch is under way (its
    * peer has not begun matching yet): refused, the request unchanged; it
