@@ -61,6 +61,18 @@ bool MatchableArg(Call& c, MPI_Request h, int i, ApiRequest** out) {
                      "receive buffer directly)");
 }
 
+// The request returned by MPI_Imatch/MPI_Imatchall: its completion
+// reports the match's first failure with that failure's own message.
+nicq::Status MatchRequestComplete(nicq::Request* req) {
+  return queue::TakeMatchResult(req);
+}
+nicq::Status MatchRequestFree(nicq::Request* req) {
+  (void)queue::TakeMatchResult(req);
+  return Status::Ok();
+}
+const nicq::RequestOps kMatchRequestOps = {nullptr, &MatchRequestFree, nullptr,
+                                           &MatchRequestComplete, nullptr};
+
 // Installs the matched engine (p2p) and posts the request's match exchange.
 Status Begin(ApiRequest* r, queue::Enqueueable** out) {
   if (r->req.kind == nicq::ReqKind::kPersistentColl) {
@@ -155,6 +167,7 @@ int Nonblocking(const char* name, int count, MPI_Request reqs[], MPI_Request* ou
   m->persistent = false;
   m->is_send = false;
   m->type = nullptr;
+  m->req.ops = &kMatchRequestOps;
   (void)queue::MatchBegin(std::move(es), &m->req, name);
   queue::PollMatches();
   *out = m->handle;

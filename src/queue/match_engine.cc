@@ -127,6 +127,15 @@ const char* MatchInProgress(const Enqueueable* e) {
   return nullptr;
 }
 
+Status TakeMatchResult(Request* signal) {
+  auto* st = static_cast<Status*>(signal->engine);
+  signal->engine = nullptr;
+  if (!st) return Status::Ok();
+  Status out = std::move(*st);
+  delete st;
+  return out;
+}
+
 bool PollMatches() {
   Pending& p = P();
   if (p.nmatches.load(std::memory_order_acquire) == 0) return false;
@@ -142,9 +151,16 @@ bool PollMatches() {
     // still matching stay here until their exchanges end.
     if (op.signal && (op.left.empty() || !op.error.ok())) {
       Request* s = op.signal;
+      // A match request's status is empty (MPI_ANY_SOURCE, MPI_ANY_TAG,
+      // count 0). A truncation keeps its class, MPI_ERR_TRUNCATE, as with
+      // MPI_Match: 13.2 has point-to-point requests match by the rules of
+      // Section 3, where a message longer than the receive buffer is
+      // MPI_ERR_TRUNCATE; MPI_ERR_MATCH is for erroneous uses of matching.
       s->status = RequestStatus{};
-      const Code code = op.error.code();
-      s->status.error = int(code == Code::kTruncate ? Code::kMatch : code);
+      s->status.source = rt::kAnySource;
+      s->status.tag = rt::kAnyTag;
+      s->status.error = int(op.error.code());
+      s->engine = op.error.ok() ? nullptr : new Status(op.error);
       op.signal = nullptr;
       s->MarkDone();
     }

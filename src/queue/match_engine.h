@@ -29,12 +29,15 @@ namespace nicq::queue {
 Status MatchAll(std::span<Enqueueable* const> reqs, const char* call);
 // Begins matching `reqs` in the background (BeginMatch already called on
 // each, in the order of the call's array); `signal` (a kMatch request, or
-// nullptr: nobody waits) is marked done, with status.error set on failure,
-// when all are matched or the first one failed. Local.
+// nullptr: nobody waits) is marked done with an empty status, and
+// status.error set on failure, when all are matched or the first one
+// failed (TakeMatchResult has its message). Local.
 Status MatchBegin(std::vector<Enqueueable*> reqs, Request* signal, const char* call);
 // The call (MPI_Imatch, ...) whose background match of `e` is under way,
 // or nullptr (not begun, or its match ended).
 const char* MatchInProgress(const Enqueueable* e);
+// A done signal's outcome: Ok or the first failure; releases what it held.
+Status TakeMatchResult(Request* signal);
 // Progress on pending MatchOps; true if any advanced.
 bool PollMatches();
 // Watches a matched request started by MPI_Start until its epoch is done.

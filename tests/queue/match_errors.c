@@ -8,6 +8,8 @@
  *     before beginning anything;
  *  D: MPI_Matchall where one match fails (truncation) while another is
  *     still under way: that one still completes;
+ *  A: the status of a completed match request is empty, and its failure
+ *     reports MPI_ERR_TRUNCATE (as MPI_Match does) with its own message;
  *  B: MPI_Request_free of a request whose MPI_Imatch is under way fails
  *     and changes nothing. */
 #include <string.h>
@@ -81,6 +83,7 @@ int main(int argc, char* argv[]) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   const int peer = 1 - rank;
   MPI_Request s, r, m;
+  MPI_Status st;
 
   /* C: rank 0 takes every offload counter with MPI_PROC_NULL matches, then
    * frees one: MPI_Matchall({recv, send}) begins the receive (one counter)
@@ -174,6 +177,73 @@ int main(int argc, char* argv[]) {
     QT_OK(MPI_Request_free(&rd[0]));
     QT_OK(MPI_Request_free(&rd[1]));
   }
+
+  /* A: the match request. A finished plain receive leaves its peer and
+   * tag (4242) in the request slot MPI_Imatch takes next. */
+  int dummy = 0;
+  if (rank == 0)
+    QT_OK(MPI_Send_init(big, 2 * N, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD, &s));
+  else
+    QT_OK(MPI_Recv_init(small, N / 2, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD, &s));
+  QT_OK(MPI_Irecv(&dummy, 1, MPI_INT, MPI_PROC_NULL, 4242, MPI_COMM_WORLD, &m));
+  QT_OK(MPI_Wait(&m, MPI_STATUS_IGNORE));
+  QT_OK(MPI_Imatch(&s, &m));
+  /* Truncation: the same class on both sides and through both calls. */
+  EXPECT_ERR(MPI_ERR_TRUNCATE, "bytes", "4242", MPI_Wait(&m, &st));
+  QT_CHECK(m == MPI_REQUEST_NULL, "A: the failed match request was not freed");
+  QT_CHECK(!matched(s), "A: a truncating match left the request matched");
+  QT_OK(MPI_Request_free(&s));
+  if (rank == 0)
+    QT_OK(MPI_Send_init(big, 2 * N, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD, &s));
+  else
+    QT_OK(MPI_Recv_init(small, N / 2, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD, &s));
+  EXPECT_ERR(MPI_ERR_TRUNCATE, "bytes", NULL, MPI_Match(&s));
+  QT_OK(MPI_Request_free(&s));
+
+  /* A match that succeeds: an empty status, seen by
+   * MPI_Request_get_status, MPI_Wait and MPI_Waitall. */
+  QT_OK(MPI_Send_init(x, N, MPI_DOUBLE, peer, 7, MPI_COMM_WORLD, &s));
+  QT_OK(MPI_Recv_init(y, N, MPI_DOUBLE, peer, 7, MPI_COMM_WORLD, &r));
+  MPI_Request sr[2] = {s, r};
+  QT_OK(MPI_Imatchall(2, sr, &m));
+  double t0 = MPI_Wtime();
+  for (int f = 0; !f;) {
+    memset(&st, 0x5a, sizeof st);
+    QT_OK(MPI_Request_get_status(m, &f, &st));
+    if (!f && MPI_Wtime() - t0 > 20) QT_FAIL("A: MPI_Imatchall not done after 20 s");
+    if (!f) usleep(100);
+  }
+  QT_CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG,
+           "A: MPI_Request_get_status of a match request: source %d tag %d", st.MPI_SOURCE,
+           st.MPI_TAG);
+  memset(&st, 0x5a, sizeof st);
+  QT_OK(MPI_Wait(&m, &st));
+  int count = -1;
+  QT_OK(MPI_Get_count(&st, MPI_BYTE, &count));
+  QT_CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+           "A: MPI_Wait of a match request: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG,
+           count);
+  exchange(s, r, x, y, N, 4e6);
+  QT_OK(MPI_Request_free(&s));
+  QT_OK(MPI_Request_free(&r));
+  QT_OK(MPI_Send_init(x, N, MPI_DOUBLE, peer, 8, MPI_COMM_WORLD, &s));
+  QT_OK(MPI_Recv_init(y, N, MPI_DOUBLE, peer, 8, MPI_COMM_WORLD, &r));
+  MPI_Request ms[2];
+  QT_OK(MPI_Imatch(&r, &ms[0]));
+  QT_OK(MPI_Imatch(&s, &ms[1]));
+  MPI_Status sts[2];
+  memset(sts, 0x5a, sizeof sts);
+  QT_OK(MPI_Waitall(2, ms, sts));
+  for (int i = 0; i < 2; ++i) {
+    QT_OK(MPI_Get_count(&sts[i], MPI_BYTE, &count));
+    QT_CHECK(sts[i].MPI_SOURCE == MPI_ANY_SOURCE && sts[i].MPI_TAG == MPI_ANY_TAG &&
+                 sts[i].MPI_ERROR == MPI_SUCCESS && count == 0,
+             "A: MPI_Waitall status %d: source %d tag %d error %d count %d", i, sts[i].MPI_SOURCE,
+             sts[i].MPI_TAG, sts[i].MPI_ERROR, count);
+  }
+  exchange(s, r, x, y, N, 5e6);
+  QT_OK(MPI_Request_free(&s));
+  QT_OK(MPI_Request_free(&r));
 
   /* B: MPI_Request_free while the request's MPI_Imatch is under way (its
    * peer has not begun matching yet): refused, the request unchanged; it
