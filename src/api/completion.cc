@@ -335,7 +335,9 @@ int MPI_Cancel(MPI_Request* request) {
   if (!r) return c.Fail(Code::kRequest, "request is MPI_REQUEST_NULL");
   c.set_comm_handle(r->comm_handle);
   if (!Pending(r)) return c.Fail(Code::kRequest, "persistent request is not active");
-  if (r->req.IsDone()) return MPI_SUCCESS;  // too late: it completes normally
+  // Too late: it completes normally; unless its engine refuses any cancel
+  // (match and collective requests cannot be cancelled, done or not).
+  if (r->req.IsDone() && !(r->req.ops && r->req.ops->cancel)) return MPI_SUCCESS;
   return c.Fail(api::CancelRequest(r));
 }
 

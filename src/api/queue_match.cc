@@ -61,8 +61,8 @@ bool MatchableArg(Call& c, MPI_Request h, int i, ApiRequest** out) {
                      "receive buffer directly)");
 }
 
-// The request returned by MPI_Imatch/MPI_Imatchall: its completion
-// reports the match's first failure with that failure's own message.
+// The request returned by MPI_Imatch/MPI_Imatchall: nonpersistent, not
+// cancellable (13.2); its completion reports the match's first failure.
 nicq::Status MatchRequestComplete(nicq::Request* req) {
   return queue::TakeMatchResult(req);
 }
@@ -70,7 +70,12 @@ nicq::Status MatchRequestFree(nicq::Request* req) {
   (void)queue::TakeMatchResult(req);
   return Status::Ok();
 }
-const nicq::RequestOps kMatchRequestOps = {nullptr, &MatchRequestFree, nullptr,
+nicq::Status MatchRequestCancel(nicq::Request*) {
+  return nicq::Error(Code::kRequest,
+                     "the request of MPI_Imatch/MPI_Imatchall cannot be cancelled (13.2); "
+                     "complete it with a wait or test");
+}
+const nicq::RequestOps kMatchRequestOps = {nullptr, &MatchRequestFree, &MatchRequestCancel,
                                            &MatchRequestComplete, nullptr};
 
 // Installs the matched engine (p2p) and posts the request's match exchange.

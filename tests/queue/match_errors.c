@@ -8,8 +8,9 @@
  *     before beginning anything;
  *  D: MPI_Matchall where one match fails (truncation) while another is
  *     still under way: that one still completes;
- *  A: the status of a completed match request is empty, and its failure
- *     reports MPI_ERR_TRUNCATE (as MPI_Match does) with its own message;
+ *  A: the status of a completed match request is empty, its failure
+ *     reports MPI_ERR_TRUNCATE (as MPI_Match does) with its own message,
+ *     and it cannot be cancelled, done or not;
  *  B: MPI_Request_free of a request whose MPI_Imatch is under way fails
  *     and changes nothing. */
 #include <string.h>
@@ -188,6 +189,8 @@ int main(int argc, char* argv[]) {
   QT_OK(MPI_Irecv(&dummy, 1, MPI_INT, MPI_PROC_NULL, 4242, MPI_COMM_WORLD, &m));
   QT_OK(MPI_Wait(&m, MPI_STATUS_IGNORE));
   QT_OK(MPI_Imatch(&s, &m));
+  EXPECT_ERR(MPI_ERR_REQUEST, "cannot be cancelled", NULL, MPI_Cancel(&m));
+  QT_CHECK(m != MPI_REQUEST_NULL, "A: a failed MPI_Cancel changed the handle");
   /* Truncation: the same class on both sides and through both calls. */
   EXPECT_ERR(MPI_ERR_TRUNCATE, "bytes", "4242", MPI_Wait(&m, &st));
   QT_CHECK(m == MPI_REQUEST_NULL, "A: the failed match request was not freed");
@@ -201,7 +204,7 @@ int main(int argc, char* argv[]) {
   QT_OK(MPI_Request_free(&s));
 
   /* A match that succeeds: an empty status, seen by
-   * MPI_Request_get_status, MPI_Wait and MPI_Waitall. */
+   * MPI_Request_get_status, MPI_Wait and MPI_Waitall; no cancel once done. */
   QT_OK(MPI_Send_init(x, N, MPI_DOUBLE, peer, 7, MPI_COMM_WORLD, &s));
   QT_OK(MPI_Recv_init(y, N, MPI_DOUBLE, peer, 7, MPI_COMM_WORLD, &r));
   MPI_Request sr[2] = {s, r};
@@ -216,6 +219,7 @@ int main(int argc, char* argv[]) {
   QT_CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG,
            "A: MPI_Request_get_status of a match request: source %d tag %d", st.MPI_SOURCE,
            st.MPI_TAG);
+  EXPECT_ERR(MPI_ERR_REQUEST, "cannot be cancelled", NULL, MPI_Cancel(&m));
   memset(&st, 0x5a, sizeof st);
   QT_OK(MPI_Wait(&m, &st));
   int count = -1;
