@@ -106,7 +106,10 @@ void Fill(void* status, const nicq::RequestStatus& rs) {
 
 // Every element of an enqueue call, checked before anything is enqueued
 // (a failed call changes nothing): the first error is recorded in c.
-bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool wait, bool single) {
+// es receives the first kChunk of them (the rest are looked up again).
+constexpr int kChunk = int(queue::Queue::kMaxWaitAll);
+bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool wait, bool single,
+              queue::Enqueueable** es) {
   if (!c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests")) return false;
   const std::uint64_t stamp = q->NextCheckStamp();  // marks elements seen in this call
   for (int i = 0; i < count; ++i) {
@@ -122,6 +125,7 @@ bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool wait,
     s.check_queue = q;
     s.check_stamp = stamp;
     s.check_index = i;
+    if (i < kChunk) es[i] = e;
   }
   return true;
 }
@@ -132,20 +136,18 @@ void Lookup(MPI_Request* reqs, int base, int n, queue::Enqueueable** es) {
     es[j] = queue::EnqueueableOf(&nicq::api::LookupRequest(reqs[base + j])->req);
 }
 
-constexpr int kChunk = int(queue::Queue::kMaxWaitAll);
-
 int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
   Call c(name);
   queue::Queue* q = nullptr;
   if (!QueueArg(c, qh, &q)) return c.Fail();
   Status st;
-  if (ValidAll(c, q, count, reqs, false, count == 1)) {
+  queue::Enqueueable* es[kChunk];
+  if (ValidAll(c, q, count, reqs, false, count == 1, es)) {
     // Starts of one call all pass the same gate; chunks keep the scratch
     // arrays fixed (no allocation for any count).
     for (int base = 0; base < count && st.ok(); base += kChunk) {
-      queue::Enqueueable* es[kChunk];
       const int n = std::min(kChunk, count - base);
-      Lookup(reqs, base, n, es);
+      if (base > 0) Lookup(reqs, base, n, es);
       st = q->EnqueueStartAll({es, std::size_t(n)});
     }
   }
@@ -159,16 +161,16 @@ int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_S
   queue::Queue* q = nullptr;
   if (!QueueArg(c, qh, &q)) return c.Fail();
   Status st;
-  if (ValidAll(c, q, count, reqs, true, single)) {
+  queue::Enqueueable* es[kChunk];
+  if (ValidAll(c, q, count, reqs, true, single, es)) {
     // One compiled wait per chunk of 64, in order: MPI_Enqueue_waitall is
     // MPI_Enqueue_wait of each element in any order (13.3.2), and waits of
     // one queue complete in enqueue order.
     const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
     for (int base = 0; base < count && st.ok(); base += kChunk) {
-      queue::Enqueueable* es[kChunk];
       void* sts[kChunk];
       const int n = std::min(kChunk, count - base);
-      Lookup(reqs, base, n, es);
+      if (base > 0) Lookup(reqs, base, n, es);
       for (int j = 0; j < n && !ignore; ++j) sts[j] = single ? statuses : &statuses[base + j];
       st = q->EnqueueWaitAll({es, std::size_t(n)}, {sts, ignore ? 0 : std::size_t(n)},
                              ignore ? nullptr : &Fill);

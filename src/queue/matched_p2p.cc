@@ -72,11 +72,12 @@ Status MatchedP2p::CommitStart(CounterId host_add) {
 }
 
 Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
-  TriggeredOp ops[kMaxStartOps];
+  // The request's own scratch: a fresh array here would default-initialize
+  // 256 bytes of descriptors on every start (backends copy them at Post).
   std::size_t count = 0;
   CounterId host_add = kNoCounter;
-  NICQ_RETURN_IF_ERROR(BuildStart(gate, threshold, ops, &count, &host_add));
-  if (count) NICQ_RETURN_IF_ERROR(Backend()->Post({ops, count}));
+  NICQ_RETURN_IF_ERROR(BuildStart(gate, threshold, start_ops_, &count, &host_add));
+  if (count) NICQ_RETURN_IF_ERROR(Backend()->Post({start_ops_, count}));
   return CommitStart(host_add);
 }
 

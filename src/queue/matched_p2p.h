@@ -122,7 +122,8 @@ class MatchedP2p final : public Enqueueable {
   bool registered_ = false;
 
   P2pWire wire_;
-  std::uint64_t eager_tag_ = 0;  // eager: kEagerTag | the receiver's done counter
+  std::uint64_t eager_tag_ = 0;                   // eager: kEagerTag | the receiver's done counter
+  offload::TriggeredOp start_ops_[kMaxStartOps];  // StartGated's descriptors
 
   std::uint64_t epochs_ = 0;
   static constexpr int kRing = QueueSlot::kRing;
