@@ -56,10 +56,10 @@ Status Queue::Create(int type, void* external, Queue** out) {
   // Host sequencing when only host calls would fire the chains (queue.h).
   const std::string exec = config::GetString("NICQ_QUEUE_EXEC");
   q->host_ = exec == "host" || (exec != "counters" && Backend()->HostDriven());
-  if (q->host_) {
-    q->steps_.resize(kSteps);
-    RegisterHostQueue(q, true);
-  }
+  // Host-sequenced queues run their steps; counter chains keep deferred
+  // starts and waits there (queue_host.cc). Both are advanced by progress.
+  q->steps_.resize(kSteps);
+  RegisterHostQueue(q, true);
   q->join_ids_.reserve(kRecords);
   q->join_total_.reserve(kRecords);
   q->join_free_.reserve(kRecords);
@@ -79,7 +79,7 @@ Status Queue::Create(int type, void* external, Queue** out) {
 }
 
 Queue::~Queue() {
-  if (host_) RegisterHostQueue(this, false);
+  RegisterHostQueue(this, false);
   offload::OffloadBackend* b = Backend();
   if (!b) return;
   if (qc_ != kNoCounter) b->FreeCounter(qc_);
@@ -143,7 +143,7 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
     (void)rt::Progress(&rt_progressed);
     progressed |= rt_progressed;
   }
-  if (host_) {
+  if (step_count_ > 0) {
     bool stepped = false;
     NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
     progressed |= stepped;
@@ -239,19 +239,22 @@ std::int64_t Queue::TakeJoin() {
 
 Status Queue::EnqueueStart(Enqueueable* e) {
   if (host_) return HostEnqueueStart({&e, 1});
-  std::uint32_t polls = 0;
-  for (;;) {
+  if (step_count_ == 0) {
     Status st = e->StartGated(qc_, k_);
-    if (st.ok()) break;
+    if (st.ok()) {
+      QueueSlot& s = e->qslot;
+      s.queue = this;
+      s.started_epoch = e->EpochsStarted();
+      s.start_gate = k_;
+      ++pending_starts_;
+      return Status::Ok();
+    }
     if (st.code() != Code::kAgain) return st;
-    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));
   }
-  QueueSlot& s = e->qslot;
-  s.queue = this;
-  s.started_epoch = e->EpochsStarted();
-  s.start_gate = k_;
-  ++pending_starts_;
-  return Status::Ok();
+  // No room to post it now (its request has kRing epochs in flight, or the
+  // backend no trigger slots), or deferred steps ahead of it: a step that
+  // later passes post in order (queue_host.cc), so the call stays local.
+  return DeferStart(e);
 }
 
 Status Queue::EnqueueStartAll(std::span<Enqueueable* const> es) {
@@ -267,24 +270,44 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
   if (n == 0) return Status::Ok();
   if (n > kMaxWaitAll) return Error(Code::kCount, "more than 64 requests in one enqueued wait");
   if (host_) return HostEnqueueWaitAll(es, statuses, fill);
+  const std::uint64_t k0 = k_;
+  if (step_count_ > 0) {  // behind deferred steps: in order with them
+    NICQ_RETURN_IF_ERROR(DeferWaitAll(es, statuses, fill, k0));
+  } else {
+    std::uint32_t polls = 0;
+    NICQ_RETURN_IF_ERROR(PostWait(es, statuses, fill, k0, &polls));
+  }
+  for (Enqueueable* e : es) {
+    QueueSlot& s = e->qslot;
+    s.waited_epoch = s.started_epoch;
+    s.wait_index = k0 + n;  // qc passes k0 + n when this wait is done
+  }
+  k_ = k0 + n;
+  pending_starts_ -= n;
+  return Status::Ok();
+}
+
+Status Queue::PostWait(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                       StatusFiller fill, std::uint64_t k0, std::uint32_t* polls) {
+  const std::size_t n = es.size();
   const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
-  std::uint32_t polls = 0;
   Reap();
   // n free records and a free join (only the backend's counter pool can
-  // run out of those).
+  // run out of those). From a progress pass (no polls): kAgain, next pass.
   std::int64_t j = -1;
   for (;;) {
     if (count_ + n <= ring_.size() && (j = TakeJoin()) >= 0) break;
-    NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
+    if (!polls) return Status(Code::kAgain, {});
+    NICQ_RETURN_IF_ERROR(Backpressure(polls, what));
     Reap();
   }
   WaitTarget* targets = targets_.data();
   bool gate_implied = true;  // every start gated on qc >= k0 (BuildWaitAllOps)
   for (std::size_t i = 0; i < n; ++i) {
     targets[i] = {es[i]->DoneCounter(), es[i]->DoneTarget()};
-    gate_implied &= es[i]->qslot.start_gate == k_;
+    gate_implied &= es[i]->qslot.start_gate == k0;
   }
-  const std::uint64_t k0 = k_, join_target = join_total_[j] + n + (gate_implied ? 0 : 1);
+  const std::uint64_t join_target = join_total_[j] + n + (gate_implied ? 0 : 1);
   // Descriptors in the queue's scratch (sized at Create: no allocation, and
   // no 16 KiB of default-initialized array per call); backends copy them.
   const offload::Capabilities& caps = Backend()->Caps();
@@ -296,8 +319,8 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
     Status st = Backend()->Post({ops, count});
     if (st.ok()) break;
     const bool again = st.code() == Code::kAgain;
-    if (again) st = Backpressure(&polls, what);
-    if (!again || !st.ok()) {
+    if (again && polls) st = Backpressure(polls, what);
+    if (!again || !st.ok() || !polls) {
       join_free_.push_back(std::uint32_t(j));  // unused: back to the pool
       return st;
     }
@@ -306,16 +329,10 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
   join_total_[j] = join_target;
   join_busy_[(busy_head_ + busy_count_) % join_busy_.size()] = {std::uint32_t(j), k0 + n};
   ++busy_count_;
-  for (std::size_t i = 0; i < n; ++i) {
-    QueueSlot& s = es[i]->qslot;
-    s.waited_epoch = s.started_epoch;
-    s.wait_index = k0 + n;  // qc passes k0 + n when this wait is done
-    ring_[(head_ + count_) % ring_.size()] =
-        Record{es[i], statuses.empty() ? nullptr : statuses[i], fill, k0 + i + 1, s.started_epoch};
-    ++count_;
-  }
-  k_ = k0 + n;
-  pending_starts_ -= n;
+  for (std::size_t i = 0; i < n; ++i)
+    ring_[(head_ + count_++) % ring_.size()] =
+        Record{es[i], statuses.empty() ? nullptr : statuses[i], fill, k0 + i + 1,
+               es[i]->qslot.started_epoch};
   return Status::Ok();
 }
 
@@ -350,7 +367,8 @@ std::string Queue::Describe() const {
   if (host_) return DescribeHost();
   offload::OffloadBackend* b = Backend();
   std::string out = "[queue counter " + std::to_string(b->ReadCounter(qc_)) + "/" +
-                    std::to_string(k_) + "; pending waits:";
+                    std::to_string(k_) + "; " + std::to_string(step_count_) +
+                    " deferred steps; pending waits:";
   for (std::size_t i = 0; i < count_ && i < 8; ++i) {
     const Record& r = ring_[(head_ + i) % ring_.size()];
     out += " {k " + std::to_string(r.k) + " done " +
@@ -367,7 +385,7 @@ bool Queue::Empty() {
     return step_count_ == 0 && pending_starts_ == 0;
   }
   Reap();
-  return count_ == 0 && pending_starts_ == 0;
+  return count_ == 0 && pending_starts_ == 0 && step_count_ == 0;
 }
 
 bool HasPendingEnqueuedStart(Request* req) {

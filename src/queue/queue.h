@@ -105,7 +105,7 @@ class Queue {
     std::uint64_t epoch = 0;  // the request's epoch it waited for
   };
   Queue() = default;
-  // ---- host sequencing (queue_host.cc) ----
+  // ---- steps: host sequencing, and deferred posts of counter chains (queue_host.cc) ----
   struct Step {
     Enqueueable* e = nullptr;
     void* status = nullptr;  // waits: MPI_Status to fill (may be null)
@@ -113,11 +113,22 @@ class Queue {
     std::uint64_t epoch = 0;  // waits: the epoch waited for
     std::uint32_t group = 0;  // waits: n on the first step of a wait(all) of n requests
     bool wait = false;        // false: a start
+    std::uint64_t gate = 0;   // counter chains: a start's gate, a wait's k0
   };
   Status HostEnqueueStart(std::span<Enqueueable* const> es);
   Status HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                             StatusFiller fill);
   Status HostFence();
+  // Counter chains: starts and waits that could not be posted at once
+  // (queue_host.cc, "Deferred steps"), and their posting in order.
+  Status DeferStart(Enqueueable* e);
+  Status DeferWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                      StatusFiller fill, std::uint64_t k0);
+  Status AdvanceDeferred(bool* progressed);
+  // Posts the compiled wait for waits k0+1..k0+n and records them; with
+  // polls it drives progress for room, without it answers kAgain.
+  Status PostWait(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                  StatusFiller fill, std::uint64_t k0, std::uint32_t* polls);
   // Runs steps from the head until a wait whose requests are not all done;
   // Ok with *progressed when any step ran; an error from a start stops it.
   Status AdvanceHost(bool* progressed);

@@ -1,8 +1,9 @@
-// Host sequencing of a queue (queue.h): starts and waits kept as steps in a
-// ring and executed in enqueue order by whichever host thread drives the
-// queue: its own calls, or any MPI call's progress through
-// AdvanceHostQueues. Used when the backend fires ops only inside host calls
-// (OffloadBackend::HostDriven), where counter chains are pure overhead.
+// Steps of a queue (queue.h): starts and waits kept in a ring and handled in
+// enqueue order by whichever host thread drives the queue, its own calls or
+// any MPI call's progress through AdvanceHostQueues. A host-sequenced queue
+// (the backend fires ops only inside host calls, OffloadBackend::HostDriven,
+// where counter chains are pure overhead) executes them; a counter-chain
+// queue only keeps there what it could not post at once ("Deferred steps").
 #include <algorithm>
 #include <chrono>
 #include <mutex>
@@ -159,9 +160,86 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
   return Status::Ok();
 }
 
+// ---- Deferred steps of counter chains ----
+// A counter-chain queue posts each enqueued start and wait at once. When a
+// start cannot be posted (its request already has QueueSlot::kRing epochs
+// in flight, or the backend has no trigger slots), waiting for room inside
+// the enqueue call could wait on the peer: a rank that enqueues 17
+// start/wait pairs of one request before it lets the peer start its side
+// would never return. Such a start, and everything enqueued after it while
+// steps are pending, becomes a step instead; passes (this queue's calls
+// and every MPI call's progress) post the steps in enqueue order as room
+// appears, each exactly as it would have been posted at enqueue (a start
+// gated on its own wait count, a wait compiled for its own k0). Steps are
+// posted by host calls only: offload resumes once they drain.
+
+Status Queue::DeferStart(Enqueueable* e) {
+  std::uint32_t polls = 0;
+  while (step_count_ == kSteps) NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));
+  Step& st = StepAt(step_count_++);
+  st = Step{};
+  st.e = e;
+  st.gate = k_;
+  QueueSlot& s = e->qslot;
+  s.started_epoch = std::max(s.started_epoch, e->EpochsStarted()) + 1;  // planned
+  s.queue = this;
+  s.start_gate = k_;
+  ++pending_starts_;
+  return Status::Ok();
+}
+
+Status Queue::DeferWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                           StatusFiller fill, std::uint64_t k0) {
+  const std::size_t n = es.size();
+  std::uint32_t polls = 0;
+  while (kSteps - step_count_ < n)
+    NICQ_RETURN_IF_ERROR(Backpressure(&polls, n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall"));
+  for (std::size_t i = 0; i < n; ++i) {
+    Step& st = StepAt(step_count_++);
+    st = Step{};
+    st.e = es[i];
+    st.status = statuses.empty() ? nullptr : statuses[i];
+    st.fill = fill;
+    st.group = i == 0 ? std::uint32_t(n) : 0;
+    st.wait = true;
+    st.gate = k0;
+  }
+  return Status::Ok();
+}
+
+Status Queue::AdvanceDeferred(bool* progressed) {
+  while (step_count_ > 0) {
+    const Step& head = StepAt(0);
+    std::size_t n = 1;
+    if (!head.wait) {
+      Status st = head.e->StartGated(qc_, head.gate);
+      if (st.code() == Code::kAgain) return Status::Ok();  // no room yet: a later pass
+      if (!st.ok()) return st;  // stays at the head: every later call reports it
+    } else {
+      n = head.group;
+      Enqueueable* es[kMaxWaitAll];
+      void* sts[kMaxWaitAll];
+      for (std::size_t i = 0; i < n; ++i) {
+        es[i] = StepAt(i).e;
+        sts[i] = StepAt(i).status;
+      }
+      Status st = PostWait({es, n}, {sts, n}, head.fill, head.gate, nullptr);
+      if (st.code() == Code::kAgain) return Status::Ok();
+      if (!st.ok()) return st;
+    }
+    step_head_ = (step_head_ + n) & kStepMask;
+    step_count_ -= n;
+    *progressed = true;
+  }
+  return Status::Ok();
+}
+
+// ---- Host sequencing ----
+
 Status Queue::AdvanceHost(bool* progressed) {
   offload::OffloadBackend* b = Backend();
   if (!b) return Status::Ok();  // after MPI_Finalize closed the context
+  if (!host_) return AdvanceDeferred(progressed);
   while (step_count_ > 0) {
     const Step& head = StepAt(0);
     if (!head.wait) {

@@ -15,8 +15,8 @@
  * request pair, rank 0 enqueueing all of them before it sends rank 1 (with
  * MPI_Send) the token that rank 1 waits for before it enqueues its side: an
  * enqueue call must not wait for the peer however many starts of one
- * request are outstanding. Registered only where that holds (host
- * sequencing; counter chains bound a request to 16 outstanding epochs,
+ * request are outstanding (host sequencing keeps them as steps; counter
+ * chains defer the starts past a request's 16 epochs in flight,
  * docs/queue-semantics.md). Ranks >= 2 idle. */
 #include <string.h>
 
