@@ -224,7 +224,7 @@ bool QueueProgress() {
   bool any = PollMatches();
   any |= PollHostStarted();
   if (offload::OffloadBackend* b = Backend()) any |= b->Progress();
-  any |= AdvanceHostQueues();
+  any |= AdvanceQueueSteps();
   return any;
 }
 

@@ -59,7 +59,7 @@ Status Queue::Create(int type, void* external, Queue** out) {
   // Host-sequenced queues run their steps; counter chains keep deferred
   // starts and waits there (queue_host.cc). Both are advanced by progress.
   q->steps_.resize(kSteps);
-  RegisterHostQueue(q, true);
+  TrackQueue(q, true);
   q->join_ids_.reserve(kRecords);
   q->join_total_.reserve(kRecords);
   q->join_free_.reserve(kRecords);
@@ -79,7 +79,7 @@ Status Queue::Create(int type, void* external, Queue** out) {
 }
 
 Queue::~Queue() {
-  RegisterHostQueue(this, false);
+  TrackQueue(this, false);
   offload::OffloadBackend* b = Backend();
   if (!b) return;
   if (qc_ != kNoCounter) b->FreeCounter(qc_);
@@ -87,7 +87,7 @@ Queue::~Queue() {
 }
 
 bool Queue::Enter() {
-  // A progress pass of another thread (AdvanceHostQueues) is short: wait it
+  // A progress pass of another thread (AdvanceQueueSteps) is short: wait it
   // out, first spinning, then yielding the core to it.
   for (int spins = 0;; ++spins) {
     std::uint32_t g = guard_.load(std::memory_order_relaxed);
@@ -96,10 +96,6 @@ bool Queue::Enter() {
       return true;
     if (spins >= 64) std::this_thread::yield();
   }
-}
-
-std::uint64_t Queue::WaitsCompleted() const {
-  return host_ ? host_done_.load(std::memory_order_acquire) : Backend()->ReadCounter(qc_);
 }
 
 Status Queue::CheckStart(Enqueueable* e) const {

@@ -21,12 +21,15 @@
 // OffloadBackend::HostDriven), compiling starts and waits into triggered
 // counter ops only adds work to the thread that must run them anyway. The
 // queue then keeps its starts and waits as steps in a ring and executes them
-// in order itself: a start at the head is MPI_Start's StartGated(no gate), a
-// wait at the head retires once its requests' done counters reach their
-// targets. Steps run in the queue's own calls (an enqueue finding nothing
-// ahead of its start, a full ring, fence) and in every MPI call's progress
-// (QueueProgress -> AdvanceHostQueues), so the ordering, completion and
-// progress rules of 13.4 are those of the counter chains.
+// in order itself: the starts at the head are posted together as MPI_Start
+// would (no gate), a wait at the head retires once its requests' done
+// counters reach their targets. Steps run in the queue's own calls (fence,
+// a full ring, and on shm one pass per enqueued wait) and in every MPI
+// call's progress (QueueProgress -> AdvanceQueueSteps), so the ordering,
+// completion and progress rules of 13.4 are those of the counter chains.
+// A counter-chain queue uses the same ring for starts and waits it cannot
+// post at once ("Deferred steps" in queue_host.cc), so that no enqueue call
+// waits for room that only the peer can free.
 // Different queues share no counter and no lock. Enqueue calls allocate
 // nothing (records live in a ring sized at MPI_Queue_init), make no syscall
 // and hold no lock; when the backend has no trigger slots (kAgain) or the
@@ -79,7 +82,7 @@ class Queue {
 
   // One-thread-at-a-time guard (13.4 "Thread safety"): an atomic word
   // taken on entry; a second application thread inside the same queue gets
-  // kQueue. Progress from another thread (AdvanceHostQueues) takes it too,
+  // kQueue. Progress from another thread (AdvanceQueueSteps) takes it too,
   // only when the queue is free and only for one bounded pass of steps: an
   // application thread that finds such a pass running waits it out.
   bool Enter();
@@ -92,9 +95,6 @@ class Queue {
   int type() const { return type_; }
   std::uint64_t waits_enqueued() const { return k_; }
   offload::CounterId counter() const { return qc_; }
-  bool host_sequenced() const { return host_; }
-  // Waits completed (in enqueue order): qc's value, or the steps retired.
-  std::uint64_t WaitsCompleted() const;
 
  private:
   struct Record {
@@ -138,8 +138,8 @@ class Queue {
   // The done counter and target the head wait still waits for (false: none).
   bool HostBlockOn(offload::CounterId* counter, std::uint64_t* value) const;
   std::string DescribeHost() const;
-  // AdvanceHostQueues (another thread's progress) runs this queue's steps.
-  friend bool AdvanceHostQueues();
+  // AdvanceQueueSteps (another thread's progress) runs this queue's steps.
+  friend bool AdvanceQueueSteps();
   bool TryEnterForProgress() {
     std::uint32_t free = 0;
     return guard_.compare_exchange_strong(free, kProgressInside, std::memory_order_acquire);
@@ -187,8 +187,8 @@ class Queue {
   int idle_phase_ = 0;
   std::uint32_t passes_ = 0;    // Backpressure passes (runtime polled every 8th)
   std::uint64_t stall_ms_ = 0;  // fence stall report after this long (4 x NICQ_PEER_TIMEOUT)
-  // Host sequencing: the steps ring (capacity fixed at Create) and the
-  // waits retired so far (read by HasPendingEnqueuedStart on any thread).
+  // Steps: the ring (capacity fixed at Create) and, host-sequenced, the
+  // waits retired so far (the fence's progress mark).
   bool host_ = false;
   std::vector<Step> steps_;  // kSteps, a power of two: positions wrap with kStepMask
   static constexpr std::size_t kSteps = 8192, kStepMask = kSteps - 1;
@@ -196,17 +196,16 @@ class Queue {
   const Step& StepAt(std::size_t i) const { return steps_[(step_head_ + i) & kStepMask]; }
   std::size_t step_head_ = 0, step_count_ = 0;
   std::atomic<std::uint64_t> host_done_{0};
-  Status host_failure_;  // a start that failed at the head: reported by fence
   static constexpr std::uint32_t kUserInside = 1, kProgressInside = 2;
   std::atomic<std::uint32_t> guard_{0};
   std::uint64_t check_stamp_ = 0;
 };
 
-// Host-sequenced queues register at create and leave at destruction.
-void RegisterHostQueue(Queue* q, bool add);
-// Runs the steps of every host-sequenced queue no thread is inside (the
-// runtime's progress hook, via QueueProgress); true when any step ran.
-bool AdvanceHostQueues();
+// Queues register at create and leave at destruction.
+void TrackQueue(Queue* q, bool add);
+// Runs the steps of every queue no thread is inside (the runtime's progress
+// hook, via QueueProgress); true when any step ran.
+bool AdvanceQueueSteps();
 
 // Whether `req` has an enqueued start pending (for MPI_Wait/Test/Start/
 // Cancel/Request_free, which must reject it).

@@ -1,6 +1,6 @@
 // Steps of a queue (queue.h): starts and waits kept in a ring and handled in
 // enqueue order by whichever host thread drives the queue, its own calls or
-// any MPI call's progress through AdvanceHostQueues. A host-sequenced queue
+// any MPI call's progress through AdvanceQueueSteps. A host-sequenced queue
 // (the backend fires ops only inside host calls, OffloadBackend::HostDriven,
 // where counter chains are pure overhead) executes them; a counter-chain
 // queue only keeps there what it could not post at once ("Deferred steps").
@@ -22,15 +22,15 @@ std::uint64_t NowMs() {
   return std::uint64_t(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
 }
 
-// Host-sequenced queues, for AdvanceHostQueues. Registration happens at
+// Every queue, for AdvanceQueueSteps. Registration happens at
 // MPI_Queue_init / MPI_Queue_free only; the progress path try-locks.
-struct HostQueues {
+struct TrackedQueues {
   std::mutex mu;
   std::vector<Queue*> queues;
   std::atomic<int> count{0};
 };
-HostQueues& Registry() {
-  static auto* r = new HostQueues();  // never destroyed: read during exit
+TrackedQueues& Registry() {
+  static auto* r = new TrackedQueues();  // never destroyed: read during exit
   return *r;
 }
 
@@ -40,8 +40,8 @@ thread_local bool t_advancing = false;
 
 }  // namespace
 
-void RegisterHostQueue(Queue* q, bool add) {
-  HostQueues& r = Registry();
+void TrackQueue(Queue* q, bool add) {
+  TrackedQueues& r = Registry();
   std::lock_guard<std::mutex> lock(r.mu);
   if (add) {
     r.queues.push_back(q);
@@ -51,8 +51,8 @@ void RegisterHostQueue(Queue* q, bool add) {
   r.count.store(int(r.queues.size()), std::memory_order_release);
 }
 
-bool AdvanceHostQueues() {
-  HostQueues& r = Registry();
+bool AdvanceQueueSteps() {
+  TrackedQueues& r = Registry();
   if (r.count.load(std::memory_order_acquire) == 0 || t_advancing || !Backend()) return false;
   std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
   if (!lock.owns_lock()) return false;
