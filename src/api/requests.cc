@@ -39,6 +39,13 @@ Orphans& Orphanage() {
 }
 
 void ResetEngineRequest(Request& q) {
+  // The slot may last have served another kind of request (a nonblocking
+  // collective, a persistent one, a match request): point-to-point never
+  // sets kind or ops, so a stale one made MPI_Request_free refuse an
+  // MPI_Irecv as "a nonblocking collective" and routed a reused
+  // MPI_Send_init into the collective paths (MPI_Match, enqueue checks).
+  q.kind = ReqKind::kSend;
+  q.ops = nullptr;
   q.done.store(false, std::memory_order_relaxed);
   q.status = RequestStatus{};
   q.active = false;

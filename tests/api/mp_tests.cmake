@@ -43,3 +43,9 @@ foreach(p pingpong persistent)
 endforeach()
 add_test(NAME api.singleton.cxx COMMAND ${CMAKE_BINARY_DIR}/tests/api_mp_cxx --expect-size 1)
 set_tests_properties(api.singleton.cxx PROPERTIES LABELS "api" TIMEOUT 60)
+
+# A request slot reused by another kind of request keeps nothing of the
+# first (the engine's kind and ops are reset at allocation).
+nicq_add_mp_program(api_mp_request_reuse SOURCES mp_request_reuse.c)
+nicq_add_mp_test(api_request_reuse PROGRAM api_mp_request_reuse RANKS 2 3 PROVIDERS tcp+ofi_rxm shm
+                 sockets LABELS api TIMEOUT 60)
