@@ -333,22 +333,29 @@ Status Queue::PostWait(std::span<Enqueueable* const> es, std::span<void* const> 
 }
 
 Status Queue::Fence() {
-  if (host_) return HostFence();
   std::uint32_t polls = 0;
+  bool stepped = false;
+  if (host_) NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
+  // Done when every enqueued wait completed (counter chains: qc reached k_)
+  // or every step ran (host sequencing: trailing starts included). The
+  // progress mark is qc, or the waits the host retired.
+  auto pending = [&] { return host_ ? step_count_ > 0 : Backend()->ReadCounter(qc_) < k_; };
+  auto mark = [&] {
+    return host_ ? host_done_.load(std::memory_order_relaxed) : Backend()->ReadCounter(qc_);
+  };
   // A queue that makes no progress for 4 x NICQ_PEER_TIMEOUT is reported,
   // not waited on forever (a peer that never starts its side, a dead chain).
-  const std::uint64_t stall_ms = stall_ms_;
-  std::uint64_t seen = Backend()->ReadCounter(qc_);
+  std::uint64_t seen = mark();
   std::uint64_t last_change = NowMs();
-  while (Backend()->ReadCounter(qc_) < k_) {
-    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Queue_fence"));
-    const std::uint64_t now_value = Backend()->ReadCounter(qc_);
+  while (pending()) {
+    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Queue_fence"));  // runs steps too
+    const std::uint64_t now_value = mark();
     if (now_value == seen && NowMs() - last_change > 1000 && polls % 1024 == 0)
       NICQ_LOG(kDebug, kQueue, "fence waiting: %s", Describe().c_str());
     if (now_value != seen) {
       seen = now_value;
       last_change = NowMs();
-    } else if (polls % 1024 == 1023 && NowMs() - last_change > stall_ms) {
+    } else if (polls % 1024 == 1023 && NowMs() - last_change > stall_ms_) {
       return Error(Code::kPending, "MPI_Queue_fence: " + std::to_string(k_ - now_value) +
                                        " enqueued wait(s) made no progress (is every matching "
                                        "operation started on its peer?) " +

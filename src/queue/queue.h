@@ -118,7 +118,6 @@ class Queue {
   Status HostEnqueueStart(std::span<Enqueueable* const> es);
   Status HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                             StatusFiller fill);
-  Status HostFence();
   // Counter chains: starts and waits that could not be posted at once
   // (queue_host.cc, "Deferred steps"), and their posting in order.
   Status DeferStart(Enqueueable* e);

@@ -5,7 +5,6 @@
 // where counter chains are pure overhead) executes them; a counter-chain
 // queue only keeps there what it could not post at once ("Deferred steps").
 #include <algorithm>
-#include <chrono>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -16,11 +15,6 @@
 
 namespace nicq::queue {
 namespace {
-
-std::uint64_t NowMs() {
-  using namespace std::chrono;
-  return std::uint64_t(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
-}
 
 // Every queue, for AdvanceQueueSteps. Registration happens at
 // MPI_Queue_init / MPI_Queue_free only; the progress path try-locks.
@@ -294,28 +288,6 @@ bool Queue::HostBlockOn(offload::CounterId* counter, std::uint64_t* value) const
     }
   }
   return false;
-}
-
-Status Queue::HostFence() {
-  std::uint32_t polls = 0;
-  bool progressed = false;
-  NICQ_RETURN_IF_ERROR(AdvanceHost(&progressed));
-  std::uint64_t seen = host_done_.load(std::memory_order_relaxed);
-  std::uint64_t last_change = NowMs();
-  while (step_count_ > 0) {
-    NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Queue_fence"));  // runs the steps too
-    const std::uint64_t now_value = host_done_.load(std::memory_order_relaxed);
-    if (now_value != seen) {
-      seen = now_value;
-      last_change = NowMs();
-    } else if (polls % 1024 == 1023 && NowMs() - last_change > stall_ms_) {
-      return Error(Code::kPending, "MPI_Queue_fence: " + std::to_string(k_ - now_value) +
-                                       " enqueued wait(s) made no progress (is every matching "
-                                       "operation started on its peer?) " +
-                                       Describe());
-    }
-  }
-  return Status::Ok();
 }
 
 std::string Queue::DescribeHost() const {
