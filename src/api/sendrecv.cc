@@ -57,16 +57,16 @@ Status PairComplete(Request* req) {
 Status PairFree(Request* req) {
   auto* p = static_cast<SendrecvPair*>(req->engine);
   if (!p) return Status::Ok();
-  // Freed before its wait (MPI_Request_free): the halves finish on their own.
-  if (p->recv) api::AddOrphan(p->recv);
-  if (p->send) {
-    // The send may read staged_out until it completes: keep the pair's copy
-    // alive by waiting for it here (it has its receiver's match already or
-    // is a local eager copy in nearly every case).
-    rt::Backoff b;
-    while (!p->send->req.IsDone() && rt::ProgressWait(b).ok()) {
-    }
-    api::AddOrphan(p->send);
+  // Released without its final wait (MPI_Request_free): the pair is done
+  // (its slot is released only then), so the halves are completed (a
+  // receive unpacks) and released here. This may run inside the orphan
+  // sweep, so it must not add orphans itself.
+  for (ApiRequest* half : {p->recv, p->send}) {
+    if (!half) continue;
+    if (half->req.IsDone())
+      (void)api::CompleteRequest(half, nullptr, MPI_STATUS_IGNORE, /*raise=*/false);
+    else
+      api::AddOrphan(half);  // not reached: a pair is done only when both are
   }
   delete p;
   req->engine = nullptr;

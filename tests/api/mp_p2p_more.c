@@ -143,6 +143,19 @@ int main(int argc, char** argv) {
     CHECK_OK(MPI_Wait(&r, &st));
     expect_status(&st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_DOUBLE, 0);
     CHECK(v[0] == left, "MPI_PROC_NULL replace changed the buffer");
+    /* Freed while pending: it still completes, and its slot is swept. */
+    in[0] = -1;
+    CHECK_OK(MPI_Isendrecv(out, 4, MPI_INT, right, 24, in, 6, MPI_INT, left, 24, MPI_COMM_WORLD,
+                           &r));
+    CHECK_OK(MPI_Request_free(&r));
+    CHECK(r == MPI_REQUEST_NULL, "MPI_Request_free left the handle");
+    int token = 0;
+    CHECK_OK(MPI_Sendrecv(&rank, 1, MPI_INT, right, 25, &token, 1, MPI_INT, left, 25,
+                          MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(in[0] == left * 10, "a freed MPI_Isendrecv did not receive (%d)", in[0]);
+    mp_barrier(MPI_COMM_WORLD); /* every rank's pair is done: the next wait sweeps it */
+    MPI_Request none = MPI_REQUEST_NULL;
+    CHECK_OK(MPI_Wait(&none, MPI_STATUS_IGNORE));
     int rc = MPI_Isendrecv(out, 4, MPI_INT, right, 20, in, 6, MPI_INT, left, 20, MPI_COMM_WORLD,
                            NULL);
     CHECK(error_class(rc) == MPI_ERR_ARG, "NULL request: class %d", error_class(rc));
