@@ -74,7 +74,7 @@ int MrecvCall(const char* name, void* buf, std::int64_t count, MPI_Datatype dt,
   }
   // The checks of a receive from any source on the message's communicator.
   P2pArgs a;
-  const MPI_Comm comm = slot ? slot->comm_handle : MPI_COMM_SELF;
+  const MPI_Comm comm = slot ? slot->comm_handle : MPI_COMM_WORLD;
   if (!CheckRecv(c, buf, count, dt, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &a)) return c.Fail();
   ApiRequest* r = PrepareP2p(c, false, SendMode::kStandard, buf, count, a,
                              slot ? MPI_ANY_SOURCE : MPI_PROC_NULL, MPI_ANY_TAG, false);

@@ -125,7 +125,10 @@ int SendrecvPosted(Call& c, const void* sendbuf, std::int64_t sendcount, const a
   outer->kind = ReqKind::kSend;
   outer->engine = pair;
   outer->ops = &kPairOps;
-  api::AddPolledRequest(outer, PairDone);
+  if (PairDone(outer))  // MPI_PROC_NULL, or both already finished
+    outer->MarkDone();
+  else
+    api::AddPolledRequest(outer, PairDone);
   *request = outer_handle;
   return MPI_SUCCESS;
 }
