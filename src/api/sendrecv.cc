@@ -24,9 +24,13 @@ struct SendrecvPair {
   std::vector<char> staged_out;  // MPI_Isendrecv_replace: the outgoing copy
 };
 
+// Done with both halves; the receive's status is then the pair's (what
+// MPI_Request_get_status reports before the final wait).
 bool PairDone(Request* req) {
   auto* p = static_cast<SendrecvPair*>(req->engine);
-  return p->send->req.IsDone() && p->recv->req.IsDone();
+  if (!p->send->req.IsDone() || !p->recv->req.IsDone()) return false;
+  req->status = p->recv->req.status;
+  return true;
 }
 
 // The receive's status is the pair's; a failed send reports its error there.
@@ -73,7 +77,17 @@ Status PairFree(Request* req) {
   return Status::Ok();
 }
 
-const RequestOps kPairOps = {nullptr, PairFree, nullptr, PairComplete, nullptr};
+// Both halves are cancelled as each alone would be; the pair reports the
+// receive's cancelled flag.
+Status PairCancel(Request* req) {
+  auto* p = static_cast<SendrecvPair*>(req->engine);
+  if (!p || !p->recv) return Status::Ok();  // completed already
+  Status st = api::CancelRequest(p->recv);
+  Status ss = api::CancelRequest(p->send);
+  return st.ok() ? ss : st;
+}
+
+const RequestOps kPairOps = {nullptr, PairFree, PairCancel, PairComplete, nullptr};
 
 // Posts the receive, then the send. Blocking (request == nullptr): waits
 // for both. Otherwise *request is a pair request that completes with both;

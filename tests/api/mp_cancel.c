@@ -156,8 +156,8 @@ int main(int argc, char** argv) {
     CHECK_OK(MPI_Recv(NULL, 0, MPI_INT, peer, kTagGo, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK_OK(MPI_Recv(&v, 1, MPI_INT, peer, kTagPers, MPI_COMM_WORLD, &st));
     CHECK(v == 11, "received %d: the cancelled start was delivered", v);
-    CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == kTagPers,
-          "status source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == kTagPers, "status source %d tag %d", st.MPI_SOURCE,
+          st.MPI_TAG);
   }
   mp_barrier(MPI_COMM_WORLD);
   free(big);

@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
       CHECK(st.MPI_SOURCE == st2.MPI_SOURCE && st2.MPI_TAG == kTagAny + st2.MPI_SOURCE,
             "probe source %d, receive source %d tag %d", st.MPI_SOURCE, st2.MPI_SOURCE,
             st2.MPI_TAG);
-      CHECK(v[0] == st2.MPI_SOURCE * 3 && v[1] == -st2.MPI_SOURCE, "data %d %d from %d", v[0],
-            v[1], st2.MPI_SOURCE);
+      CHECK(v[0] == st2.MPI_SOURCE * 3 && v[1] == -st2.MPI_SOURCE, "data %d %d from %d", v[0], v[1],
+            st2.MPI_SOURCE);
       CHECK(!(seen & (1 << st2.MPI_SOURCE)), "rank %d received twice", st2.MPI_SOURCE);
       seen |= 1 << st2.MPI_SOURCE;
     }

@@ -71,8 +71,8 @@ static void generalized(void) {
         g.queries, g.frees);
   expect_status(&st, 5, 6, MPI_INT, 3);
   CHECK_OK(MPI_Wait(&r, &st));
-  CHECK(r == MPI_REQUEST_NULL && g.queries == 2 && g.frees == 1,
-        "wait: queries %d frees %d", g.queries, g.frees);
+  CHECK(r == MPI_REQUEST_NULL && g.queries == 2 && g.frees == 1, "wait: queries %d frees %d",
+        g.queries, g.frees);
   expect_status(&st, 5, 6, MPI_INT, 3);
   int c = -1;
   CHECK_OK(MPI_Test_cancelled(&st, &c));
@@ -116,8 +116,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 4; ++i) out[i] = rank * 10 + i;
     MPI_Request r;
     MPI_Status st;
-    CHECK_OK(MPI_Isendrecv(out, 4, MPI_INT, right, 20, in, 6, MPI_INT, left, 20, MPI_COMM_WORLD,
-                           &r));
+    CHECK_OK(
+        MPI_Isendrecv(out, 4, MPI_INT, right, 20, in, 6, MPI_INT, left, 20, MPI_COMM_WORLD, &r));
     CHECK_OK(MPI_Wait(&r, &st));
     CHECK(r == MPI_REQUEST_NULL, "wait left the request");
     expect_status(&st, left, 20, MPI_INT, 4);
@@ -127,6 +127,10 @@ int main(int argc, char** argv) {
     double v[3] = {rank, rank + 0.5, -rank};
     CHECK_OK(MPI_Isendrecv_replace(v, 3, MPI_DOUBLE, right, 21, left, 21, MPI_COMM_WORLD, &r));
     int flag = 0;
+    while (!flag) CHECK_OK(MPI_Request_get_status(r, &flag, &st));
+    expect_status(&st, left, 21, MPI_DOUBLE, 3);
+    CHECK(r != MPI_REQUEST_NULL, "MPI_Request_get_status freed the request");
+    flag = 0;
     while (!flag) CHECK_OK(MPI_Test(&r, &flag, &st));
     expect_status(&st, left, 21, MPI_DOUBLE, 3);
     CHECK(v[0] == left && v[1] == left + 0.5 && v[2] == -left, "replace got %g %g %g", v[0], v[1],
@@ -143,10 +147,19 @@ int main(int argc, char** argv) {
     CHECK_OK(MPI_Wait(&r, &st));
     expect_status(&st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_DOUBLE, 0);
     CHECK(v[0] == left, "MPI_PROC_NULL replace changed the buffer");
+    /* Cancelled: the receive from nobody is withdrawn (the send to
+     * MPI_PROC_NULL is complete). */
+    CHECK_OK(MPI_Isendrecv(out, 4, MPI_INT, MPI_PROC_NULL, 26, in, 6, MPI_INT, left, 26,
+                           MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Cancel(&r));
+    CHECK_OK(MPI_Wait(&r, &st));
+    int cancelled = 0;
+    CHECK_OK(MPI_Test_cancelled(&st, &cancelled));
+    CHECK(cancelled == 1 && in[0] == -7, "cancelled MPI_Isendrecv: %d, in[0] %d", cancelled, in[0]);
     /* Freed while pending: it still completes, and its slot is swept. */
     in[0] = -1;
-    CHECK_OK(MPI_Isendrecv(out, 4, MPI_INT, right, 24, in, 6, MPI_INT, left, 24, MPI_COMM_WORLD,
-                           &r));
+    CHECK_OK(
+        MPI_Isendrecv(out, 4, MPI_INT, right, 24, in, 6, MPI_INT, left, 24, MPI_COMM_WORLD, &r));
     CHECK_OK(MPI_Request_free(&r));
     CHECK(r == MPI_REQUEST_NULL, "MPI_Request_free left the handle");
     int token = 0;
@@ -156,8 +169,8 @@ int main(int argc, char** argv) {
     mp_barrier(MPI_COMM_WORLD); /* every rank's pair is done: the next wait sweeps it */
     MPI_Request none = MPI_REQUEST_NULL;
     CHECK_OK(MPI_Wait(&none, MPI_STATUS_IGNORE));
-    int rc = MPI_Isendrecv(out, 4, MPI_INT, right, 20, in, 6, MPI_INT, left, 20, MPI_COMM_WORLD,
-                           NULL);
+    int rc =
+        MPI_Isendrecv(out, 4, MPI_INT, right, 20, in, 6, MPI_INT, left, 20, MPI_COMM_WORLD, NULL);
     CHECK(error_class(rc) == MPI_ERR_ARG, "NULL request: class %d", error_class(rc));
   }
   mp_barrier(MPI_COMM_WORLD);
@@ -183,8 +196,7 @@ int main(int argc, char** argv) {
     CHECK_OK(MPI_Send(&(int){rank + 100}, 1, MPI_INT, right, 30, MPI_COMM_WORLD));
     flag = 0;
     while (!flag) CHECK_OK(MPI_Request_get_status_any(3, r, &index, &flag, &st[0]));
-    CHECK(index == 0 && r[0] == r0, "get_status_any index %d (handle kept: %d)", index,
-          r[0] == r0);
+    CHECK(index == 0 && r[0] == r0, "get_status_any index %d (handle kept: %d)", index, r[0] == r0);
     expect_status(&st[0], left, 30, MPI_INT, 1);
     CHECK(a == left + 100, "data visible after get_status_any: %d", a);
     CHECK_OK(MPI_Request_get_status_some(3, r, &outcount, idx, st));
@@ -248,8 +260,7 @@ int main(int argc, char** argv) {
     MPI_Type_free(&tout);
     MPI_Type_free(&tin);
     int rc = MPI_Send(MPI_BOTTOM, 1, MPI_INT, right, 42, MPI_COMM_WORLD);
-    CHECK(error_class(rc) == MPI_ERR_BUFFER, "MPI_BOTTOM with MPI_INT: class %d",
-          error_class(rc));
+    CHECK(error_class(rc) == MPI_ERR_BUFFER, "MPI_BOTTOM with MPI_INT: class %d", error_class(rc));
   }
   mp_barrier(MPI_COMM_WORLD);
 
