@@ -41,6 +41,7 @@ bool SessionOwner(Call& c, MPI_Session session, rt::BufferOwner* owner) {
 
 int Attach(Call& c, rt::BufferOwner owner, void* buffer, std::int64_t size) {
   if (!SizeArg(c, buffer, size)) return c.Fail();
+  if (buffer == MPI_BUFFER_AUTOMATIC) buffer = rt::kBufferAutomatic;
   return c.Fail(rt::BufferAttachTo(owner, buffer, static_cast<std::size_t>(size)));
 }
 
@@ -52,7 +53,7 @@ int Detach(Call& c, rt::BufferOwner owner, void* buffer_addr, void* size, bool i
   Status st = owner.kind == rt::BufferOwner::kProcess ? rt::BufferDetach(&buf, &n)
                                                       : rt::BufferDetachFrom(owner, &buf, &n);
   if (!st.ok()) return c.Fail(st);
-  *static_cast<void**>(buffer_addr) = buf;
+  *static_cast<void**>(buffer_addr) = buf == rt::kBufferAutomatic ? MPI_BUFFER_AUTOMATIC : buf;
   if (is_count)
     *static_cast<MPI_Count*>(size) = static_cast<MPI_Count>(n);
   else
