@@ -264,6 +264,20 @@ Status BufferDetachFrom(BufferOwner owner, void** buf, std::size_t* size) {
   return Status::Ok();
 }
 
+Status DropCommBuffer(std::uint32_t context_id) {
+  const BufferOwner owner{BufferOwner::kComm, context_id};
+  if (!S().initialized) return Status::Ok();
+  NICQ_RETURN_IF_ERROR(BufferFlush(owner));
+  EngineLock lock;
+  p2p::BsendBuffer* b = BufferOf(owner, false);
+  if (b && b->attached()) {
+    void* buf = nullptr;
+    std::size_t size = 0;
+    b->Detach(&buf, &size);
+  }
+  return Status::Ok();
+}
+
 Status BufferAttach(void* buf, std::size_t size) {
   return BufferAttachTo(BufferOwner{}, buf, size);
 }

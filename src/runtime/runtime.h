@@ -92,6 +92,9 @@ Status BufferDetachFrom(BufferOwner owner, void** buf, std::size_t* size);  // w
 // BufferIdle tests it without blocking.
 Status BufferFlush(BufferOwner owner);
 bool BufferIdle(BufferOwner owner);
+// At CommFree: sends what the communicator's buffer holds and detaches it, so
+// a later communicator with the same context id starts without a buffer.
+Status DropCommBuffer(std::uint32_t context_id);
 
 // Buffered mode (MPI_Buffer_attach/detach).
 Status BufferAttach(void* buf, std::size_t size);

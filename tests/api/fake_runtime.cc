@@ -316,6 +316,9 @@ Status BufferFlush(BufferOwner) {
 bool BufferIdle(BufferOwner) {
   return true;
 }
+Status DropCommBuffer(std::uint32_t) {
+  return Status::Ok();
+}
 
 Status Progress(bool* progressed) {
   if (progressed) *progressed = false;

@@ -328,6 +328,17 @@ int main(int argc, char** argv) {
     CHECK_OK(MPI_Session_detach_buffer(s, &back, &back_size));
     CHECK(back == sbuf && back_size == (int)sizeof sbuf, "session detach %p %d", back, back_size);
     CHECK_OK(MPI_Session_finalize(&s));
+
+    /* A communicator freed with a buffer attached takes it along: a new
+     * communicator (perhaps with the same context id) has none. */
+    static char kept[512];
+    CHECK_OK(MPI_Comm_attach_buffer(dup, kept, sizeof kept));
+    CHECK_OK(MPI_Comm_free(&dup));
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    rc = MPI_Bsend(msg, 1, MPI_CHAR, right, 54, dup);
+    CHECK(error_class(rc) == MPI_ERR_BUFFER, "bsend on a new communicator: class %d",
+          error_class(rc));
     CHECK_OK(MPI_Comm_free(&dup));
   }
   mp_barrier(MPI_COMM_WORLD);
