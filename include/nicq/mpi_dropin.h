@@ -24,6 +24,27 @@ typedef int MPI_Message;
 #define MPI_WIN_NULL ((MPI_Win)NICQ_HANDLE(NICQ_KIND_WIN, 0))
 #define MPI_SESSION_NULL ((MPI_Session)NICQ_HANDLE(NICQ_KIND_SESSION, 0))
 #define MPI_MESSAGE_NULL ((MPI_Message)NICQ_HANDLE(NICQ_KIND_MESSAGE, 0))
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)NICQ_HANDLE(NICQ_KIND_MESSAGE, 1))
+
+/* Matched probe and receive (point-to-point; here for the MPI_Message type). */
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                MPI_Status* status);
+int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+              MPI_Status* status);
+int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+               MPI_Request* request);
+int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                MPI_Status* status);
+int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                 MPI_Request* request);
+/* Buffered-mode buffers of sessions (MPI-4.1; MPI_BUFFER_AUTOMATIC is in mpi.h). */
+int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size);
+int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size);
+int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request);
 
 /* ---- attributes ----------------------------------------------------------------- */
 /* More predefined keys (MPI_TAG_UB .. MPI_WTIME_IS_GLOBAL are in mpi.h). */

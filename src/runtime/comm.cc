@@ -169,6 +169,7 @@ Status CommFree(Comm* comm) {
   if (!comm) return Error(Code::kComm, "CommFree: null communicator");
   if (comm == S().world || comm == S().self)
     return Error(Code::kComm, "CommFree: cannot free the world or self communicator");
+  NICQ_RETURN_IF_ERROR(DropCommBuffer(comm->context_id));
   S().ctx_used[comm->context_id / kContextStride] = 0;
   delete comm;
   return Status::Ok();
