@@ -62,4 +62,4 @@ endforeach()
 # One message of INT_MAX + 17 bytes through the _c calls (about 4 GiB of memory).
 nicq_add_mp_program(api_mp_large_count SOURCES mp_large_count.c)
 nicq_add_mp_test(api_large_count PROGRAM api_mp_large_count RANKS 2 PROVIDERS shm
-                 LABELS api TIMEOUT 120)
+                 LABELS api slow TIMEOUT 120)
