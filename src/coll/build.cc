@@ -12,47 +12,9 @@
 #include "dtype/reduce.h"
 
 namespace nicq::coll {
-namespace {
-
-struct RedType {
-  int handle = 0;
-  std::size_t esize = 1;     // bytes of one reduce element
-  std::size_t per_item = 1;  // reduce elements in one item of the user type
-};
-
-// Packed data of a derived type built from one predefined type reduces as
-// that type (the packed units sit back to back).
-RedType ResolveRedType(const dtype::Type* t) {
-  RedType r;
-  if (t->predefined || t->unit == 0) {
-    r.handle = t->handle;
-    r.esize = t->extent ? std::size_t(t->extent) : 1;  // pair types: struct layout
-    return r;
-  }
-  r.handle = (dtype::kKindDatatype << 24) | t->unit;
-  r.esize = std::size_t(dtype::BasicSize(t->unit));
-  r.per_item = std::size_t(t->size) / r.esize;
-  return r;
-}
-
-// Per-rank block tables reused across calls (no allocation once warm).
-
-// Reductions run on the user's layout for predefined types (the kernels
-// expect pair types such as MPI_DOUBLE_INT at their C struct extent), and
-// on packed data for derived ones.
-char* RedIn(Schedule& s, const void* buf, std::int64_t count, const dtype::Type* t) {
-  return t->predefined ? const_cast<char*>(static_cast<const char*>(buf)) : In(s, buf, count, t);
-}
-char* RedOut(Schedule& s, Unpacks& u, void* buf, std::int64_t count, const dtype::Type* t) {
-  return t->predefined ? static_cast<char*>(buf) : Out(s, u, buf, count, t, false);
-}
-std::int64_t RedItemBytes(const dtype::Type* t) {
-  return t->predefined ? t->extent : t->size;
-}
-
-}  // namespace
 
 Status Build(const Args& a, Schedule* sp) {
+  if (a.comm->inter) return BuildInter(a, sp);
   Schedule& s = *sp;
   const int r = a.comm->rank, p = a.comm->size;
   const bool in_place = a.sendbuf == kInPlace;

@@ -49,3 +49,12 @@ set_tests_properties(api.singleton.cxx PROPERTIES LABELS "api" TIMEOUT 60)
 nicq_add_mp_program(api_mp_request_reuse SOURCES mp_request_reuse.c)
 nicq_add_mp_test(api_request_reuse PROGRAM api_mp_request_reuse RANKS 2 3 PROVIDERS tcp+ofi_rxm shm
                  sockets LABELS api TIMEOUT 60)
+
+# Intercommunicators: creation, merge order, split/dup/create, p2p over the
+# remote group, every collective in its three forms, on groups of unequal
+# size (odd world sizes, rank 0 against the rest) and interleaved ranks.
+nicq_add_mp_program(api_mp_intercomm SOURCES mp_intercomm.c)
+nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 2 3 4 5 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 3 PROVIDERS sockets
+                 LABELS api TIMEOUT 90)
