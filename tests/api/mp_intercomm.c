@@ -341,6 +341,68 @@ static void check_all(const Ctx* c, int mode) {
   CHECK(out[rc[r]] == -7, "reduce_scatter wrote past its %d items", rc[r]);
 }
 
+/* A non-commutative op: x op y = x, so a reduction in rank order gives
+ * rank 0's value, and any other order another rank's. */
+static void first_wins(void* in, void* inout, int* len, MPI_Datatype* t) {
+  (void)t;
+  for (int i = 0; i < *len; ++i) ((int*)inout)[i] = ((int*)in)[i];
+}
+
+static void check_noncommutative(const Ctx* c, int mode) {
+  MPI_Op op;
+  CHECK_OK(MPI_Op_create(first_wins, 0, &op));
+  int in[2] = {val(world_rank, 0), val(world_rank, 1)}, out[2] = {-7, -7};
+  COLL(mode, MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, in, out, 2, MPI_INT, op,
+       c->inter);
+  for (int i = 0; i < 2; ++i)
+    CHECK(out[i] == val(c->rw[0], i), "first-wins allreduce mode %d [%d] = %d, expected %d", mode,
+          i, out[i], val(c->rw[0], i));
+  MPI_Op_free(&op);
+}
+
+/* Noncontiguous and derived datatypes go through the pack/unpack steps. */
+static void check_derived(const Ctx* c, int mode) {
+  MPI_Datatype vec, pair;
+  CHECK_OK(MPI_Type_vector(3, 1, 2, MPI_INT, &vec)); /* items 0, 2, 4 of 5 */
+  CHECK_OK(MPI_Type_commit(&vec));
+  CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &pair));
+  CHECK_OK(MPI_Type_commit(&pair));
+  const int q = c->q;
+  int buf[5], out[kMaxRanks * 6];
+  /* bcast from group 0's rank 0 */
+  const int am_root = c->color == 0 && c->r == 0;
+  const int root = c->color == 0 ? (am_root ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  const int root_world = c->color == 0 ? c->lw[0] : c->rw[0];
+  for (int i = 0; i < 5; ++i) buf[i] = am_root ? val(world_rank, i) : -7;
+  COLL(mode, MPI_Bcast, MPI_Ibcast, MPI_Bcast_init, buf, 1, vec, root, c->inter);
+  for (int i = 0; i < 5; ++i) {
+    const int moved = root >= 0 && i % 2 == 0;
+    const int want = am_root ? val(world_rank, i) : moved ? val(root_world, i) : -7;
+    CHECK(buf[i] == want, "vector bcast mode %d [%d] = %d, expected %d", mode, i, buf[i], want);
+  }
+  /* allgather: three ints sent from a vector, received as contiguous */
+  for (int i = 0; i < 5; ++i) buf[i] = val(world_rank, i);
+  for (int i = 0; i < 3 * q; ++i) out[i] = -7;
+  COLL(mode, MPI_Allgather, MPI_Iallgather, MPI_Allgather_init, buf, 1, vec, out, 3, MPI_INT,
+       c->inter);
+  for (int j = 0; j < q; ++j)
+    for (int i = 0; i < 3; ++i)
+      CHECK(out[3 * j + i] == val(c->rw[j], 2 * i), "vector allgather mode %d block %d [%d] = %d",
+            mode, j, i, out[3 * j + i]);
+  /* allreduce on a derived type: two pairs */
+  int in4[4], out4[4];
+  for (int i = 0; i < 4; ++i) in4[i] = val(world_rank, i), out4[i] = -7;
+  COLL(mode, MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init, in4, out4, 2, pair, MPI_MAX,
+       c->inter);
+  for (int i = 0; i < 4; ++i) {
+    int want = val(c->rw[0], i);
+    for (int j = 1; j < q; ++j) want = val(c->rw[j], i) > want ? val(c->rw[j], i) : want;
+    CHECK(out4[i] == want, "pair allreduce mode %d [%d] = %d, expected %d", mode, i, out4[i], want);
+  }
+  MPI_Type_free(&vec);
+  MPI_Type_free(&pair);
+}
+
 /* Errors the standard names, under MPI_ERRORS_RETURN; nothing changes. */
 static void check_errors(const Ctx* c) {
   int x[2] = {1, 2}, y[2] = {0, 0}, cls = 0;
@@ -432,6 +494,32 @@ static void check_split(const Ctx* c) {
   CHECK_OK(MPI_Comm_free(&s));
 }
 
+/* MPI_Intercomm_create_from_groups: the same groups without a parent. */
+static void check_from_groups(const Ctx* c) {
+  MPI_Group wg, lg, rg;
+  CHECK_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+  CHECK_OK(MPI_Group_incl(wg, c->p, c->lw, &lg));
+  CHECK_OK(MPI_Group_incl(wg, c->q, c->rw, &rg));
+  Ctx d = *c;
+  CHECK_OK(MPI_Intercomm_create_from_groups(lg, 0, rg, 0, "nicq-intercomm-test", MPI_INFO_NULL,
+                                            MPI_ERRORS_ARE_FATAL, &d.inter));
+  phase = "from_groups";
+  check_groups(&d);
+  check_p2p(&d);
+  check_all(&d, 1);
+  /* An intercommunicator is no parent for MPI_Comm_create_group. */
+  MPI_Comm bad = MPI_COMM_NULL;
+  int cls = 0;
+  MPI_Comm_set_errhandler(d.inter, MPI_ERRORS_RETURN);
+  MPI_Error_class(MPI_Comm_create_group(d.inter, lg, 5, &bad), &cls);
+  CHECK(cls == MPI_ERR_COMM && bad == MPI_COMM_NULL, "create_group on an intercomm: class %d",
+        cls);
+  CHECK_OK(MPI_Comm_free(&d.inter));
+  MPI_Group_free(&lg);
+  MPI_Group_free(&rg);
+  MPI_Group_free(&wg);
+}
+
 static void run_cut(const Cut* cut) {
   Ctx c;
   c.color = group_of(cut, world_rank);
@@ -449,6 +537,8 @@ static void run_cut(const Cut* cut) {
     check_all(&c, mode);
     check_rooted(&c, mode, 0);
     check_rooted(&c, mode, 1);
+    check_derived(&c, mode);
+    check_noncommutative(&c, mode);
   }
   /* dup: congruent, and a working intercommunicator of its own */
   Ctx d = c;
@@ -468,6 +558,7 @@ static void run_cut(const Cut* cut) {
   check_merge(&c, 1 - c.color, c.color);
   check_merge(&c, 0, 0);
   check_split(&c);
+  check_from_groups(&c);
   /* MPI_Comm_create: each group keeps all but its last rank (if it has two) */
   MPI_Group lg, sub;
   CHECK_OK(MPI_Comm_group(c.inter, &lg));
