@@ -429,7 +429,18 @@ static void check_errors(const Ctx* c) {
   CHECK_OK(MPI_Allreduce_init(x, y, 2, MPI_INT, MPI_SUM, c->inter, MPI_INFO_NULL, &rq));
   MPI_Error_class(MPI_Match(&rq), &cls);
   CHECK(cls == MPI_ERR_COMM && rq != MPI_REQUEST_NULL, "MPI_Match on an intercomm: class %d", cls);
+  MPI_Queue queue;
+  CHECK_OK(MPI_Queue_init(&queue, MPI_QUEUE_TYPE_DEFAULT, NULL));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const int rc = MPI_Enqueue_start(&queue, &rq);
+  CHECK(rc != MPI_SUCCESS, "an unmatched intercomm request was enqueued");
+  CHECK_OK(MPI_Queue_free(&queue));
   CHECK_OK(MPI_Request_free(&rq));
+  MPI_Request p2p;
+  CHECK_OK(MPI_Send_init(x, 1, MPI_INT, 0, 3, c->inter, &p2p));
+  MPI_Error_class(MPI_Match(&p2p), &cls);
+  CHECK(cls == MPI_ERR_COMM, "MPI_Match of a p2p request on an intercomm: class %d", cls);
+  CHECK_OK(MPI_Request_free(&p2p));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   y[0] = y[1] = 0;
 }
