@@ -207,10 +207,6 @@ void Retain(Persistent* P, const dtype::Type* t) {
   P->retained.push_back(m);
 }
 
-}  // namespace
-
-namespace {
-
 void Publish(std::unique_ptr<Persistent> P, Request* req) {
   DumpSchedule(P->args, P->sched);
   req->kind = ReqKind::kPersistentColl;
