@@ -70,23 +70,26 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
       !c.SendTagArg(tag))
     return c.Fail();
   // peer_comm and remote_leader are significant at the local leader only.
+  // A leader that refuses them still takes part, so that its group fails
+  // with it instead of waiting for it (the remote group is erroneous too).
   int remote_world = -1;
   Comm* peer = nullptr;
+  bool leader_ok = true;
   if (lc->rank == local_leader) {
-    if (!c.CommArg(peer_comm, &peer) ||
-        !c.Check(remote_leader >= 0 && remote_leader < peer->PeerSize(), Code::kRank,
-                 "invalid remote_leader " + Str(remote_leader) + " (peer_comm size " +
-                     Str(peer->PeerSize()) + ")"))
-      return c.Fail();
-    remote_world = peer->PeerWorld(remote_leader);
-    if (!c.Check(lc->RankOfWorld(remote_world) < 0, Code::kRank,
-                 "remote_leader " + Str(remote_leader) +
-                     " is a member of local_comm (the groups must be disjoint)"))
-      return c.Fail();
-    c.set_comm_handle(local_comm);
+    leader_ok = c.CommArg(peer_comm, &peer) &&
+                c.Check(remote_leader >= 0 && remote_leader < peer->PeerSize(), Code::kRank,
+                        "invalid remote_leader " + Str(remote_leader) + " (peer_comm size " +
+                            Str(peer->PeerSize()) + ")") &&
+                c.Check(lc->RankOfWorld(peer->PeerWorld(remote_leader)) < 0, Code::kRank,
+                        "remote_leader " + Str(remote_leader) +
+                            " is a member of local_comm (the groups must be disjoint)");
+    c.set_comm_handle(local_comm);  // errors go to local_comm's handler, not peer_comm's
+    if (leader_ok) remote_world = peer->PeerWorld(remote_leader);
   }
   Comm* child = nullptr;
-  Status st = rt::IntercommCreate(lc, local_leader, peer, remote_world, tag, &child);
+  Status st = rt::IntercommCreate(lc, local_leader, leader_ok ? peer : nullptr, remote_world, tag,
+                                  leader_ok ? Code::kOk : c.error_class(), &child);
+  if (!leader_ok) return c.Fail();
   if (!st.ok()) return c.Fail(st);
   return api::AdoptComm(c, lc->errhandler, child, newintercomm);
 }
@@ -121,7 +124,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
   if (!st.ok()) return c.Fail(st);
   Comm* child = nullptr;
   st = rt::IntercommCreate(local, local_leader, rt::World(), (*rg)[std::size_t(remote_leader)],
-                           int(tag & 0x3fffff), &child);
+                           int(tag & 0x3fffff), Code::kOk, &child);
   rt::CommFree(local).IgnoreError();
   if (!st.ok()) return c.Fail(st);
   return api::AdoptComm(c, errhandler, child, newintercomm);

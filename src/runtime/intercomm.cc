@@ -62,6 +62,7 @@ struct Link {
   int remote_leader_world = 0;
   std::uint32_t ctx = 0;
   int tag = 0;
+  Code refused = Code::kOk;  // the leader refused the call: tell the members, meet no one
 };
 
 Status Post(bool send, void* buf, std::size_t len, int world, std::uint32_t ctx, int tag,
@@ -101,6 +102,17 @@ Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
         NICQ_RETURN_IF_ERROR(Post(false, &locals[std::size_t(r)], sizeof(Member),
                                   local->WorldRank(r), lctx, ltag, &reqs[std::size_t(n++)]));
     NICQ_RETURN_IF_ERROR(WaitAll(reqs.get(), n, "gathering the local group"));
+    if (link.refused != Code::kOk) {
+      // A negative remote size carries the refusal's class to the members.
+      counts[1] = -std::int32_t(link.refused);
+      n = 0;
+      for (int r = 0; r < p; ++r)
+        if (r != leader)
+          NICQ_RETURN_IF_ERROR(Post(true, &counts[1], sizeof(std::int32_t), local->WorldRank(r),
+                                    lctx, ltag, &reqs[std::size_t(n++)]));
+      NICQ_RETURN_IF_ERROR(WaitAll(reqs.get(), n, "telling the local group of the refusal"));
+      return Error(link.refused, "the local leader refused its arguments");
+    }
     // Leaders: counts first (the remote size may be unknown), then records.
     Request x[2];
     std::int32_t remote_n = 0;
@@ -139,7 +151,10 @@ Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
       Post(true, const_cast<Member*>(&mine), sizeof(Member), lw, lctx, ltag, &x[0]));
   NICQ_RETURN_IF_ERROR(Post(false, &counts[1], sizeof(std::int32_t), lw, lctx, ltag, &x[1]));
   NICQ_RETURN_IF_ERROR(WaitAll(x, 2, "reaching the local leader"));
-  if (counts[1] <= 0 || counts[1] > WorldSize())
+  if (counts[1] < 0)
+    return Error(Code(-counts[1]), "the local leader (local rank " + std::to_string(leader) +
+                                       ") refused its arguments (its error says why)");
+  if (counts[1] == 0 || counts[1] > WorldSize())
     return Error(Code::kComm,
                  "the local leader sent a remote group size of " + std::to_string(counts[1]));
   remotes.assign(std::size_t(counts[1]), Member{});
@@ -214,7 +229,7 @@ Link LinkOf(Comm* inter) {
 }  // namespace
 
 Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_leader_world, int tag,
-                       Comm** out) {
+                       Code leader_refused, Comm** out) {
   *out = nullptr;
   if (!local || local->inter) return Error(Code::kComm, "local_comm must be an intracommunicator");
   Comm* lc = nullptr;
@@ -222,9 +237,10 @@ Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_lea
   const Member mine = MemberOf(0, lc->rank, false);
   std::vector<Member> locals, remotes;
   Link link;
-  if (lc->rank == local_leader)
+  if (lc->rank == local_leader && leader_refused == Code::kOk)
     link = Link{remote_leader_world, peer->context_id + kRuntimeContextOffset,
                 int(kCreateTagBit | (std::uint32_t(tag) & kCreateTagMask))};
+  link.refused = leader_refused;
   Status st = Agree(lc, local_leader, link, mine, locals, remotes);
   if (st.ok()) {
     for (const Member& r : remotes)

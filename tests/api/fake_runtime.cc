@@ -135,7 +135,7 @@ Status CommFree(Comm* comm) {
   return Status::Ok();
 }
 // A world of one has no two disjoint groups: intercommunicators cannot exist.
-Status IntercommCreate(Comm*, int, Comm*, int, int, Comm**) {
+Status IntercommCreate(Comm*, int, Comm*, int, int, Code, Comm**) {
   return Error(Code::kComm, "IntercommCreate: a one-process world has no remote group");
 }
 Status IntercommSplit(Comm*, int, int, Comm**) {

@@ -250,6 +250,19 @@ static void run_cut(const Cut* cut) {
   while (c.lw[c.r] != world_rank) ++c.r;
   MPI_Comm local;
   CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, c.color, world_rank, &local));
+  /* Arguments every member can check fail on every member, before any
+   * exchange: nobody is left waiting. */
+  MPI_Comm_set_errhandler(local, MPI_ERRORS_RETURN);
+  MPI_Comm none = MPI_COMM_NULL;
+  int cls = 0;
+  MPI_Error_class(MPI_Intercomm_create(local, c.p, MPI_COMM_WORLD, c.rw[0], 77, &none), &cls);
+  CHECK(cls == MPI_ERR_RANK && none == MPI_COMM_NULL, "local_leader %d: class %d", c.p, cls);
+  /* Only the leader sees that its remote leader is in its own group; its
+   * group fails with it (the class travels), rather than waiting for it. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Error_class(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 1, 77, &none), &cls);
+  CHECK(cls == MPI_ERR_RANK && none == MPI_COMM_NULL, "overlapping groups: class %d", cls);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   CHECK_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, c.rw[0], 77, &c.inter));
   check_groups(&c);
   phase = cut->name;
