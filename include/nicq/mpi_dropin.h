@@ -2,8 +2,8 @@
  * against (included by mpi.h; do not include directly).
  *
  * Groups, attributes and keyvals, object names, memory allocation, Cartesian
- * topologies, sessions and communicator creation from groups are
- * implemented. Intercommunicators, windows (one-sided), distributed graph
+ * topologies, sessions, communicator creation from groups and
+ * intercommunicators are implemented. Windows (one-sided), distributed graph
  * topologies, neighborhood collectives and partitioned point-to-point are
  * declared so programs compile and link, and return
  * MPI_ERR_UNSUPPORTED_OPERATION with a message naming the call.
@@ -102,6 +102,10 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group);
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm* newintercomm);
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                     MPI_Group remote_group, int remote_leader,
+                                     const char* stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler, MPI_Comm* newintercomm);
 
 /* ---- memory and addresses ----------------------------------------------------------- */
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);

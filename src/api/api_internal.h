@@ -66,6 +66,8 @@ bool GroupArg(Call& c, int handle, const std::vector<int>** out, const char* wha
 int NewGroup(Call& c, std::vector<int> world_ranks, int* out);
 // MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL for two rank lists.
 int CompareRankLists(const std::vector<int>& a, const std::vector<int>& b);
+// MPI_Comm_compare when either is an intercommunicator (intercomm.cc).
+int CompareInter(const Comm* a, const Comm* b);
 
 // Attributes cached on communicators. CopyCommAttrs runs the copy callbacks
 // from `parent` onto a new duplicate (MPI_Comm_dup); DeleteCommAttrs runs
@@ -121,14 +123,14 @@ class Call {
                  const char* what = "buffer") {
     return buf != nullptr || count == 0 || (t && t->size == 0) || BottomFailed(count, t, what);
   }
-  // comm rank or MPI_PROC_NULL
+  // comm rank (of the remote group on an intercommunicator) or MPI_PROC_NULL
   bool DestArg(int dest, const Comm* comm) {
-    return (dest >= 0 && dest < comm->size) || dest == MPI_PROC_NULL ||
+    return (dest >= 0 && dest < comm->PeerSize()) || dest == MPI_PROC_NULL ||
            RankFailed(dest, comm, "destination");
   }
   // also MPI_ANY_SOURCE
   bool SourceArg(int source, const Comm* comm) {
-    return (source >= 0 && source < comm->size) || source == MPI_PROC_NULL ||
+    return (source >= 0 && source < comm->PeerSize()) || source == MPI_PROC_NULL ||
            source == MPI_ANY_SOURCE || RankFailed(source, comm, "source");
   }
   bool SendTagArg(int tag) {

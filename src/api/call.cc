@@ -144,8 +144,9 @@ bool Call::BottomFailed(std::int64_t count, const dtype::Type* t, const char* wh
 
 bool Call::RankFailed(int rank, const Comm* comm, const char* which) {
   return Check(false, Code::kRank,
-               std::string("invalid ") + which + " rank " + Str(rank) + " (communicator size " +
-                   Str(comm->size) + ")");
+               std::string("invalid ") + which + " rank " + Str(rank) +
+                   (comm->inter ? " (remote group size " : " (communicator size ") +
+                   Str(comm->PeerSize()) + ")");
 }
 
 bool Call::TagFailed(int tag, bool any_ok) {

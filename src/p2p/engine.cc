@@ -236,7 +236,7 @@ bool Engine::Iprobe(int src, std::uint32_t ctx, int tag, const Comm* comm, Reque
   for (Unexpected* u = unexpected_.front(); u; u = u->next) {
     if (!transport::Matches(m, u->tag)) continue;
     int w = transport::TagSrc(u->tag);
-    st->source = comm ? comm->RankOfWorld(w) : w;
+    st->source = comm ? comm->PeerOfWorld(w) : w;
     st->tag = transport::TagUser(u->tag);
     st->bytes = transport::TagProto(u->tag) == Proto::kRts ? u->hdr.len : u->len;
     st->error = 0;
@@ -389,7 +389,7 @@ void Engine::OnChunk(const std::uint8_t* buf, std::size_t len, std::uint64_t tag
 void Engine::CompleteRecv(Op* op, std::size_t delivered, std::size_t full_len) {
   Request* req = op->req;
   if (req) {
-    req->status.source = op->comm ? op->comm->RankOfWorld(op->peer) : op->peer;
+    req->status.source = op->comm ? op->comm->PeerOfWorld(op->peer) : op->peer;
     req->status.tag = op->msg_tag;
     req->status.bytes = delivered;
     req->status.cancelled = false;

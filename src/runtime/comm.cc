@@ -171,6 +171,7 @@ Status CommFree(Comm* comm) {
     return Error(Code::kComm, "CommFree: cannot free the world or self communicator");
   NICQ_RETURN_IF_ERROR(DropCommBuffer(comm->context_id));
   S().ctx_used[comm->context_id / kContextStride] = 0;
+  if (comm->local_comm) CommFree(comm->local_comm).IgnoreError();  // an intercomm's local group
   delete comm;
   return Status::Ok();
 }

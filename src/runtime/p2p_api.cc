@@ -50,11 +50,12 @@ Status CheckComm(const char* call, Comm* comm) {
 }
 
 Status CheckRank(const char* call, const char* arg, int r, const Comm* comm, bool any_ok) {
-  if (r >= 0 && r < comm->size) return Status::Ok();
+  if (r >= 0 && r < comm->PeerSize()) return Status::Ok();
   if (r == kProcNull || (any_ok && r == kAnySource)) return Status::Ok();
   return Error(Code::kRank, std::string(call) + ": " + arg + " " + std::to_string(r) +
-                                " is not a rank of a communicator of size " +
-                                std::to_string(comm->size));
+                                " is not a rank of a " +
+                                (comm->inter ? "remote group" : "communicator") + " of size " +
+                                std::to_string(comm->PeerSize()));
 }
 
 Status CheckTag(const char* call, int tag, bool any_ok) {
@@ -68,7 +69,8 @@ Status CheckTag(const char* call, int tag, bool any_ok) {
 // Status returns before reaching the engine); CheckArgs builds the message.
 inline bool ArgsValid(const Comm* comm, int rank, int tag, bool recv) {
   return S().initialized && comm && comm->rt_map_checked &&
-         ((rank >= 0 && rank < comm->size) || rank == kProcNull || (recv && rank == kAnySource)) &&
+         ((rank >= 0 && rank < comm->PeerSize()) || rank == kProcNull ||
+          (recv && rank == kAnySource)) &&
          ((tag >= 0 && tag <= transport::kMaxUserTag) || (recv && tag == kAnyTag));
 }
 
@@ -91,7 +93,7 @@ Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, 
     return Status::Ok();
   }
   EngineLock lock;
-  return S().engine.Isend(buf, bytes, comm->WorldRank(dest), comm->context_id, tag, mode, req);
+  return S().engine.Isend(buf, bytes, comm->PeerWorld(dest), comm->context_id, tag, mode, req);
 }
 
 Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request* req) {
@@ -104,7 +106,7 @@ Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Requ
     CompleteProcNull(req);
     return Status::Ok();
   }
-  const int src_world = source == kAnySource ? -1 : comm->WorldRank(source);
+  const int src_world = source == kAnySource ? -1 : comm->PeerWorld(source);
   EngineLock lock;
   return S().engine.Irecv(buf, bytes, src_world, comm->context_id, tag, comm, req);
 }
@@ -120,7 +122,7 @@ Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status
     status->tag = kAnyTag;
     return Status::Ok();
   }
-  const int src_world = source == kAnySource ? -1 : comm->WorldRank(source);
+  const int src_world = source == kAnySource ? -1 : comm->PeerWorld(source);
   EngineLock lock;
   S().engine.Poll();
   RequestStatus st;

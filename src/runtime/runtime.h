@@ -55,6 +55,21 @@ Status CommFree(Comm* comm);
 // list. Ranks not in the list get out = nullptr.
 Status CommCreateFromRanks(Comm* parent, const int* parent_ranks, int n, Comm** out);
 
+// Intercommunicators (intercomm.cc). Create: collective over `local` (an
+// intracommunicator) and the remote group's local communicator; only the
+// leader's `peer` and `remote_leader_world` matter (the leaders meet on the
+// peer's runtime context under `tag`). A leader whose arguments were
+// refused passes that error's class as `leader_refused` (kOk otherwise):
+// its group's members then fail with it rather than wait. Split: collective over both groups
+// (dup is color 0 with key = rank, MPI_Comm_create a color per member);
+// color < 0 or no remote member with the same color gives out = nullptr.
+// Merge: the intracommunicator of both groups, the group that passed
+// high = false first.
+Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_leader_world, int tag,
+                       Code leader_refused, Comm** out);
+Status IntercommSplit(Comm* inter, int color, int key, Comm** out);
+Status IntercommMerge(Comm* inter, bool high, Comm** out);
+
 // ---- point-to-point ------------------------------------------------------------
 // Start a send/receive of `bytes` contiguous bytes; `req` is filled in and
 // completes asynchronously (req->IsDone()). The engine sets req->status.

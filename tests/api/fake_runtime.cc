@@ -134,6 +134,16 @@ Status CommFree(Comm* comm) {
   delete comm;
   return Status::Ok();
 }
+// A world of one has no two disjoint groups: intercommunicators cannot exist.
+Status IntercommCreate(Comm*, int, Comm*, int, int, Code, Comm**) {
+  return Error(Code::kComm, "IntercommCreate: a one-process world has no remote group");
+}
+Status IntercommSplit(Comm*, int, int, Comm**) {
+  return Error(Code::kComm, "IntercommSplit: a one-process world has no intercommunicators");
+}
+Status IntercommMerge(Comm*, bool, Comm**) {
+  return Error(Code::kComm, "IntercommMerge: a one-process world has no intercommunicators");
+}
 
 Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, SendMode mode,
              Request* req) {
