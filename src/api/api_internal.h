@@ -192,6 +192,7 @@ struct ApiRequest {
   const void* user_buf = nullptr;
   std::int64_t count = 0;
   dtype::Type* type = nullptr;  // retained while the request lives
+  Comm* held_comm = nullptr;    // retained while the request lives (rt::CommRetain)
   int peer = 0, tag = 0;
   SendMode mode = SendMode::kStandard;
   void* message = nullptr;  // MPI_Imrecv: the matched message (rt::Mrecv)
@@ -204,6 +205,10 @@ struct ApiRequest {
 
 // A fresh request slot; nullptr when the table is full.
 ApiRequest* AllocRequest();
+// Keeps `comm` alive until the request is freed: MPI_Comm_free while the
+// request is pending must not end the communicator (or its context id)
+// under it.
+void HoldComm(ApiRequest* r, Comm* comm);
 // For engines above point-to-point (collectives, queues, matching): a request
 // handle whose Request the engine fills in, setting Request::ops so that the
 // generic paths (MPI_Start, MPI_Wait*/Test*, MPI_Request_free, MPI_Cancel)

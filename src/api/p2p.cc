@@ -46,6 +46,7 @@ ApiRequest* PrepareP2p(Call& c, bool is_send, SendMode mode, const void* buf, st
   r->call = c.name();
   r->comm_handle = c.comm_handle();
   r->req.comm = a.comm;
+  HoldComm(r, a.comm);
   r->is_send = is_send;
   r->persistent = persistent;
   r->active = false;

@@ -79,6 +79,7 @@ Request* AllocEngineRequest(MPI_Comm comm, const char* call, bool persistent, MP
   r->call = call;
   r->comm_handle = comm;
   r->req.comm = LookupComm(comm);
+  HoldComm(r, r->req.comm);
   r->persistent = persistent;
   r->req.persistent = persistent;
   r->is_send = false;
@@ -87,6 +88,12 @@ Request* AllocEngineRequest(MPI_Comm comm, const char* call, bool persistent, MP
   r->staged = false;
   *handle = r->handle;
   return &r->req;
+}
+
+void HoldComm(ApiRequest* r, Comm* comm) {
+  rt::CommRetain(comm);
+  rt::CommRelease(r->held_comm);
+  r->held_comm = comm;
 }
 
 ApiRequest* LookupRequest(MPI_Request handle) {
@@ -115,6 +122,8 @@ void FreeRequest(ApiRequest* r) {
   r->message = nullptr;
   r->user_buf = nullptr;
   r->req.comm = nullptr;
+  rt::CommRelease(r->held_comm);
+  r->held_comm = nullptr;
   Table().Free(IndexOf(r->handle));
 }
 

@@ -165,15 +165,34 @@ Status CommDup(Comm* parent, Comm** out) {
   return CommSplit(parent, 0, parent->rank, out).WithContext("CommDup");
 }
 
+namespace {
+
+// The last reference went: the context id may be reused from now on.
+void DestroyComm(Comm* comm) {
+  S().ctx_used[comm->context_id / kContextStride] = 0;
+  if (comm->local_comm) CommFree(comm->local_comm).IgnoreError();  // an intercomm's local group
+  delete comm;
+}
+
+}  // namespace
+
 Status CommFree(Comm* comm) {
   if (!comm) return Error(Code::kComm, "CommFree: null communicator");
   if (comm == S().world || comm == S().self)
     return Error(Code::kComm, "CommFree: cannot free the world or self communicator");
   NICQ_RETURN_IF_ERROR(DropCommBuffer(comm->context_id));
-  S().ctx_used[comm->context_id / kContextStride] = 0;
-  if (comm->local_comm) CommFree(comm->local_comm).IgnoreError();  // an intercomm's local group
-  delete comm;
+  CommRelease(comm);
   return Status::Ok();
+}
+
+void CommRetain(Comm* comm) {
+  if (comm && comm != S().world && comm != S().self)
+    comm->refs.n.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CommRelease(Comm* comm) {
+  if (!comm || comm == S().world || comm == S().self) return;
+  if (comm->refs.n.fetch_sub(1, std::memory_order_acq_rel) == 1) DestroyComm(comm);
 }
 
 }  // namespace nicq::rt

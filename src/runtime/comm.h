@@ -8,13 +8,25 @@
 // nonblocking and blocking collectives use different sub-contexts.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace nicq {
 
+// The references that keep a communicator alive: its handle's (until
+// MPI_Comm_free) and one per request that uses it. A copy (the collectives'
+// shadow of a communicator) starts with its own single reference.
+struct CommRefs {
+  std::atomic<int> n{1};
+  CommRefs() = default;
+  CommRefs(const CommRefs&) {}
+  CommRefs& operator=(const CommRefs&) { return *this; }
+};
+
 struct Comm {
+  CommRefs refs;  // rt::CommRetain / CommRelease
   // p2p context; context_id+1 collectives; +2 internal (match replies of
   // queue/matched_p2p_match.cc);
   // +3 the runtime's own traffic (comm creation, finalize). Ids come in steps of 4.

@@ -49,7 +49,12 @@ Comm* Self();
 Status CommDup(Comm* parent, Comm** out);
 // color < 0 means MPI_UNDEFINED (out = nullptr on that rank).
 Status CommSplit(Comm* parent, int color, int key, Comm** out);
+// MPI_Comm_free: drops the handle's reference. The communicator (and its
+// context id) lives on until the last request using it releases it, so
+// pending operations complete normally (MPI 4.1 7.4.3).
 Status CommFree(Comm* comm);
+void CommRetain(Comm* comm);
+void CommRelease(Comm* comm);
 // Collective over `parent` (MPI_Comm_create / create_group by ranks): the
 // members are `parent_ranks` in that order; every parent rank passes the same
 // list. Ranks not in the list get out = nullptr.

@@ -130,8 +130,14 @@ Status CommSplit(Comm* parent, int color, int key, Comm** out) {
   }
   return CommDup(parent, out);
 }
+void CommRetain(Comm* comm) {
+  if (comm && comm != World() && comm != Self()) comm->refs.n.fetch_add(1);
+}
+void CommRelease(Comm* comm) {
+  if (comm && comm != World() && comm != Self() && comm->refs.n.fetch_sub(1) == 1) delete comm;
+}
 Status CommFree(Comm* comm) {
-  delete comm;
+  CommRelease(comm);
   return Status::Ok();
 }
 // A world of one has no two disjoint groups: intercommunicators cannot exist.

@@ -71,3 +71,12 @@ nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 2 3 4 5 PROVIDERS 
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 3 PROVIDERS sockets
                  LABELS api TIMEOUT 90)
+
+# Handles freed while operations use them: a communicator with a pending
+# receive keeps its context id, an active persistent receive still gets its
+# data, a datatype and op outlive their handles in a nonblocking reduction.
+nicq_add_mp_program(api_mp_lifetimes SOURCES mp_lifetimes.c)
+nicq_add_mp_test(api_lifetimes PROGRAM api_mp_lifetimes RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_lifetimes PROGRAM api_mp_lifetimes RANKS 2 PROVIDERS sockets LABELS api
+                 TIMEOUT 90)
