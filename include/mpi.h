@@ -267,6 +267,12 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int MPI_Errhandler_free(MPI_Errhandler* errhandler);
 int MPI_Error_string(int errorcode, char* string, int* resultlen);
 int MPI_Error_class(int errorcode, int* errorclass);
+int MPI_Add_error_class(int* errorclass);
+int MPI_Add_error_code(int errorclass, int* errorcode);
+int MPI_Add_error_string(int errorcode, const char* string);
+int MPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
 
 /* ---- info ---------------------------------------------------------------------- */
 int MPI_Info_create(MPI_Info* info);
@@ -279,6 +285,8 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key);
 int MPI_Info_delete(MPI_Info info, const char* key);
 int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
 int MPI_Info_free(MPI_Info* info);
+int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info);
+int MPI_Get_hw_resource_info(MPI_Info* hw_info);
 
 /* ---- communicators and groups ----------------------------------------------------- */
 int MPI_Comm_rank(MPI_Comm comm, int* rank);
@@ -292,6 +300,13 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* name);
 int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen);
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag);
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                            MPI_Request* request);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used);
+int MPI_Comm_get_parent(MPI_Comm* parent);
+int MPI_Comm_disconnect(MPI_Comm* comm);
 int MPI_Group_size(MPI_Group group, int* size);
 int MPI_Group_rank(MPI_Group group, int* rank);
 int MPI_Group_free(MPI_Group* group);
