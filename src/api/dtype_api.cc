@@ -135,7 +135,11 @@ int MPI_Type_free(MPI_Datatype* datatype) {
   if (t->predefined)
     return c.Fail(Code::kType,
                   std::string("cannot free predefined datatype ") + dtype::TypeName(*datatype));
-  if (int rc = api::DeleteTypeAttrs(c, *datatype); rc != MPI_SUCCESS) return rc;
+  // The last reference runs the attributes' delete callbacks here, where a
+  // failing one can fail the call; otherwise they run when the last
+  // request or derived type using it lets go (type_attr.cc's release hook).
+  if (t->refs.load(std::memory_order_acquire) == 1)
+    if (int rc = api::DeleteTypeAttrs(c, *datatype); rc != MPI_SUCCESS) return rc;
   return c.Fail(dtype::Free(datatype));
 }
 

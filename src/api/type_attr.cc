@@ -39,8 +39,13 @@ struct State {
   dtype::SlotTable<Keyval> keyvals{kFirstTypeKeyval};
   std::unordered_map<int, std::vector<Attr>> by_type;
 };
+void DropAttrsOnRelease(int handle);
+
 State& S() {
-  static auto* s = new State();
+  static auto* s = [] {
+    dtype::SetReleaseHook(DropAttrsOnRelease);
+    return new State();
+  }();
   return *s;
 }
 
@@ -70,6 +75,25 @@ int RunDelete(Call& c, MPI_Datatype type, const Keyval& k, const Attr& a) {
   if (rc == MPI_SUCCESS) return MPI_SUCCESS;
   return c.Fail(Code(MPI_ERR_OTHER),
                 "the delete callback of keyval " + Str(a.keyval) + " returned error " + Str(rc));
+}
+
+// A type destroyed while attributes remain (its handle was freed while a
+// request or another type still used it): delete them now, errors ignored.
+// No MPI call is there to report a failing callback, so its result is dropped.
+void DropAttrsOnRelease(int handle) {
+  std::vector<std::pair<Attr, Keyval>> attrs;
+  {
+    std::lock_guard<std::mutex> lock(S().mu);
+    auto it = S().by_type.find(handle);
+    if (it == S().by_type.end()) return;
+    for (const Attr& a : it->second) attrs.push_back({a, *S().keyvals.Get(api::IndexOf(a.keyval))});
+    S().by_type.erase(it);
+  }
+  for (auto& [a, k] : attrs) {
+    if (k.del) (void)k.del(handle, a.keyval, a.value, k.extra_state);
+    std::lock_guard<std::mutex> lock(S().mu);
+    ReleaseKeyval(a.keyval);
+  }
 }
 
 }  // namespace

@@ -343,10 +343,19 @@ void Retain(Type* t) {
   if (!t->predefined) t->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+std::atomic<ReleaseHook> g_release_hook{nullptr};
+}  // namespace
+
+void SetReleaseHook(ReleaseHook hook) {
+  g_release_hook.store(hook, std::memory_order_release);
+}
+
 void Release(Type* t) {
   if (t->predefined) return;
   if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     int index = IndexOf(t->handle);
+    if (ReleaseHook hook = g_release_hook.load(std::memory_order_acquire)) hook(t->handle);
     t->blocks.clear();
     std::vector<int> parts;
     parts.swap(t->contents.types);

@@ -113,6 +113,10 @@ Status Free(int* handle);  // sets *handle to MPI_DATATYPE_NULL
 // Reference counting for requests that outlive a handle.
 void Retain(Type* t);
 void Release(Type* t);
+// Called with a derived type's handle when its last reference goes, before
+// the handle can be reused (the API layer drops the type's attributes).
+using ReleaseHook = void (*)(int handle);
+void SetReleaseHook(ReleaseHook hook);
 
 // Copy `count` items of `t` at `src` into a contiguous buffer (count*size bytes).
 void Pack(const Type& t, const void* src, std::int64_t count, void* dst);

@@ -497,9 +497,32 @@ TEST_F(ApiType, AttributesCopyOnDupDeleteOnFree) {
   EXPECT_EQ(k, MPI_KEYVAL_INVALID);
   g_deleted = 0;
   ASSERT_EQ(MPI_Type_free(&t), MPI_SUCCESS);
-  EXPECT_EQ(g_deleted, 100);
+  EXPECT_EQ(g_deleted, 0);  // d was made from t and keeps it (and its attributes) alive
   ASSERT_EQ(MPI_Type_free(&d), MPI_SUCCESS);
   EXPECT_EQ(g_deleted, 200);
+  // A handle freed while a derived type still uses it keeps its attributes
+  // until the last user goes.
+  MPI_Datatype inner, outer;
+  int k2 = MPI_KEYVAL_INVALID;
+  ASSERT_EQ(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, CountDelete, &k2, &extra), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_contiguous(2, MPI_INT, &inner), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_set_attr(inner, k2, &v1), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_vector(2, 1, 3, inner, &outer), MPI_SUCCESS);
+  g_deleted = 0;
+  MPI_Datatype inner_handle = inner;
+  ASSERT_EQ(MPI_Type_free(&inner), MPI_SUCCESS);
+  EXPECT_EQ(g_deleted, 0);
+  ASSERT_EQ(MPI_Type_free(&outer), MPI_SUCCESS);
+  EXPECT_EQ(g_deleted, 10);
+  MPI_Datatype reuse[2];  // the slots come back without the old attribute
+  for (MPI_Datatype& r : reuse) ASSERT_EQ(MPI_Type_contiguous(3, MPI_INT, &r), MPI_SUCCESS);
+  EXPECT_TRUE(reuse[0] == inner_handle || reuse[1] == inner_handle);
+  for (MPI_Datatype& r : reuse) {
+    ASSERT_EQ(MPI_Type_get_attr(r, k2, &got, &flag), MPI_SUCCESS);
+    EXPECT_EQ(flag, 0);
+    ASSERT_EQ(MPI_Type_free(&r), MPI_SUCCESS);
+  }
+  ASSERT_EQ(MPI_Type_free_keyval(&k2), MPI_SUCCESS);
   // Predefined types carry attributes too; a communicator keyval is refused.
   ASSERT_EQ(MPI_Type_set_attr(MPI_INT, nocopy, &other), MPI_SUCCESS);
   ASSERT_EQ(MPI_Type_delete_attr(MPI_INT, nocopy), MPI_SUCCESS);
