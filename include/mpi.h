@@ -301,8 +301,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen);
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag);
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
-int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
-                            MPI_Request* request);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request);
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used);
 int MPI_Comm_get_parent(MPI_Comm* parent);
@@ -375,8 +374,8 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
                            MPI_Datatype* newtype);
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype);
 int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
                              MPI_Datatype* pair_type);
@@ -417,18 +416,18 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                MPI_Datatype* newtype);
 int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                    const MPI_Count array_of_displacements[],
-                                    MPI_Datatype oldtype, MPI_Datatype* newtype);
+                                    const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype* newtype);
 int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                     const MPI_Count array_of_displacements[],
-                                     MPI_Datatype oldtype, MPI_Datatype* newtype);
+                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                     MPI_Datatype* newtype);
 int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                              const MPI_Count array_of_displacements[],
                              const MPI_Datatype array_of_types[], MPI_Datatype* newtype);
 int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                const MPI_Count array_of_subsizes[],
-                               const MPI_Count array_of_starts[], int order,
-                               MPI_Datatype oldtype, MPI_Datatype* newtype);
+                               const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
+                               MPI_Datatype* newtype);
 int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
                              const int array_of_distribs[], const int array_of_dargs[],
                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
@@ -441,11 +440,10 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size);
 int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers,
                             MPI_Count* num_addresses, MPI_Count* num_large_counts,
                             MPI_Count* num_datatypes, int* combiner);
-int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
-                            MPI_Count max_addresses, MPI_Count max_large_counts,
-                            MPI_Count max_datatypes, int array_of_integers[],
-                            MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
-                            MPI_Datatype array_of_datatypes[]);
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                            MPI_Count max_large_counts, MPI_Count max_datatypes,
+                            int array_of_integers[], MPI_Aint array_of_addresses[],
+                            MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]);
 int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
 int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
                MPI_Count outsize, MPI_Count* position, MPI_Comm comm);

@@ -3,9 +3,10 @@
  *
  * Groups, attributes and keyvals, object names, memory allocation, Cartesian
  * topologies, sessions and communicator creation from groups are
- * implemented. Intercommunicators, windows (one-sided), distributed graph
- * topologies, neighborhood collectives and partitioned point-to-point are
- * declared so programs compile and link, and return
+ * implemented, and so are session error handlers and process-set info.
+ * Intercommunicators, windows (one-sided), distributed graph topologies,
+ * neighborhood collectives, partitioned point-to-point and dynamic process
+ * management are declared so programs compile and link, and return
  * MPI_ERR_UNSUPPORTED_OPERATION with a message naming the call.
  * docs/mpi-api.md lists which is which. */
 #ifndef NICQ_MPI_DROPIN_H_INCLUDED
@@ -285,9 +286,8 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm);
 int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root,
                    MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]);
 int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[],
-                            const int array_of_maxprocs[], const MPI_Info array_of_info[],
-                            int root, MPI_Comm comm, MPI_Comm* intercomm,
-                            int array_of_errcodes[]);
+                            const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+                            MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]);
 int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name);
 int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name);
 int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name);
