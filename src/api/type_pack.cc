@@ -35,6 +35,13 @@ int PackInto(Call& c, const void* inbuf, std::int64_t count, MPI_Datatype dataty
     return c.Fail(Code::kTruncate, "outsize " + Str(outsize) + " cannot hold " + Str(need) +
                                        " more bytes at position " + Str(*position));
   if (need > 0 && !outbuf) return c.Fail(Code::kBuffer, "outbuf is NULL");
+  if (external) {
+    if (std::int64_t bad = dtype::FirstUnrepresentable(*t, inbuf, count); bad >= 0)
+      return c.Fail(Code(MPI_ERR_CONVERSION),
+                    "element " + Str(bad) +
+                        " does not fit its external32 size (MPI_LONG and MPI_UNSIGNED_LONG "
+                        "have 4 bytes, MPI_WCHAR 2)");
+  }
   char* at = static_cast<char*>(outbuf) + *position;
   if (external)
     dtype::PackExternal(*t, inbuf, count, at);

@@ -101,10 +101,13 @@ void SetContents(Type* t, int combiner, Contents contents, bool large);
 void TrueBounds(const Type& t, std::int64_t* lb, std::int64_t* extent);
 
 // "external32" (external32.cc): big-endian, fixed sizes (MPI_LONG 4 bytes,
-// MPI_WCHAR 2, MPI_LONG_DOUBLE 16 as IEEE binary128). Wider native integers
-// keep their low bytes. ExternalSize is the bytes of one item.
+// MPI_WCHAR 2, MPI_LONG_DOUBLE 16 as IEEE binary128); narrower integers
+// sign-extend back. ExternalSize is the bytes of one item.
 std::int64_t ExternalSize(const Type& t);
 void PackExternal(const Type& t, const void* src, std::int64_t count, void* dst);
+// The index (in type-map order over all items) of the first element whose
+// value the narrower external32 integer cannot hold, or -1.
+std::int64_t FirstUnrepresentable(const Type& t, const void* src, std::int64_t count);
 void UnpackExternal(const Type& t, const void* src, std::int64_t count, void* dst);
 
 Status Commit(int handle);

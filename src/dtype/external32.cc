@@ -133,6 +133,37 @@ std::int64_t ExternalSize(const Type& t) {
   return n;
 }
 
+std::int64_t FirstUnrepresentable(const Type& t, const void* src, std::int64_t count) {
+  const auto* base = static_cast<const char*>(src);
+  std::int64_t index = 0;
+  for (std::int64_t i = 0; i < count; ++i) {
+    for (const Block& b : t.blocks) {
+      const int native = static_cast<int>(BasicSize(b.basic));
+      const int ext = ExternalBytes(b.basic);
+      const std::int64_t n = b.length / native;
+      if (ext >= native || b.basic == 15) {
+        index += n;
+        continue;
+      }
+      const char* in = base + i * t.extent + b.offset;
+      for (std::int64_t k = 0; k < n; ++k, in += native, ++index) {
+        const std::uint64_t v = LoadNative(in, native);
+        const int bits = 8 * ext;
+        bool fits;
+        if (SignedInteger(b.basic)) {
+          const auto sv = static_cast<std::int64_t>(
+              native == 8 ? v : (v ^ (1ULL << (8 * native - 1))) - (1ULL << (8 * native - 1)));
+          fits = sv >= -(std::int64_t{1} << (bits - 1)) && sv < (std::int64_t{1} << (bits - 1));
+        } else {
+          fits = v < (std::uint64_t{1} << bits);
+        }
+        if (!fits) return index;
+      }
+    }
+  }
+  return -1;
+}
+
 void PackExternal(const Type& t, const void* src, std::int64_t count, void* dst) {
   auto* out = static_cast<unsigned char*>(dst);
   const auto* base = static_cast<const char*>(src);

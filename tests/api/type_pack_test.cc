@@ -216,6 +216,22 @@ TEST_F(ApiType, External32IsBigEndianWithFixedSizes) {
   EXPECT_EQ(ErrorClass(rc), MPI_ERR_ARG);
   EXPECT_NE(ErrorString(rc).find("external32"), std::string::npos);
 
+  // A long beyond 32 bits has no external32 form: refused, nothing written.
+  Mixed wide = in[0];
+  wide.l = 1L << 40;
+  std::vector<unsigned char> untouched(buf.size(), 0x5c);
+  pos = 0;
+  rc = MPI_Pack_external("external32", &wide, 1, t, untouched.data(), size, &pos);
+  EXPECT_EQ(ErrorClass(rc), MPI_ERR_CONVERSION);
+  EXPECT_NE(ErrorString(rc).find("element 2"), std::string::npos) << ErrorString(rc);
+  EXPECT_EQ(pos, 0);
+  EXPECT_EQ(untouched, std::vector<unsigned char>(buf.size(), 0x5c));
+  wide.l = -(1L << 31);  // the most negative 32-bit value still fits
+  ASSERT_EQ(MPI_Pack_external("external32", &wide, 1, t, untouched.data(), size, &pos),
+            MPI_SUCCESS);
+  EXPECT_EQ(untouched[6], 0x80);
+  EXPECT_EQ(untouched[9], 0x00);
+
   MPI_Count csize = 0, cpos = 0;
   ASSERT_EQ(MPI_Pack_external_size_c("external32", 1, MPI_DOUBLE_INT, &csize), MPI_SUCCESS);
   EXPECT_EQ(csize, 12);
