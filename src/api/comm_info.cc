@@ -46,8 +46,7 @@ struct Idup {
   Comm* parent = nullptr;
   MPI_Comm parent_handle = MPI_COMM_NULL;
   MPI_Comm* newcomm = nullptr;
-  bool with_info = false;
-  Hints hints;
+  Hints hints;          // the info's (idup_with_info) or the parent's at the call
   std::once_flag once;  // the exchange runs once, from a wait/test or a flush
   Status result = Status::Ok();
 };
@@ -111,7 +110,6 @@ int StartIdup(Call& c, MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm* n
   d->parent = cm;
   d->parent_handle = comm;
   d->newcomm = newcomm;
-  d->with_info = with_info;
   d->hints = with_info ? std::move(hints) : api::CommHints(cm);
   MPI_Request h;
   Request* q = api::AllocEngineRequest(comm, c.name(), false, &h);
