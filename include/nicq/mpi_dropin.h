@@ -3,9 +3,10 @@
  *
  * Groups, attributes and keyvals, object names, memory allocation, Cartesian
  * topologies, sessions, communicator creation from groups and
- * intercommunicators are implemented. Windows (one-sided), distributed graph
- * topologies, neighborhood collectives and partitioned point-to-point are
- * declared so programs compile and link, and return
+ * intercommunicators are implemented, and so are session error handlers and
+ * process-set info. Windows (one-sided), distributed graph topologies,
+ * neighborhood collectives, partitioned point-to-point and dynamic process
+ * management are declared so programs compile and link, and return
  * MPI_ERR_UNSUPPORTED_OPERATION with a message naming the call.
  * docs/mpi-api.md lists which is which. */
 #ifndef NICQ_MPI_DROPIN_H_INCLUDED
@@ -81,6 +82,18 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
 int MPI_Comm_free_keyval(int* comm_keyval);
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val);
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+/* The MPI-1 names MPI-4.1 still lists (deprecated): aliases of the above. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
+#define MPI_DUP_FN MPI_COMM_DUP_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                      void* extra_state);
+int MPI_Keyval_free(int* keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
 
 /* ---- groups and communicators ---------------------------------------------------- */
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
@@ -277,6 +290,40 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pse
 int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup);
 int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
                                MPI_Errhandler errhandler, MPI_Comm* newcomm);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
+                                  MPI_Errhandler* errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used);
+int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info);
+
+/* ---- dynamic processes and window error handlers (unsupported) ------------------------------ */
+#define MPI_MAX_PORT_NAME 256
+typedef void(MPI_Win_errhandler_function)(MPI_Win* win, int* error_code, ...);
+int MPI_Open_port(MPI_Info info, char* port_name);
+int MPI_Close_port(const char* port_name);
+int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm,
+                    MPI_Comm* newcomm);
+int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm* newcomm);
+int MPI_Comm_join(int fd, MPI_Comm* intercomm);
+int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root,
+                   MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]);
+int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[],
+                            const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+                            MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]);
+int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name);
+int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name);
+int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name);
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn,
+                              MPI_Errhandler* errhandler);
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler);
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
+int MPI_Win_set_name(MPI_Win win, const char* win_name);
+int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "api/api_internal.h"
+#include "api/api_more.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
@@ -34,6 +34,7 @@ int AdoptComm(Call& c, int errhandler, Comm* child, int* out) {
     return MPI_SUCCESS;
   }
   child->errhandler = errhandler;
+  DropCommHints(child);  // a new communicator starts without hints
   int h = RegisterComm(child);
   if (h == MPI_COMM_NULL) {
     rt::CommFree(child).IgnoreError();
@@ -67,11 +68,16 @@ using api::AdoptComm;
 
 namespace {
 
-// MPI_Comm_dup and MPI_Comm_dup_with_info.
-int DupComm(Call& c, MPI_Comm comm, MPI_Comm* newcomm) {
+// MPI_Comm_dup (the parent's hints) and MPI_Comm_dup_with_info (those of `info`).
+int DupComm(Call& c, MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm* newcomm) {
   Comm* cm;
-  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(newcomm, "newcomm")) return c.Fail();
+  api::Hints hints;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(newcomm, "newcomm") ||
+      (with_info && !api::InfoPairs(c, info, &hints)))
+    return c.Fail();
+  if (!with_info) hints = api::CommHints(cm);
   Comm* child = nullptr;
+  api::FlushIdups(cm);
   Status st = cm->inter ? rt::IntercommSplit(cm, 0, cm->rank, &child) : rt::CommDup(cm, &child);
   if (!st.ok()) return c.Fail(st);
   MPI_Comm h;
@@ -82,6 +88,7 @@ int DupComm(Call& c, MPI_Comm comm, MPI_Comm* newcomm) {
     api::UnregisterComm(h);
     return rc;
   }
+  api::SetCommHints(child, std::move(hints));
   *newcomm = h;
   return MPI_SUCCESS;
 }
@@ -108,13 +115,13 @@ int MPI_Comm_size(MPI_Comm comm, int* size) {
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Call c("MPI_Comm_dup");
-  return DupComm(c, comm, newcomm);
+  return DupComm(c, comm, false, MPI_INFO_NULL, newcomm);
 }
 
-// The info hints are accepted and ignored (nicq has none for communicators).
+// nicq acts on no hint; they are kept for MPI_Comm_get_info.
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   Call c("MPI_Comm_dup_with_info");
-  return DupComm(c, comm, newcomm);
+  return DupComm(c, comm, true, info, newcomm);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
@@ -125,6 +132,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
                "invalid color " + std::to_string(color) + " (must be >= 0 or MPI_UNDEFINED)"))
     return c.Fail();
   Comm* child = nullptr;
+  api::FlushIdups(cm);
   const int col = color == MPI_UNDEFINED ? -1 : color;
   Status st =
       cm->inter ? rt::IntercommSplit(cm, col, key, &child) : rt::CommSplit(cm, col, key, &child);
@@ -141,6 +149,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
                                    (*comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF"));
   // MPI runs the attribute delete callbacks first; one that fails fails the free.
   if (int rc = api::DeleteCommAttrs(c, *comm, cm); rc != MPI_SUCCESS) return rc;
+  api::DropCommHints(cm);
   Status st = rt::CommFree(cm);
   if (!st.ok()) return c.Fail(st);
   api::UnregisterComm(*comm);
@@ -187,6 +196,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     if (r == cm->rank) key = i;
   }
   Comm* child = nullptr;
+  api::FlushIdups(cm);
   // Intercommunicators: each group passes a subgroup of itself; the new
   // intercommunicator joins the two subgroups (one color on both sides).
   Status st = cm->inter ? rt::IntercommSplit(cm, key < 0 ? -1 : 0, key, &child)

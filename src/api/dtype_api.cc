@@ -1,9 +1,10 @@
-// MPI entry points for datatypes, status queries and reduction operations.
+// MPI entry points for datatype sizes, packing, status queries and reduction
+// operations (constructors are in type_create.cc).
 #include <climits>
 #include <string>
 #include <vector>
 
-#include "api/api_internal.h"
+#include "api/type_internal.h"
 #include "dtype/reduce.h"
 
 using namespace nicq;
@@ -25,13 +26,6 @@ bool AnyType(Call& c, MPI_Datatype h, dtype::Type** out, const char* what = "dat
 bool StatusArg(Call& c, const MPI_Status* s) {
   if (s != nullptr && s != MPI_STATUS_IGNORE) return true;
   return c.Check(false, Code::kArg, "status is NULL or MPI_STATUS_IGNORE");
-}
-
-// *h_out is read after `st` was computed (the constructor filled it).
-int NewTypeResult(Call& c, const Status& st, MPI_Datatype* out, const int* h_out) {
-  if (!st.ok()) return c.Fail(st);
-  *out = *h_out;
-  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -72,105 +66,6 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
   *lb = t->lb;
   *extent = t->extent;
   return MPI_SUCCESS;
-}
-
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  Call c("MPI_Type_contiguous");
-  dtype::Type* t;
-  if (!c.CountArg(count) || !AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype"))
-    return c.Fail();
-  int h = 0;
-  Status st = dtype::Contiguous(count, oldtype, &h);
-  return NewTypeResult(c, st, newtype, &h);
-}
-
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                    MPI_Datatype* newtype) {
-  Call c("MPI_Type_vector");
-  dtype::Type* t;
-  if (!c.CountArg(count) || !c.CountArg(blocklength, "blocklength") ||
-      !AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype"))
-    return c.Fail();
-  int h = 0;
-  Status st = dtype::Vector(count, blocklength, stride, oldtype, &h);
-  return NewTypeResult(c, st, newtype, &h);
-}
-
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                            MPI_Datatype* newtype) {
-  Call c("MPI_Type_create_hvector");
-  dtype::Type* t;
-  if (!c.CountArg(count) || !c.CountArg(blocklength, "blocklength") ||
-      !AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype"))
-    return c.Fail();
-  int h = 0;
-  Status st = dtype::Hvector(count, blocklength, stride, oldtype, &h);
-  return NewTypeResult(c, st, newtype, &h);
-}
-
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                           const MPI_Aint array_of_displacements[],
-                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-  Call c("MPI_Type_create_struct");
-  if (!c.CountArg(count) || !c.NotNull(newtype, "newtype") ||
-      !c.NotNull(count ? static_cast<const void*>(array_of_blocklengths) : newtype,
-                 "array_of_blocklengths") ||
-      !c.NotNull(count ? static_cast<const void*>(array_of_displacements) : newtype,
-                 "array_of_displacements") ||
-      !c.NotNull(count ? static_cast<const void*>(array_of_types) : newtype, "array_of_types"))
-    return c.Fail();
-  std::vector<std::int64_t> disps(array_of_displacements, array_of_displacements + count);
-  int h = 0;
-  Status st = dtype::Struct("MPI_Type_create_struct", count, array_of_blocklengths, disps.data(),
-                            array_of_types, true, &h);
-  return NewTypeResult(c, st, newtype, &h);
-}
-
-// Indexed forms: one old type; displacements in bytes (hindexed) or in
-// units of the old type's extent (indexed).
-static int Indexed(const char* name, int count, const int* blocklens, const std::int64_t* disps,
-                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  Call c(name);
-  dtype::Type* t;
-  if (!c.CountArg(count) || !AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype"))
-    return c.Fail();
-  std::vector<int> types(static_cast<std::size_t>(count), oldtype);
-  int h = 0;
-  Status st = dtype::Struct(name, count, blocklens, disps, types.data(), false, &h);
-  return NewTypeResult(c, st, newtype, &h);
-}
-
-int MPI_Type_indexed(int count, const int array_of_blocklengths[],
-                     const int array_of_displacements[], MPI_Datatype oldtype,
-                     MPI_Datatype* newtype) {
-  dtype::Type* t = dtype::Lookup(oldtype);
-  std::vector<std::int64_t> disps;
-  if (t && count > 0 && array_of_displacements)
-    for (int i = 0; i < count; ++i) disps.push_back(array_of_displacements[i] * t->extent);
-  if (count > 0 && (!array_of_blocklengths || !array_of_displacements))
-    return Call("MPI_Type_indexed").Fail(Code::kArg, "array argument is NULL");
-  return Indexed("MPI_Type_indexed", count, array_of_blocklengths, disps.data(), oldtype, newtype);
-}
-
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                             MPI_Datatype* newtype) {
-  if (count > 0 && (!array_of_blocklengths || !array_of_displacements))
-    return Call("MPI_Type_create_hindexed").Fail(Code::kArg, "array argument is NULL");
-  std::vector<std::int64_t> disps;
-  for (int i = 0; i < count; ++i) disps.push_back(array_of_displacements[i]);
-  return Indexed("MPI_Type_create_hindexed", count, array_of_blocklengths, disps.data(), oldtype,
-                 newtype);
-}
-
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                            MPI_Datatype* newtype) {
-  Call c("MPI_Type_create_resized");
-  dtype::Type* t;
-  if (!AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype")) return c.Fail();
-  int h = 0;
-  Status st = dtype::Resized(oldtype, lb, extent, &h);
-  return NewTypeResult(c, st, newtype, &h);
 }
 
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
@@ -240,16 +135,12 @@ int MPI_Type_free(MPI_Datatype* datatype) {
   if (t->predefined)
     return c.Fail(Code::kType,
                   std::string("cannot free predefined datatype ") + dtype::TypeName(*datatype));
+  // The last reference runs the attributes' delete callbacks here, where a
+  // failing one can fail the call; otherwise they run when the last
+  // request or derived type using it lets go (type_attr.cc's release hook).
+  if (t->refs.load(std::memory_order_acquire) == 1)
+    if (int rc = api::DeleteTypeAttrs(c, *datatype); rc != MPI_SUCCESS) return rc;
   return c.Fail(dtype::Free(datatype));
-}
-
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  Call c("MPI_Type_dup");
-  dtype::Type* t;
-  if (!AnyType(c, oldtype, &t, "oldtype") || !c.NotNull(newtype, "newtype")) return c.Fail();
-  int h = 0;
-  Status st = dtype::Dup(oldtype, &h);
-  return NewTypeResult(c, st, newtype, &h);
 }
 
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {

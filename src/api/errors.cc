@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string>
 
-#include "api/api_internal.h"
+#include "api/api_more.h"
 #include "dtype/slot_table.h"
 #include "runtime/runtime.h"
 
@@ -37,6 +37,7 @@ ErrorRing& Ring() {
 
 struct UserErrhandler {
   MPI_Comm_errhandler_function* fn = nullptr;
+  MPI_Session_errhandler_function* session_fn = nullptr;  // MPI_Session_create_errhandler
 };
 constexpr int kFirstUserErrhandler = 16;
 dtype::SlotTable<UserErrhandler, 6, 16>& Errhandlers() {
@@ -141,6 +142,7 @@ int RecordError(Code cls, const std::string& message) {
 // The message recorded for code, or its class's text.
 std::string MessageFor(int code) {
   if (code == MPI_SUCCESS) return ClassText(0);
+  if (std::string user; UserErrorString(code, &user)) return user;
   unsigned seq = static_cast<unsigned>(code) >> 8;
   if (seq > 0 && code > 0) {
     ErrorRing& ring = Ring();
@@ -154,6 +156,27 @@ std::string MessageFor(int code) {
 bool ValidErrhandler(int h) {
   if (h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT) return true;
   return KindOf(h) == NICQ_KIND_ERRHANDLER && Errhandlers().Get(IndexOf(h)) != nullptr;
+}
+
+bool IsSessionErrhandler(int h) {
+  if (KindOf(h) != NICQ_KIND_ERRHANDLER) return false;
+  UserErrhandler* u = Errhandlers().Get(IndexOf(h));
+  return u && u->session_fn;
+}
+
+void CallSessionErrhandler(int errhandler, MPI_Session session, int code) {
+  UserErrhandler* u = Errhandlers().Get(IndexOf(errhandler));
+  if (!u || !u->session_fn) return;
+  MPI_Session s = session;
+  u->session_fn(&s, &code);
+}
+
+int NewSessionErrhandler(Call& c, MPI_Session_errhandler_function* fn, MPI_Errhandler* out) {
+  int index = Errhandlers().Alloc();
+  if (index < 0) return c.Fail(Code::kNoMem, "error handler table is full");
+  *Errhandlers().Get(index) = UserErrhandler{nullptr, fn};
+  *out = NICQ_HANDLE(NICQ_KIND_ERRHANDLER, index);
+  return MPI_SUCCESS;
 }
 
 int InvokeErrhandler(int comm_handle, int code) {
@@ -224,7 +247,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler*
     return c.Fail();
   int index = api::Errhandlers().Alloc();
   if (index < 0) return c.Fail(Code::kNoMem, "error handler table is full");
-  api::Errhandlers().Get(index)->fn = fn;
+  *api::Errhandlers().Get(index) = api::UserErrhandler{fn, nullptr};
   *errhandler = NICQ_HANDLE(NICQ_KIND_ERRHANDLER, index);
   return MPI_SUCCESS;
 }

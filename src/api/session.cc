@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "api/api_internal.h"
+#include "api/api_more.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
@@ -39,16 +39,23 @@ std::string Str(long long v) {
   return std::to_string(v);
 }
 
-// Errors of session calls go to the session's error handler (the one given
-// to MPI_Session_init); calls on an invalid session use MPI_COMM_WORLD's.
-int FailOn(Call& c, int errhandler) {
-  if (errhandler == MPI_ERRHANDLER_NULL) return c.Fail();
-  int code = api::RecordError(c.error_class(), c.error_message());
+// Raises `code` through a session's error handler: fatal ones end the job,
+// a user handler made by MPI_Session_create_errhandler is called.
+int RaiseOnSession(int errhandler, MPI_Session session, int code) {
   if (errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_ABORT) {
-    std::fprintf(stderr, "nicq: fatal error: %s\n", c.error_message().c_str());
-    MPI_Abort(MPI_COMM_WORLD, static_cast<int>(c.error_class()));
+    std::fprintf(stderr, "nicq: fatal error: %s\n", api::MessageFor(code).c_str());
+    MPI_Abort(MPI_COMM_WORLD, code & 0xff);
   }
-  return code;  // MPI_ERRORS_RETURN; user handlers are communicator handlers here
+  if (api::IsSessionErrhandler(errhandler)) api::CallSessionErrhandler(errhandler, session, code);
+  return code;
+}
+
+// Errors of session calls go to the session's error handler (the one given
+// to MPI_Session_init or set since); calls on an invalid session use
+// MPI_COMM_WORLD's.
+int FailOn(Call& c, int errhandler, MPI_Session session = MPI_SESSION_NULL) {
+  if (errhandler == MPI_ERRHANDLER_NULL) return c.Fail();
+  return RaiseOnSession(errhandler, session, api::RecordError(c.error_class(), c.error_message()));
 }
 
 int HandlerOf(MPI_Session h) {
@@ -141,7 +148,7 @@ int MPI_Session_finalize(MPI_Session* session) {
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) {
   Call c("MPI_Session_get_num_psets");
   if (!SessionArg(c, session) || !c.NotNull(npset_names, "npset_names"))
-    return FailOn(c, HandlerOf(session));
+    return FailOn(c, HandlerOf(session), session);
   *npset_names = kNumPsets;
   return MPI_SUCCESS;
 }
@@ -154,14 +161,14 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pse
   if (!SessionArg(c, session) || !c.NotNull(pset_len, "pset_len") ||
       !c.Check(n >= 0 && n < kNumPsets, Code::kArg,
                "n = " + Str(n) + " is not a process set index (0.." + Str(kNumPsets - 1) + ")"))
-    return FailOn(c, HandlerOf(session));
+    return FailOn(c, HandlerOf(session), session);
   const char* name = kPsetNames[n];
   int len = static_cast<int>(std::strlen(name)) + 1;
   if (*pset_len == 0) {
     *pset_len = len;
     return MPI_SUCCESS;
   }
-  if (!c.NotNull(pset_name, "pset_name")) return FailOn(c, HandlerOf(session));
+  if (!c.NotNull(pset_name, "pset_name")) return FailOn(c, HandlerOf(session), session);
   int copy = std::min(len, *pset_len);
   std::memcpy(pset_name, name, copy - 1);
   pset_name[copy - 1] = '\0';
@@ -173,7 +180,7 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
   Call c("MPI_Group_from_session_pset");
   if (!SessionArg(c, session) || !c.NotNull(pset_name, "pset_name") ||
       !c.NotNull(newgroup, "newgroup"))
-    return FailOn(c, HandlerOf(session));
+    return FailOn(c, HandlerOf(session), session);
   std::vector<int> ranks;
   if (!std::strcmp(pset_name, "mpi://WORLD")) {
     for (int r = 0; r < rt::WorldSize(); ++r) ranks.push_back(r);
@@ -183,9 +190,74 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
     (void)c.Check(false, Code::kArg,
                   std::string("unknown process set '") + pset_name +
                       "' (nicq has mpi://WORLD and mpi://SELF)");
-    return FailOn(c, HandlerOf(session));
+    return FailOn(c, HandlerOf(session), session);
   }
   return api::NewGroup(c, std::move(ranks), newgroup);
+}
+
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
+                                  MPI_Errhandler* errhandler) {
+  Call c("MPI_Session_create_errhandler");
+  if (!c.NotNull(reinterpret_cast<const void*>(session_errhandler_fn), "session_errhandler_fn") ||
+      !c.NotNull(errhandler, "errhandler"))
+    return c.Fail();
+  return api::NewSessionErrhandler(c, session_errhandler_fn, errhandler);
+}
+
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) {
+  Call c("MPI_Session_set_errhandler");
+  if (!SessionArg(c, session) || !c.Check(api::ValidErrhandler(errhandler), Code::kArg,
+                                          "invalid errhandler " + Str(errhandler)))
+    return FailOn(c, HandlerOf(session), session);
+  std::lock_guard<std::mutex> lock(Sessions().mu);
+  Sessions().errhandler[api::IndexOf(session)] = errhandler;
+  return MPI_SUCCESS;
+}
+
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler) {
+  Call c("MPI_Session_get_errhandler");
+  if (!SessionArg(c, session) || !c.NotNull(errhandler, "errhandler"))
+    return FailOn(c, HandlerOf(session), session);
+  *errhandler = HandlerOf(session);
+  return MPI_SUCCESS;
+}
+
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode) {
+  Call c("MPI_Session_call_errhandler");
+  if (!SessionArg(c, session)) return FailOn(c, HandlerOf(session), session);
+  RaiseOnSession(HandlerOf(session), session, errorcode);
+  return MPI_SUCCESS;
+}
+
+// The thread support level the session runs at (MPI's "thread_level" key).
+int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
+  Call c("MPI_Session_get_info");
+  if (!SessionArg(c, session) || !c.NotNull(info_used, "info_used"))
+    return FailOn(c, HandlerOf(session), session);
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  constexpr const char* kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                     "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+  return api::NewInfoFrom(c, {{"thread_level", kLevels[level & 3]}}, info_used);
+}
+
+// "mpi_size": the number of processes in the set.
+int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info) {
+  Call c("MPI_Session_get_pset_info");
+  if (!SessionArg(c, session) || !c.NotNull(pset_name, "pset_name") || !c.NotNull(info, "info"))
+    return FailOn(c, HandlerOf(session), session);
+  int size = 0;
+  if (!std::strcmp(pset_name, "mpi://WORLD")) {
+    size = rt::WorldSize();
+  } else if (!std::strcmp(pset_name, "mpi://SELF")) {
+    size = 1;
+  } else {
+    (void)c.Check(false, Code::kArg,
+                  std::string("unknown process set '") + pset_name +
+                      "' (nicq has mpi://WORLD and mpi://SELF)");
+    return FailOn(c, HandlerOf(session), session);
+  }
+  return api::NewInfoFrom(c, {{"mpi_size", Str(size)}}, info);
 }
 
 // Collective over the group's members, told apart by the string tag.

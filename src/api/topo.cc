@@ -320,8 +320,18 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
   if (int rc = MPI_Allgather(mine, kLen, MPI_CHAR, names.data(), kLen, MPI_CHAR, comm);
       rc != MPI_SUCCESS)
     return rc;
+  // MPI_COMM_TYPE_HW_GUIDED names its resource in the info; the one every
+  // MPI knows, "mpi_shared_memory", is the shared-memory split.
+  bool shared = split_type == MPI_COMM_TYPE_SHARED;
+  if (split_type == MPI_COMM_TYPE_HW_GUIDED && info != MPI_INFO_NULL) {
+    char kind[64] = "";
+    int flag = 0;
+    if (MPI_Info_get(info, "mpi_hw_resource_type", sizeof kind - 1, kind, &flag) == MPI_SUCCESS &&
+        flag)
+      shared = std::strcmp(kind, "mpi_shared_memory") == 0;
+  }
   int color = -1;
-  for (int r = 0; split_type == MPI_COMM_TYPE_SHARED && r < cm->size && color < 0; ++r)
+  for (int r = 0; shared && r < cm->size && color < 0; ++r)
     if (std::strncmp(&names[static_cast<std::size_t>(r) * kLen], mine, kLen) == 0) color = r;
   Comm* child = nullptr;
   Status st = rt::CommSplit(cm, color, key, &child);

@@ -142,7 +142,9 @@ Type* NewType(int* handle) {
   t->blocks.clear();
   t->unit = 0;
   t->unit_dense = false;
-  t->combiner = t->combiner_count = 0;
+  t->combiner = 0;
+  t->contents = Contents{};
+  t->large = false;
   t->name.clear();
   t->refs.store(1, std::memory_order_relaxed);
   *handle = t->handle;
@@ -179,7 +181,7 @@ Type* Lookup(int handle) {
   return Reg().user.Get(index);
 }
 
-Status Hvector(int count, int blocklen, std::int64_t stride, int old, int* out) {
+Status Hvector(std::int64_t count, std::int64_t blocklen, std::int64_t stride, int old, int* out) {
   Type* o = Lookup(old);
   if (!o) return BadOld("MPI_Type_vector", old);
   if (count < 0)
@@ -191,8 +193,8 @@ Status Hvector(int count, int blocklen, std::int64_t stride, int old, int* out) 
   if (!t) return Error(Code::kNoMem, "MPI_Type_vector: datatype table is full");
   std::int64_t lo = 0, hi = 0;
   bool first = true;
-  for (int i = 0; i < count; ++i) {
-    for (int j = 0; j < blocklen; ++j) {
+  for (std::int64_t i = 0; i < count; ++i) {
+    for (std::int64_t j = 0; j < blocklen; ++j) {
       std::int64_t disp = i * stride + j * o->extent;
       for (const Block& b : o->blocks) AddBlock(t->blocks, disp + b.offset, b.length, b.basic);
       std::int64_t item_lo = disp + o->lb, item_hi = disp + o->lb + o->extent;
@@ -201,7 +203,7 @@ Status Hvector(int count, int blocklen, std::int64_t stride, int old, int* out) 
       first = false;
     }
   }
-  std::int64_t n = static_cast<std::int64_t>(count) * blocklen;
+  std::int64_t n = count * blocklen;
   t->size = n * o->size;
   t->elements = n * o->elements;
   t->lb = lo;
@@ -211,28 +213,25 @@ Status Hvector(int count, int blocklen, std::int64_t stride, int old, int* out) 
   // type's were and the blocks follow each other without gaps.
   t->unit_dense = o->unit_dense && o->lb == 0 && (count <= 1 || stride == blocklen * o->extent);
   t->combiner = MPI_COMBINER_HVECTOR;
-  t->combiner_count = count;
   *out = handle;
   return Status::Ok();
 }
 
-Status Vector(int count, int blocklen, int stride, int old, int* out) {
+Status Vector(std::int64_t count, std::int64_t blocklen, std::int64_t stride, int old, int* out) {
   Type* o = Lookup(old);
   if (!o) return BadOld("MPI_Type_vector", old);
-  NICQ_RETURN_IF_ERROR(
-      Hvector(count, blocklen, static_cast<std::int64_t>(stride) * o->extent, old, out));
+  NICQ_RETURN_IF_ERROR(Hvector(count, blocklen, stride * o->extent, old, out));
   Lookup(*out)->combiner = MPI_COMBINER_VECTOR;
   return Status::Ok();
 }
 
-Status Contiguous(int count, int old, int* out) {
+Status Contiguous(std::int64_t count, int old, int* out) {
   Type* o = Lookup(old);
   if (!o) return BadOld("MPI_Type_contiguous", old);
   if (count < 0)
     return Error(Code::kCount, "MPI_Type_contiguous: negative count " + std::to_string(count));
   NICQ_RETURN_IF_ERROR(Hvector(1, count, 0, old, out));
   Lookup(*out)->combiner = MPI_COMBINER_CONTIGUOUS;
-  Lookup(*out)->combiner_count = count;
   return Status::Ok();
 }
 
@@ -265,11 +264,11 @@ std::int64_t AlignOf(const Type& t) {
 }
 }  // namespace
 
-Status Struct(const char* call, int count, const int* blocklens, const std::int64_t* disps,
-              const int* types, bool pad, int* out) {
+Status Struct(const char* call, std::int64_t count, const std::int64_t* blocklens,
+              const std::int64_t* disps, const int* types, bool pad, int* out) {
   if (count < 0)
     return Error(Code::kCount, std::string(call) + ": negative count " + std::to_string(count));
-  for (int i = 0; i < count; ++i) {
+  for (std::int64_t i = 0; i < count; ++i) {
     if (!Lookup(types[i])) return BadOld(call, types[i]);
     if (blocklens[i] < 0)
       return Error(Code::kArg, std::string(call) + ": negative blocklength " +
@@ -281,10 +280,10 @@ Status Struct(const char* call, int count, const int* blocklens, const std::int6
   std::int64_t lo = 0, hi = 0, align = 1;
   bool first = true;
   int unit = -1;
-  for (int i = 0; i < count; ++i) {
+  for (std::int64_t i = 0; i < count; ++i) {
     const Type& o = *Lookup(types[i]);
     if (blocklens[i] == 0) continue;
-    for (int j = 0; j < blocklens[i]; ++j) {
+    for (std::int64_t j = 0; j < blocklens[i]; ++j) {
       std::int64_t disp = disps[i] + j * o.extent;
       for (const Block& b : o.blocks) AddBlock(t->blocks, disp + b.offset, b.length, b.basic);
     }
@@ -301,13 +300,8 @@ Status Struct(const char* call, int count, const int* blocklens, const std::int6
   t->lb = lo;
   t->extent = hi - lo;
   t->unit = unit < 0 ? 0 : unit;
-  t->unit_dense = false;  // reductions walk the runs (pair units are refused)
-  // The constructor's name tells which of the three shapes this was.
-  const std::string name = call;
-  t->combiner = name == "MPI_Type_indexed"           ? MPI_COMBINER_INDEXED
-                : name == "MPI_Type_create_hindexed" ? MPI_COMBINER_HINDEXED
-                                                     : MPI_COMBINER_STRUCT;
-  t->combiner_count = count;
+  t->unit_dense = false;              // reductions walk the runs (pair units are refused)
+  t->combiner = MPI_COMBINER_STRUCT;  // the caller records the real constructor
   *out = handle;
   return Status::Ok();
 }
@@ -349,11 +343,24 @@ void Retain(Type* t) {
   if (!t->predefined) t->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+std::atomic<ReleaseHook> g_release_hook{nullptr};
+}  // namespace
+
+void SetReleaseHook(ReleaseHook hook) {
+  g_release_hook.store(hook, std::memory_order_release);
+}
+
 void Release(Type* t) {
   if (t->predefined) return;
   if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     int index = IndexOf(t->handle);
+    if (ReleaseHook hook = g_release_hook.load(std::memory_order_acquire)) hook(t->handle);
     t->blocks.clear();
+    std::vector<int> parts;
+    parts.swap(t->contents.types);
+    for (int h : parts)
+      if (Type* p = Lookup(h)) Release(p);
     Reg().user.Free(index);
   }
 }

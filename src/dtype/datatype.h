@@ -24,6 +24,15 @@ struct Block {
   int basic = 0;  // predefined index (1..35), never a pair type
 };
 
+// A constructor's arguments as MPI_Type_get_contents returns them. The
+// types are retained while the type built from them lives.
+struct Contents {
+  std::vector<int> ints;
+  std::vector<std::int64_t> addrs;
+  std::vector<std::int64_t> counts;  // large counts (the _c constructors)
+  std::vector<int> types;
+};
+
 struct Type {
   int handle = 0;
   bool predefined = false;
@@ -39,10 +48,12 @@ struct Type {
   int unit = 0;
   bool unit_dense = false;
   std::atomic<int> refs{0};  // derived: handle + requests using it
-  // How the type was made (MPI_Type_get_envelope): an MPI_COMBINER_* value
-  // and the count argument of its constructor; and its MPI_Type_set_name.
+  // How the type was made (MPI_Type_get_envelope / get_contents): an
+  // MPI_COMBINER_* value and the constructor's arguments; and its
+  // MPI_Type_set_name. `large` marks a constructor of the _c family.
   int combiner = 0;
-  int combiner_count = 0;
+  Contents contents;
+  bool large = false;
   std::string name;
 
   // One item, and `count` items laid out at extent, are a single run at buf.
@@ -64,23 +75,51 @@ const char* TypeName(int handle);  // "MPI_INT", "derived", "MPI_DATATYPE_NULL",
 Type* Lookup(int handle);
 
 // Constructors: *out is a new uncommitted handle.
-Status Contiguous(int count, int old, int* out);
-Status Hvector(int count, int blocklen, std::int64_t stride_bytes, int old, int* out);
-Status Vector(int count, int blocklen, int stride, int old, int* out);
+Status Contiguous(std::int64_t count, int old, int* out);
+Status Hvector(std::int64_t count, std::int64_t blocklen, std::int64_t stride_bytes, int old,
+               int* out);
+Status Vector(std::int64_t count, std::int64_t blocklen, std::int64_t stride, int old, int* out);
 Status Dup(int old, int* out);
 // General constructor behind indexed, hindexed and struct: block i is
 // blocklens[i] items of types[i] at byte displacement disps[i]. `pad` rounds
 // the extent up to the strictest alignment of the parts (MPI_Type_create_struct).
-Status Struct(const char* call, int count, const int* blocklens, const std::int64_t* disps,
-              const int* types, bool pad, int* out);
+Status Struct(const char* call, std::int64_t count, const std::int64_t* blocklens,
+              const std::int64_t* disps, const int* types, bool pad, int* out);
 // Same layout with lower bound `lb` and extent `extent` (MPI_Type_create_resized).
 Status Resized(int old, std::int64_t lb, std::int64_t extent, int* out);
+// MPI_Type_create_subarray / darray (layout.cc): `order` is MPI_ORDER_C or
+// MPI_ORDER_FORTRAN; arguments are checked here, naming `call`.
+Status Subarray(const char* call, int ndims, const std::int64_t* sizes,
+                const std::int64_t* subsizes, const std::int64_t* starts, int order, int old,
+                int* out);
+Status Darray(const char* call, int size, int rank, int ndims, const std::int64_t* gsizes,
+              const int* distribs, const int* dargs, const int* psizes, int order, int old,
+              int* out);
+// Records how t was made (retaining contents.types); replaces the combiner.
+void SetContents(Type* t, int combiner, Contents contents, bool large);
+// The span of t's data, ignoring its lb/extent (MPI_Type_get_true_extent).
+void TrueBounds(const Type& t, std::int64_t* lb, std::int64_t* extent);
+
+// "external32" (external32.cc): big-endian, fixed sizes (MPI_LONG 4 bytes,
+// MPI_WCHAR 2, MPI_LONG_DOUBLE 16 as IEEE binary128); narrower integers
+// sign-extend back. ExternalSize is the bytes of one item.
+std::int64_t ExternalSize(const Type& t);
+void PackExternal(const Type& t, const void* src, std::int64_t count, void* dst);
+// The index (in type-map order over all items) of the first element whose
+// value the narrower external32 integer cannot hold, or -1.
+std::int64_t FirstUnrepresentable(const Type& t, const void* src, std::int64_t count);
+void UnpackExternal(const Type& t, const void* src, std::int64_t count, void* dst);
+
 Status Commit(int handle);
 Status Free(int* handle);  // sets *handle to MPI_DATATYPE_NULL
 
 // Reference counting for requests that outlive a handle.
 void Retain(Type* t);
 void Release(Type* t);
+// Called with a derived type's handle when its last reference goes, before
+// the handle can be reused (the API layer drops the type's attributes).
+using ReleaseHook = void (*)(int handle);
+void SetReleaseHook(ReleaseHook hook);
 
 // Copy `count` items of `t` at `src` into a contiguous buffer (count*size bytes).
 void Pack(const Type& t, const void* src, std::int64_t count, void* dst);

@@ -80,3 +80,10 @@ nicq_add_mp_test(api_lifetimes PROGRAM api_mp_lifetimes RANKS 2 3 PROVIDERS shm 
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_lifetimes PROGRAM api_mp_lifetimes RANKS 2 PROVIDERS sockets LABELS api
                  TIMEOUT 90)
+# Communicator, group, error-class and session calls of MPI-4.1 (idup,
+# hints, groups, split_type, user error classes, session handlers).
+nicq_add_mp_program(api_mp_comm_more SOURCES mp_comm_more.c)
+nicq_add_mp_test(api_comm_more PROGRAM api_mp_comm_more RANKS 1 3 4 PROVIDERS shm tcp+ofi_rxm sockets
+                 LABELS api TIMEOUT 60)
+add_test(NAME api.singleton.comm_more COMMAND ${CMAKE_BINARY_DIR}/tests/api_mp_comm_more)
+set_tests_properties(api.singleton.comm_more PROPERTIES LABELS "api" TIMEOUT 60)

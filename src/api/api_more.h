@@ -1,0 +1,43 @@
+// Hooks between the API files for communicator hints, user-defined error
+// classes and session error handlers (kept out of api_internal.h, which
+// every engine's entry points include).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/api_internal.h"
+
+namespace nicq::api {
+
+using Hints = std::vector<std::pair<std::string, std::string>>;
+
+// Communicator hints (comm_info.cc): what MPI_Comm_set_info / dup_with_info
+// stored, returned by MPI_Comm_get_info and copied by MPI_Comm_dup.
+void SetCommHints(const Comm* comm, Hints hints);
+Hints CommHints(const Comm* comm);
+void DropCommHints(const Comm* comm);
+// Completes the pending MPI_Comm_idup calls on `parent` (in call order)
+// before another communicator is created over the whole parent.
+void FlushIdups(const Comm* parent);
+// The pairs of an info object (MPI_INFO_NULL: none); false with the error
+// recorded on c for an invalid handle.
+bool InfoPairs(Call& c, MPI_Info info, Hints* out);
+// A new info object holding `pairs`.
+int NewInfoFrom(Call& c, const Hints& pairs, MPI_Info* out);
+
+// User error classes and codes (error_classes.cc): the string set with
+// MPI_Add_error_string; false when `code` is not user-defined.
+bool UserErrorString(int code, std::string* out);
+
+// The message of an error code (errors.cc), as MPI_Error_string gives it.
+std::string MessageFor(int code);
+
+// Session error handlers (errors.cc): whether h was made by
+// MPI_Session_create_errhandler, and calling it for a session.
+bool IsSessionErrhandler(int h);
+void CallSessionErrhandler(int errhandler, MPI_Session session, int code);
+int NewSessionErrhandler(Call& c, MPI_Session_errhandler_function* fn, MPI_Errhandler* out);
+
+}  // namespace nicq::api

@@ -1,0 +1,248 @@
+// Communicator hints (MPI_Comm_set_info / get_info, the info of
+// MPI_Comm_dup_with_info) and the nonblocking duplicates MPI_Comm_idup(_with_info).
+//
+// nicq acts on no communicator hint, but keeps what the user set so that
+// MPI_Comm_get_info returns it and MPI_Comm_dup carries it over.
+//
+// MPI_Comm_idup takes its place in the parent's sequence of communicator
+// creations when it is called (it reserves the exchange's tag then), and
+// runs the exchange when its request is first waited on or tested, or
+// when the process next creates a communicator over the whole parent
+// (MPI_Comm_dup, _split, _create), whichever comes first. So a process may
+// communicate between the idup and its wait, and may dup the parent again
+// before waiting. The exchange itself blocks: a process must not block in
+// another collective on the parent before its idup completes.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/api_more.h"
+#include "runtime/runtime.h"
+
+using namespace nicq;
+using api::Call;
+using api::Hints;
+
+namespace {
+
+struct Idup;
+
+struct HintTable {
+  std::mutex mu;
+  std::map<const Comm*, Hints> by_comm;
+  std::map<const Comm*, std::vector<Idup*>> pending_idups;  // in call order
+};
+HintTable& Table() {
+  static auto* t = new HintTable();
+  return *t;
+}
+
+// What an MPI_Comm_idup request completes with.
+struct Idup {
+  Comm parent_copy;  // the parent as it was at the call, with the reserved tag
+  Comm* parent = nullptr;
+  MPI_Comm parent_handle = MPI_COMM_NULL;
+  MPI_Comm* newcomm = nullptr;
+  Hints hints;          // the info's (idup_with_info) or the parent's at the call
+  std::once_flag once;  // the exchange runs once, from a wait/test or a flush
+  Status result = Status::Ok();
+};
+
+void Unlist(Idup* d) {
+  std::lock_guard<std::mutex> lock(Table().mu);
+  auto it = Table().pending_idups.find(d->parent);
+  if (it == Table().pending_idups.end()) return;
+  auto& v = it->second;
+  v.erase(std::remove(v.begin(), v.end(), d), v.end());
+  if (v.empty()) Table().pending_idups.erase(it);
+}
+
+Status RunIdup(Idup* d) {
+  Call c("MPI_Comm_idup");
+  c.set_comm_handle(MPI_COMM_SELF);  // a failure here is reported through the request
+  Comm* child = nullptr;
+  Comm* parent = &d->parent_copy;
+  // An intercommunicator's duplicate joins the two groups again.
+  NICQ_RETURN_IF_ERROR(parent->inter ? rt::IntercommSplit(parent, 0, parent->rank, &child)
+                                     : rt::CommSplit(parent, 0, parent->rank, &child));
+  MPI_Comm h = MPI_COMM_NULL;
+  if (api::AdoptComm(c, d->parent_copy.errhandler, child, &h) != MPI_SUCCESS)
+    return Error(c.error_class(), c.error_message());
+  // Attributes follow their copy callbacks if the parent is still there.
+  if (api::LookupComm(d->parent_handle) == d->parent &&
+      api::CopyCommAttrs(c, d->parent_handle, d->parent, h, child) != MPI_SUCCESS) {
+    rt::CommFree(child).IgnoreError();
+    api::UnregisterComm(h);
+    return Error(Code::kOther, "an attribute copy callback failed");
+  }
+  api::SetCommHints(child, d->hints);
+  *d->newcomm = h;
+  return Status::Ok();
+}
+
+Status IdupComplete(Request* req) {
+  auto* d = static_cast<Idup*>(req->engine);
+  std::call_once(d->once, [d] {
+    Unlist(d);
+    d->result = RunIdup(d);
+  });
+  return d->result;
+}
+
+Status IdupFree(Request* req) {
+  Unlist(static_cast<Idup*>(req->engine));
+  delete static_cast<Idup*>(req->engine);
+  req->engine = nullptr;
+  return Status::Ok();
+}
+
+const RequestOps kIdupOps = {nullptr, IdupFree, nullptr, IdupComplete, nullptr};
+
+int StartIdup(Call& c, MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm* newcomm,
+              MPI_Request* request) {
+  Comm* cm;
+  Hints hints;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(newcomm, "newcomm") ||
+      !c.NotNull(request, "request") || (with_info && !api::InfoPairs(c, info, &hints)))
+    return c.Fail();
+  auto d = std::make_unique<Idup>();
+  d->parent_copy = *cm;
+  d->parent = cm;
+  d->parent_handle = comm;
+  d->newcomm = newcomm;
+  d->hints = with_info ? std::move(hints) : api::CommHints(cm);
+  MPI_Request h;
+  Request* q = api::AllocEngineRequest(comm, c.name(), false, &h);
+  if (!q) return c.Fail(Code::kNoMem, "request table is full");
+  ++cm->rt_seq;  // the tag the exchange will use is taken now, in call order
+  q->kind = ReqKind::kColl;
+  {
+    std::lock_guard<std::mutex> lock(Table().mu);
+    Table().pending_idups[cm].push_back(d.get());
+  }
+  q->engine = d.release();
+  q->ops = &kIdupOps;
+  q->MarkDone();
+  *request = h;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+namespace nicq::api {
+
+void SetCommHints(const Comm* comm, Hints hints) {
+  std::lock_guard<std::mutex> lock(Table().mu);
+  if (hints.empty())
+    Table().by_comm.erase(comm);
+  else
+    Table().by_comm[comm] = std::move(hints);
+}
+
+Hints CommHints(const Comm* comm) {
+  std::lock_guard<std::mutex> lock(Table().mu);
+  auto it = Table().by_comm.find(comm);
+  return it == Table().by_comm.end() ? Hints{} : it->second;
+}
+
+void FlushIdups(const Comm* parent) {
+  for (;;) {
+    Idup* d = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(Table().mu);
+      auto it = Table().pending_idups.find(parent);
+      if (it == Table().pending_idups.end() || it->second.empty()) return;
+      d = it->second.front();
+    }
+    std::call_once(d->once, [d] {
+      Unlist(d);
+      d->result = RunIdup(d);
+    });
+    Unlist(d);
+  }
+}
+
+void DropCommHints(const Comm* comm) {
+  std::lock_guard<std::mutex> lock(Table().mu);
+  Table().by_comm.erase(comm);
+}
+
+bool InfoPairs(Call& c, MPI_Info info, Hints* out) {
+  out->clear();
+  if (info == MPI_INFO_NULL) return true;
+  int n = 0;
+  if (MPI_Info_get_nkeys(info, &n) != MPI_SUCCESS)
+    return c.Check(false, Code::kInfo, "invalid info handle " + std::to_string(info));
+  for (int i = 0; i < n; ++i) {
+    char key[MPI_MAX_INFO_KEY + 1];
+    int len = 0, flag = 0;
+    if (MPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS ||
+        MPI_Info_get_string(info, key, &len, nullptr, &flag) != MPI_SUCCESS)
+      return c.Check(false, Code::kInfo, "cannot read info handle " + std::to_string(info));
+    std::string value(static_cast<std::size_t>(len), '\0');
+    if (MPI_Info_get_string(info, key, &len, value.data(), &flag) != MPI_SUCCESS)
+      return c.Check(false, Code::kInfo, "cannot read info handle " + std::to_string(info));
+    value.resize(static_cast<std::size_t>(len > 0 ? len - 1 : 0));
+    out->emplace_back(key, std::move(value));
+  }
+  return true;
+}
+
+int NewInfoFrom(Call& c, const Hints& pairs, MPI_Info* out) {
+  MPI_Info info;
+  if (int rc = MPI_Info_create(&info); rc != MPI_SUCCESS) return rc;
+  for (const auto& [k, v] : pairs) {
+    if (int rc = MPI_Info_set(info, k.c_str(), v.c_str()); rc != MPI_SUCCESS) {
+      MPI_Info_free(&info);
+      return c.Fail(Code::kInfo, "cannot copy hint '" + k + "'");
+    }
+  }
+  *out = info;
+  return MPI_SUCCESS;
+}
+
+}  // namespace nicq::api
+
+extern "C" {
+
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  Call c("MPI_Comm_set_info");
+  Comm* cm;
+  Hints hints;
+  if (!c.Init() || !c.CommArg(comm, &cm) ||
+      !c.Check(info != MPI_INFO_NULL, Code::kInfo, "info is MPI_INFO_NULL") ||
+      !api::InfoPairs(c, info, &hints))
+    return c.Fail();
+  // Later hints replace earlier ones with the same key; the others stay.
+  Hints all = api::CommHints(cm);
+  for (auto& [k, v] : hints) {
+    bool replaced = false;
+    for (auto& e : all)
+      if (e.first == k) e.second = v, replaced = true;
+    if (!replaced) all.emplace_back(k, v);
+  }
+  api::SetCommHints(cm, std::move(all));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  Call c("MPI_Comm_get_info");
+  Comm* cm;
+  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(info_used, "info_used")) return c.Fail();
+  return api::NewInfoFrom(c, api::CommHints(cm), info_used);
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  Call c("MPI_Comm_idup");
+  return StartIdup(c, comm, false, MPI_INFO_NULL, newcomm, request);
+}
+
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  Call c("MPI_Comm_idup_with_info");
+  return StartIdup(c, comm, true, info, newcomm, request);
+}
+
+}  // extern "C"
