@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "coll/offload_allreduce.h"
 #include "coll/persistent.h"
@@ -242,6 +243,52 @@ Status Schedule::EnterPhase() {
   return Status::Ok();
 }
 
+std::string Schedule::DescribePosted(std::uint32_t index) const {
+  const std::uint32_t from = phase_ == 0 ? 0 : phase_end_[phase_ - 1];
+  std::uint32_t seen = 0;
+  for (std::uint32_t i = from; i < phase_end_[phase_]; ++i) {
+    const Step& s = steps_[i];
+    if (s.kind != Step::kSend && s.kind != Step::kRecv) continue;
+    if (seen++ != index) continue;
+    const bool send = s.kind == Step::kSend;
+    return std::string(send ? "sending " : "receiving ") + std::to_string(s.bytes) + " bytes " +
+           (send ? "to " : "from ") + (s.remote ? "remote rank " : "rank ") +
+           std::to_string(s.peer) + " in phase " + std::to_string(phase_ + 1) + " of " +
+           std::to_string(phase_end_.size()) + " failed";
+  }
+  return "a message of the collective failed";
+}
+
+namespace {
+// What a failed run failed on, by owner request, for WaitRequest's message:
+// the schedule may be back in the pool by then, and the run may have
+// finished on the progress thread. Only failures are recorded; entries of
+// requests nobody waits on here (nonblocking ones) are dropped past 64.
+struct FailureNotes {
+  std::mutex mu;
+  std::unordered_map<const Request*, std::string> by_request;
+};
+FailureNotes& Failures() {
+  static auto* notes = new FailureNotes();
+  return *notes;
+}
+void NoteFailure(const Request* owner, std::string why) {
+  FailureNotes& f = Failures();
+  std::lock_guard<std::mutex> lock(f.mu);
+  if (f.by_request.size() >= 64) f.by_request.clear();
+  f.by_request[owner] = std::move(why);
+}
+std::string TakeFailure(const Request* owner) {
+  FailureNotes& f = Failures();
+  std::lock_guard<std::mutex> lock(f.mu);
+  auto it = f.by_request.find(owner);
+  if (it == f.by_request.end()) return "the collective failed";
+  std::string why = std::move(it->second);
+  f.by_request.erase(it);
+  return why;
+}
+}  // namespace
+
 void Schedule::Finish(const Status& st) {
   running_.store(false, std::memory_order_release);
   Request* owner = owner_;
@@ -252,6 +299,7 @@ void Schedule::Finish(const Status& st) {
   if (!st.ok()) {
     owner->status.error = last_error_;
     NICQ_LOG(kWarn, kColl, "collective (%s) failed: %s", algorithm, st.message().c_str());
+    NoteFailure(owner, std::string("collective (") + algorithm + "): " + st.message());
   }
   if (on_done) on_done(on_done_arg);
   if (release_on_done) ReleaseSchedule(this);
@@ -268,8 +316,7 @@ bool Schedule::Advance() {
       }
       for (std::uint32_t i = 0; i < posted_; ++i) {
         if (reqs_[i].status.error != 0) {
-          Finish(Error(static_cast<Code>(reqs_[i].status.error),
-                       "a message of the collective failed"));
+          Finish(Error(static_cast<Code>(reqs_[i].status.error), DescribePosted(i)));
           return true;
         }
       }
@@ -458,8 +505,9 @@ Status WaitRequest(Request* req) {
     if (req->IsDone()) break;
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
   }
-  if (req->status.error != 0)
-    return Error(static_cast<Code>(req->status.error), "the collective failed");
+  if (req->status.error != 0) {
+    return Error(static_cast<Code>(req->status.error), TakeFailure(req));
+  }
   return Status::Ok();
 }
 

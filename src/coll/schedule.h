@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/status.h"
@@ -114,6 +115,9 @@ class Schedule {
  private:
   Status EnterPhase();
   void DropHolds();
+  // "receiving 64 bytes from rank 3 in phase 2 of 4 failed": the posted
+  // send or receive `index` of the current phase.
+  std::string DescribePosted(std::uint32_t index) const;
   void Finish(const Status& st);
 
   std::vector<Step> steps_;

@@ -106,6 +106,20 @@ int main(int argc, char** argv) {
   }
   CHECK_OK(MPI_Comm_free(&dup));
   mp_barrier(MPI_COMM_WORLD);
+
+  /* A collective whose message does not fit: the error names the step,
+   * its size and the peer (the last rank receives 4 ints of the root's 8
+   * from its parent in the tree). */
+  if (size == 2) {
+    int b[8] = {0};
+    if (rank == 0) {
+      CHECK_OK(MPI_Bcast(b, 8, MPI_INT, 0, MPI_COMM_WORLD));
+    } else {
+      EXPECT_ERROR(MPI_Bcast(b, 4, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_TRUNCATE,
+                   "receiving 16 bytes from rank 0");
+    }
+    mp_barrier(MPI_COMM_WORLD);
+  }
   if (rank == 0) printf("errors OK (%d ranks)\n", size);
   MPI_Finalize();
   return 0;
