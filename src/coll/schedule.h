@@ -166,6 +166,10 @@ bool Poll();
 // their on_done callbacks, only inside one): a persistent request whose
 // run completed may then be deleted safely.
 void SyncWithEngine();
+// A failed run's description by owner request (Finish notes it, the
+// blocking wait takes it for its error message).
+void NoteRunFailure(const Request* owner, std::string why);
+std::string TakeRunFailure(const Request* owner);
 // Blocks (rt::ProgressWait, plus Poll for the collectives' own steps) until
 // `req` is done; returns the request's error as a Status.
 Status WaitRequest(Request* req);
