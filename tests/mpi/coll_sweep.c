@@ -1,0 +1,271 @@
+/* Collective conformance sweep: every collective in every form (blocking,
+ * nonblocking, persistent with two starts and new data between them) over
+ * world, a dup, even/odd halves, reversed order, MPI_COMM_SELF, a split of
+ * size 1 and an odd-sized subset in shuffled order; every predefined type
+ * and derived types with holes, gaps and negative lower bounds; every
+ * predefined op on the types it applies to and user ops (commutative and
+ * not); MPI_IN_PLACE; counts 0, 1, 7 and 1000. Every element of every result
+ * and every hole of every receive buffer is checked.
+ *
+ * The full cross product is large: by default each (collective, form,
+ * communicator) runs a deterministic sample of it that still covers every
+ * type and every (op, type) pair on world; NICQ_SWEEP_LONG=1 (or argument
+ * "long") runs all of it. Arguments coll=, form=, comm=, type=, op= (comma
+ * lists) narrow a run to reproduce one failure; NICQ_SWEEP_VERBOSE=1 prints
+ * each case. */
+#include "coll_sweep.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char* const sw_form_names[NFORMS] = {"blocking", "nonblocking", "persistent"};
+
+#define COLL(n, red, rooted, inplace) \
+  { #n, red, rooted, inplace, n##_setup, n##_prepare, n##_issue, n##_verify }
+const Coll sw_colls[] = {
+    COLL(barrier, 0, 0, 0),   COLL(bcast, 0, 1, 0),          COLL(gather, 0, 1, 1),
+    COLL(gatherv, 0, 1, 1),   COLL(scatter, 0, 1, 1),        COLL(scatterv, 0, 1, 1),
+    COLL(allgather, 0, 0, 1), COLL(allgatherv, 0, 0, 1),     COLL(alltoall, 0, 0, 1),
+    COLL(alltoallv, 0, 0, 1), COLL(alltoallw, 0, 0, 1),      COLL(reduce, 1, 1, 1),
+    COLL(allreduce, 1, 0, 1), COLL(reduce_scatter, 1, 0, 1), COLL(reduce_scatter_block, 1, 0, 1),
+    COLL(scan, 1, 0, 1),      COLL(exscan, 1, 0, 1),
+};
+const int sw_ncolls = sizeof sw_colls / sizeof sw_colls[0];
+
+long sw_side_count(const Case* c, const TypeCase* side, long items) {
+  return items * c->t->nel / side->nel;
+}
+
+int sw_vcount(long count, int i) {
+  if (count == 0) return 0;
+  long n = count + (i % 3) - 1;
+  return (int)(n < 0 ? 0 : n);
+}
+
+void sw_buf_alloc_blocks(Buf* b, int n, const long* disp, const TypeCase* const* types,
+                         const long* counts) {
+  long lo = 0, hi = 0;
+  for (int i = 0; i < n; ++i) {
+    if (counts[i] <= 0) continue;
+    const TypeCase* t = types[i];
+    long l = disp[i] + t->tlb, h = disp[i] + (counts[i] - 1) * t->extent + t->tub;
+    if (l < lo) lo = l;
+    if (h > hi) hi = h;
+  }
+  sw_buf_alloc_bytes(b, lo, hi);
+}
+
+/* ---- one case --------------------------------------------------------------------- */
+static void set_ctx(const Case* c, unsigned start) {
+  sw_set_ctx(
+      "coll=%s form=%s comm=%s(size %d, rank %d) type=%s send=%s recv=%s op=%s count=%ld "
+      "root=%d inplace=%d null_at_nonroot=%d start=%u",
+      sw_colls[c->coll].name, sw_form_names[c->form], c->comm_name, c->size, c->rank,
+      c->t ? c->t->name : "-", c->stc ? c->stc->name : "-", c->rtc ? c->rtc->name : "-",
+      c->op ? c->op->name : "-", c->count, c->root, c->inplace, c->null_at_nonroot, start);
+}
+
+static void run_case(Case* c) {
+  const Coll* k = &sw_colls[c->coll];
+  set_ctx(c, 0);
+  sw_user_op_type = c->t ? c->t->type : MPI_DATATYPE_NULL;
+  k->setup(c);
+  if (c->has_sb) sw_buf_alloc_bytes(&c->sbx, c->sb.lo + SW_GUARD, c->sb.hi - SW_GUARD);
+  MPI_Request req = MPI_REQUEST_NULL;
+  unsigned starts = c->form == FORM_PERSISTENT ? 2 : 1;
+  for (unsigned s = 0; s < starts; ++s) {
+    set_ctx(c, s);
+    k->prepare(c, sw_seq(c, s));
+    if (c->has_sb) sw_buf_copy(&c->sbx, &c->sb);
+    if (s == 0) SW_OK(k->issue(c, c->form, &req));
+    if (c->form == FORM_PERSISTENT) {
+      SW_CHECK(req != MPI_REQUEST_NULL, "the _init call returned MPI_REQUEST_NULL");
+      SW_OK(MPI_Start(&req));
+    }
+    if (c->form != FORM_BLOCKING) {
+      MPI_Status st;
+      st.MPI_ERROR = -77;
+      SW_OK(MPI_Wait(&req, &st));
+      if (c->form == FORM_NONBLOCKING)
+        SW_CHECK(req == MPI_REQUEST_NULL, "MPI_Wait left the nonblocking request %d", (int)req);
+      else
+        SW_CHECK(req != MPI_REQUEST_NULL, "MPI_Wait freed the persistent request");
+    }
+    k->verify(c, sw_seq(c, s));
+    if (c->has_sb) sw_compare(&c->sb, &c->sbx, c->stc, "send buffer (must not change)");
+  }
+  if (c->form == FORM_PERSISTENT) {
+    SW_OK(MPI_Request_free(&req));
+    SW_CHECK(req == MPI_REQUEST_NULL, "MPI_Request_free left the request");
+  }
+  if (c->has_sb) {
+    sw_buf_free(&c->sb);
+    sw_buf_free(&c->sbx);
+  }
+  if (c->has_rb) {
+    sw_buf_free(&c->rb);
+    sw_buf_free(&c->xb);
+  }
+}
+
+/* ---- which cases run ------------------------------------------------------------------ */
+static const long k_counts[] = {0, 1, 7, 1000};
+#define NCOUNTS 4
+
+typedef struct {
+  char name[40];
+  MPI_Comm comm;
+  int owned;
+  int permille; /* share of the sampled cross product run on it */
+} CommCase;
+
+static unsigned key_hash(const CommCase* cc, int coll, int form, int type, int op, int count,
+                         int alt, int inplace) {
+  unsigned h = 0;
+  for (const char* p = cc->name; *p; ++p) h = h * 31u + (unsigned char)*p;
+  h = sw_hash(h, (unsigned)(coll * 7 + form), (unsigned)(type * 131 + op));
+  return sw_hash(h, (unsigned)count, (unsigned)(alt * 3 + inplace));
+}
+
+/* Every type (and every op/type pair) runs at least once per collective on
+ * world, in a form chosen by its hash; the rest is sampled. */
+static int keep(const CommCase* cc, int coll, int form, int type, int op, int ci, int alt,
+                int inplace) {
+  if (sw_opt.level > 0) return 1;
+  unsigned h = key_hash(cc, coll, form, type, op, ci, alt, inplace);
+  if (strcmp(cc->name, "world") == 0 && ci == 2 && alt == 0 && inplace == 0 &&
+      (int)(sw_hash((unsigned)type, (unsigned)op, (unsigned)coll) % NFORMS) == form)
+    return 1;
+  return (int)(h % 1000) < cc->permille;
+}
+
+static long g_cases;
+
+static void sweep_comm(const CommCase* cc) {
+  Case c;
+  int rank, size;
+  SW_OK(MPI_Comm_rank(cc->comm, &rank));
+  SW_OK(MPI_Comm_size(cc->comm, &size));
+  unsigned n = 0;
+  for (int ki = 0; ki < sw_ncolls; ++ki) {
+    const Coll* k = &sw_colls[ki];
+    if (!sw_selected(sw_opt.only_coll, k->name)) continue;
+    for (int form = 0; form < NFORMS; ++form) {
+      if (!sw_selected(sw_opt.only_form, sw_form_names[form])) continue;
+      int nops = k->reduction ? sw_nops : 1;
+      int ntypes = ki == 0 ? 1 : sw_ntypes;
+      for (int oi = 0; oi < nops; ++oi) {
+        const OpCase* op = k->reduction ? &sw_ops[oi] : NULL;
+        if (op && !sw_selected(sw_opt.only_op, op->name)) continue;
+        for (int ti = 0; ti < ntypes; ++ti) {
+          const TypeCase* t = ki == 0 ? NULL : &sw_types[ti];
+          if (t && !sw_selected(sw_opt.only_type, t->name)) continue;
+          if (op && !sw_op_applies(op, t)) continue;
+          int nalt = k->reduction || !t || t->alt < 0 ? 1 : 3;
+          for (int ci = 0; ci < (t ? NCOUNTS : 1); ++ci)
+            for (int alt = 0; alt < nalt; ++alt)
+              for (int ip = 0; ip <= k->inplace_ok; ++ip) {
+                if (!keep(cc, ki, form, ti, oi, ci, alt, ip)) continue;
+                memset(&c, 0, sizeof c);
+                c.coll = ki;
+                c.form = form;
+                c.comm = cc->comm;
+                c.comm_name = cc->name;
+                c.rank = rank;
+                c.size = size;
+                c.t = t;
+                c.stc = c.rtc = t;
+                c.alt = alt;
+                if (alt == 1) c.rtc = &sw_types[t->alt];
+                if (alt == 2) c.stc = &sw_types[t->alt];
+                c.op = op;
+                c.count = t ? k_counts[ci] : 0;
+                c.root = (int)(n % (unsigned)size);
+                c.null_at_nonroot = (n / (unsigned)size) % 2;
+                c.inplace = ip;
+                c.salt = ++n;
+                run_case(&c);
+                ++g_cases;
+              }
+        }
+      }
+    }
+  }
+}
+
+/* ---- communicators --------------------------------------------------------------------- */
+static int make_comms(CommCase* out, int wrank, int wsize) {
+  int n = 0;
+  MPI_Comm c;
+#define ADD(nm, comm_, owned_, pm)                                    \
+  do {                                                                \
+    if ((comm_) != MPI_COMM_NULL) {                                   \
+      snprintf(out[n].name, sizeof out[n].name, "%s", nm);            \
+      out[n].comm = (comm_);                                          \
+      out[n].owned = (owned_);                                        \
+      out[n].permille = (pm);                                         \
+      SW_OK(MPI_Comm_set_errhandler(out[n].comm, MPI_ERRORS_RETURN)); \
+      ++n;                                                            \
+    }                                                                 \
+  } while (0)
+  ADD("world", MPI_COMM_WORLD, 0, 25);
+  SW_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+  ADD("dup", c, 1, 6);
+  SW_OK(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &c));
+  ADD(wrank % 2 ? "split_odd" : "split_even", c, 1, 6);
+  SW_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &c));
+  ADD("reversed", c, 1, 8);
+  ADD("self", MPI_COMM_SELF, 0, 3);
+  SW_OK(MPI_Comm_split(MPI_COMM_WORLD, wrank, 0, &c));
+  ADD("split_single", c, 1, 3);
+  /* The largest odd subset short of world, highest ranks, in shuffled order. */
+  int m = wsize % 2 ? wsize - 2 : wsize - 1;
+  if (m >= 1 && wsize > 1) {
+    int member = wrank >= wsize - m;
+    SW_OK(MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, (wrank * 7) % wsize, &c));
+    ADD("odd_subset", c, 1, 8);
+    SW_CHECK(member == (c != MPI_COMM_NULL), "MPI_Comm_split membership of odd_subset");
+  }
+  return n;
+#undef ADD
+}
+
+int main(int argc, char** argv) {
+  SW_OK(MPI_Init(&argc, &argv));
+  int wrank, wsize;
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  sw_world_rank = wrank;
+  SW_CHECK(wsize <= SW_MAX_RANKS, "at most %d ranks", SW_MAX_RANKS);
+  sw_install_hang_report();
+  sw_parse_options(argc, argv);
+  SW_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  sw_types_init();
+  sw_ops_init();
+  CommCase comms[8];
+  int ncomms = make_comms(comms, wrank, wsize);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < ncomms; ++i) {
+    if (!sw_selected(sw_opt.only_comm, comms[i].name) &&
+        !(sw_opt.only_comm && strncmp(comms[i].name, "split_", 6) == 0 &&
+          sw_selected(sw_opt.only_comm, "split")))
+      continue;
+    double c0 = MPI_Wtime();
+    long before = g_cases;
+    sweep_comm(&comms[i]);
+    if (sw_opt.verbose || wrank == 0)
+      fprintf(stderr, "[%d] comm %s: %ld cases in %.1f s\n", wrank, comms[i].name, g_cases - before,
+              MPI_Wtime() - c0);
+  }
+  sw_set_ctx("teardown");
+  for (int i = 0; i < ncomms; ++i)
+    if (comms[i].owned) SW_OK(MPI_Comm_free(&comms[i].comm));
+  sw_ops_free();
+  sw_types_free();
+  SW_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (wrank == 0)
+    printf("coll sweep: %d ranks, %ld cases on rank 0 in %.1f s: OK\n", wsize, g_cases,
+           MPI_Wtime() - t0);
+  SW_OK(MPI_Finalize());
+  return 0;
+}
