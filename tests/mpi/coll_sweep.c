@@ -10,9 +10,9 @@
  * The full cross product is large: by default each (collective, form,
  * communicator) runs a deterministic sample of it that still covers every
  * type and every (op, type) pair on world; NICQ_SWEEP_LONG=1 (or argument
- * "long") runs all of it. Arguments coll=, form=, comm=, type=, op= (comma
- * lists) narrow a run to reproduce one failure; NICQ_SWEEP_VERBOSE=1 prints
- * each case. */
+ * "long") runs all of it, scale=P runs P % of the default sample (100). Arguments coll=, form=,
+ * comm=, type=, op= (comma lists) narrow a run to reproduce one failure; NICQ_SWEEP_VERBOSE=1
+ * prints each case. */
 #include "coll_sweep.h"
 
 #include <stdlib.h>
@@ -136,7 +136,7 @@ static int keep(const CommCase* cc, int coll, int form, int type, int op, int ci
   if (strcmp(cc->name, "world") == 0 && ci == 2 && alt == 0 && inplace == 0 &&
       (int)(sw_hash((unsigned)type, (unsigned)op, (unsigned)coll) % NFORMS) == form)
     return 1;
-  return (int)(h % 1000) < cc->permille;
+  return (long)(h % 100000) < (long)cc->permille * sw_opt.scale;
 }
 
 static long g_cases;
@@ -208,22 +208,22 @@ static int make_comms(CommCase* out, int wrank, int wsize) {
       ++n;                                                            \
     }                                                                 \
   } while (0)
-  ADD("world", MPI_COMM_WORLD, 0, 25);
+  ADD("world", MPI_COMM_WORLD, 0, 120);
   SW_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
-  ADD("dup", c, 1, 6);
+  ADD("dup", c, 1, 40);
   SW_OK(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &c));
-  ADD(wrank % 2 ? "split_odd" : "split_even", c, 1, 6);
+  ADD(wrank % 2 ? "split_odd" : "split_even", c, 1, 40);
   SW_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &c));
-  ADD("reversed", c, 1, 8);
-  ADD("self", MPI_COMM_SELF, 0, 3);
+  ADD("reversed", c, 1, 50);
+  ADD("self", MPI_COMM_SELF, 0, 20);
   SW_OK(MPI_Comm_split(MPI_COMM_WORLD, wrank, 0, &c));
-  ADD("split_single", c, 1, 3);
+  ADD("split_single", c, 1, 20);
   /* The largest odd subset short of world, highest ranks, in shuffled order. */
   int m = wsize % 2 ? wsize - 2 : wsize - 1;
   if (m >= 1 && wsize > 1) {
     int member = wrank >= wsize - m;
     SW_OK(MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, (wrank * 7) % wsize, &c));
-    ADD("odd_subset", c, 1, 8);
+    ADD("odd_subset", c, 1, 50);
     SW_CHECK(member == (c != MPI_COMM_NULL), "MPI_Comm_split membership of odd_subset");
   }
   return n;

@@ -179,6 +179,7 @@ void sw_ref_combine(const OpCase* o, const TypeCase* t, const unsigned char* lef
 typedef struct {
   int level; /* 0 default, 1 long (NICQ_SWEEP_LONG=1 or argument "long") */
   int verbose;
+  int scale; /* percent of the default sample to run (default 100) */
   const char* only_coll;
   const char* only_form;
   const char* only_comm;

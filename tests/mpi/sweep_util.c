@@ -62,12 +62,15 @@ void sw_parse_options(int argc, char** argv) {
   sw_opt.level = env && atoi(env) > 0;
   env = getenv("NICQ_SWEEP_VERBOSE");
   sw_opt.verbose = env ? atoi(env) : 0;
+  sw_opt.scale = 100;
   for (int i = 1; i < argc; ++i) {
     const char* v;
     if (strcmp(argv[i], "long") == 0)
       sw_opt.level = 1;
     else if (strcmp(argv[i], "verbose") == 0)
       sw_opt.verbose = 1;
+    else if ((v = opt_value(argv[i], "scale")))
+      sw_opt.scale = atoi(v);
     else if ((v = opt_value(argv[i], "coll")))
       sw_opt.only_coll = v;
     else if ((v = opt_value(argv[i], "form")))
