@@ -14,39 +14,78 @@
 namespace nicq::coll {
 namespace {
 
+// How a reduction sees the data. Predefined types reduce in the user's
+// layout (the kernels expect pair types such as MPI_DOUBLE_INT at their C
+// struct extent). Derived types built from one predefined type are packed
+// and reduce as that type (the packed units sit back to back). A user op on
+// a derived type must be called with that type and a count of its items, on
+// data in the type's own layout: those reduce on an image of the items (one
+// extent each, starting at the lower bound) and only the type's data is
+// copied in and out of it.
 struct RedType {
   int handle = 0;
   std::size_t esize = 1;     // bytes of one reduce element
   std::size_t per_item = 1;  // reduce elements in one item of the user type
+  bool image = false;        // user op on a derived type: extent-strided image
+  std::int64_t lb = 0;       // image: the type's lower bound
 };
 
-// Packed data of a derived type built from one predefined type reduces as
-// that type (the packed units sit back to back).
-RedType ResolveRedType(const dtype::Type* t) {
-  RedType r;
-  if (t->predefined || t->unit == 0) {
+Status ResolveRedType(const dtype::Type* t, const dtype::Op* op, RedType* out) {
+  RedType& r = *out;
+  if (t->predefined) {
     r.handle = t->handle;
     r.esize = t->extent ? std::size_t(t->extent) : 1;  // pair types: struct layout
-    return r;
+    return Status::Ok();
   }
-  r.handle = (dtype::kKindDatatype << 24) | t->unit;
-  r.esize = std::size_t(dtype::BasicSize(t->unit));
-  r.per_item = std::size_t(t->size) / r.esize;
-  return r;
+  if (op->predefined) {
+    r.handle = (dtype::kKindDatatype << 24) | t->unit;
+    r.esize = std::size_t(dtype::BasicSize(t->unit));
+    r.per_item = std::size_t(t->size) / r.esize;
+    return Status::Ok();
+  }
+  for (const dtype::Block& b : t->blocks)
+    if (b.offset < t->lb || b.offset + b.length > t->lb + t->extent)
+      return Error(Code::kType,
+                   "a user-defined op on a datatype whose data lies outside its extent "
+                   "[lb, lb+extent) is not supported");
+  r.handle = t->handle;
+  r.esize = t->extent > 0 ? std::size_t(t->extent) : 1;
+  r.image = true;
+  r.lb = t->lb;
+  return Status::Ok();
 }
 
-// Per-rank block tables reused across calls (no allocation once warm).
+// The user's buffer seen as an image: the buffer itself when the type is
+// one dense run starting at its lower bound 0.
+bool ImageIsBuffer(const dtype::Type* t) {
+  return t->IsContiguous() && t->lb == 0;
+}
 
-// Reductions run on the user's layout for predefined types (the kernels
-// expect pair types such as MPI_DOUBLE_INT at their C struct extent), and
-// on packed data for derived ones.
-char* RedIn(Schedule& s, const void* buf, std::int64_t count, const dtype::Type* t) {
-  return t->predefined ? const_cast<char*>(static_cast<const char*>(buf)) : In(s, buf, count, t);
+// A view of `count` items at buf the reduction can read.
+char* RedIn(Schedule& s, const RedType& red, const void* buf, std::int64_t count,
+            const dtype::Type* t) {
+  if (t->predefined) return const_cast<char*>(static_cast<const char*>(buf));
+  if (!red.image) return In(s, buf, count, t);
+  if (ImageIsBuffer(t) || count == 0) return const_cast<char*>(static_cast<const char*>(buf));
+  char* image = s.Scratch(std::size_t(count) * red.esize);
+  s.CopyTyped(t, static_cast<const char*>(buf), count, image - red.lb);
+  return image;
 }
-char* RedOut(Schedule& s, Unpacks& u, void* buf, std::int64_t count, const dtype::Type* t) {
-  return t->predefined ? static_cast<char*>(buf) : Out(s, u, buf, count, t, false);
+// A view of `count` items the reduction writes, copied into buf at the end
+// (pack_first: the buffer also holds input, i.e. in place).
+char* RedOut(Schedule& s, const RedType& red, Unpacks& u, void* buf, std::int64_t count,
+             const dtype::Type* t, bool pack_first) {
+  if (t->predefined) return static_cast<char*>(buf);
+  if (!red.image) return Out(s, u, buf, count, t, pack_first);
+  if (ImageIsBuffer(t) || count == 0) return static_cast<char*>(buf);
+  char* image = s.Scratch(std::size_t(count) * red.esize);
+  if (pack_first) s.CopyTyped(t, buf, count, image - red.lb);
+  u.list.push_back({t, image - red.lb, count, buf, true});
+  return image;
 }
-std::int64_t RedItemBytes(const dtype::Type* t) {
+// Bytes of one item as the reduction lays it out.
+std::int64_t RedItemBytes(const RedType& red, const dtype::Type* t) {
+  if (red.image) return std::int64_t(red.esize);
   return t->predefined ? t->extent : t->size;
 }
 
@@ -63,10 +102,10 @@ Status Build(const Args& a, Schedule* sp) {
   bool commute = true;
   if (a.op != 0) {
     const dtype::Type* t = a.rtype ? a.rtype : a.stype;
-    red = ResolveRedType(t);
-    s.SetReduce(a.op, red.handle);
     const dtype::Op* op = dtype::LookupOp(a.op);
     if (!op) return Error(Code::kOp, "invalid reduction operation");
+    NICQ_RETURN_IF_ERROR(ResolveRedType(t, op, &red));
+    s.SetReduce(a.op, red.handle, red.image ? -red.lb : 0);
     commute = op->commute;
   }
   std::vector<Block>& sblk = SendBlocks(p);
@@ -92,9 +131,9 @@ Status Build(const Args& a, Schedule* sp) {
     case Kind::kExscan: {
       const dtype::Type* t = a.rtype;
       const void* in = in_place ? a.recvbuf : a.sendbuf;
-      char* ic = RedIn(s, in, a.rcount, t);
+      char* ic = RedIn(s, red, in, a.rcount, t);
       const bool has_out = a.kind != Kind::kReduce || r == a.root;
-      char* oc = has_out ? RedOut(s, u, a.recvbuf, a.rcount, t) : nullptr;
+      char* oc = has_out ? RedOut(s, red, u, a.recvbuf, a.rcount, t, false) : nullptr;
       const std::size_t n = std::size_t(a.rcount) * red.per_item;
       if (a.kind == Kind::kReduce)
         BuildReduce(s, r, p, a.root, ic, oc, n, red.esize, commute);
@@ -116,12 +155,12 @@ Status Build(const Args& a, Schedule* sp) {
       for (int i = 0; i < p; ++i)
         total += a.kind == Kind::kReduceScatterBlock ? a.rcount : a.rcounts[i];
       const std::int64_t mine = a.kind == Kind::kReduceScatterBlock ? a.rcount : a.rcounts[r];
-      char* ic = RedIn(s, in_place ? a.recvbuf : a.sendbuf, total, t);
-      const std::int64_t isz = RedItemBytes(t);
+      char* ic = RedIn(s, red, in_place ? a.recvbuf : a.sendbuf, total, t);
+      const std::int64_t isz = RedItemBytes(red, t);
       char* full = r == 0 ? s.Scratch(std::size_t(total * isz)) : nullptr;
       BuildReduce(s, r, p, 0, ic, full, std::size_t(total) * red.per_item, red.esize, commute);
       s.EndPhase();
-      char* oc = RedOut(s, u, a.recvbuf, mine, t);
+      char* oc = RedOut(s, red, u, a.recvbuf, mine, t, false);
       std::size_t off = 0;
       for (int i = 0; i < p; ++i) {
         const std::size_t b =
@@ -166,7 +205,12 @@ Status Build(const Args& a, Schedule* sp) {
       break;
   }
   s.EndPhase();
-  for (const auto& x : u.list) s.Unpack(x.t, x.from, x.count, x.to);
+  for (const auto& x : u.list) {
+    if (x.typed)
+      s.CopyTyped(x.t, x.from, x.count, x.to);
+    else
+      s.Unpack(x.t, x.from, x.count, x.to);
+  }
   s.EndPhase();
   return Status::Ok();
 }

@@ -15,6 +15,7 @@ struct Unpacks {
     const char* from;
     std::int64_t count;
     void* to;
+    bool typed = false;  // `from` is in the type's layout (CopyTyped), not packed
   };
   std::vector<U> list;  // only noncontiguous types use it
 };

@@ -17,13 +17,39 @@ namespace nicq::coll {
 
 // ---- building ----------------------------------------------------------------
 
+void Schedule::SetReduce(int op, int type_handle, std::ptrdiff_t shift) {
+  dtype::RetainOp(op);
+  if (op_ != 0) dtype::ReleaseOp(op_);
+  op_ = op;
+  red_type_ = type_handle;
+  red_shift_ = shift;
+  prepared_ = dtype::PreparedReduce::For(op, type_handle);
+  if (!prepared_.valid()) Hold(dtype::Lookup(type_handle));
+}
+
+void Schedule::Hold(const dtype::Type* t) {
+  if (!t || t->predefined) return;
+  auto* held = const_cast<dtype::Type*>(t);
+  dtype::Retain(held);
+  held_types_.push_back(held);
+}
+
+void Schedule::DropHolds() {
+  for (dtype::Type* t : held_types_) dtype::Release(t);
+  held_types_.clear();
+  if (op_ != 0) dtype::ReleaseOp(op_);
+  op_ = 0;
+}
+
 void Schedule::Reset() {
+  DropHolds();
   steps_.clear();
   phase_end_.clear();
   open_from_ = 0;
   largest_message_ = 0;
   scratch_used_ = 0;
   op_ = red_type_ = 0;
+  red_shift_ = 0;
   prepared_ = {};
   release_on_done = false;
   algorithm = "";
@@ -89,6 +115,7 @@ void Schedule::Pack(const dtype::Type* t, const void* src, std::int64_t count, v
   if (count == 0) return;
   Step s;
   s.kind = Step::kPack;
+  Hold(t);
   s.type = t;
   s.src = src;
   s.dst = dst;
@@ -100,6 +127,19 @@ void Schedule::Unpack(const dtype::Type* t, const void* src, std::int64_t count,
   if (count == 0) return;
   Step s;
   s.kind = Step::kUnpack;
+  Hold(t);
+  s.type = t;
+  s.src = src;
+  s.dst = dst;
+  s.count = count;
+  steps_.push_back(s);
+}
+
+void Schedule::CopyTyped(const dtype::Type* t, const void* src, std::int64_t count, void* dst) {
+  if (count == 0 || src == dst) return;
+  Step s;
+  s.kind = Step::kCopyTyped;
+  Hold(t);
   s.type = t;
   s.src = src;
   s.dst = dst;
@@ -146,12 +186,17 @@ Status Schedule::RunLocal(const Step& s) const {
         prepared_.Apply(s.src, s.dst, static_cast<std::int64_t>(s.bytes));
         break;
       }
-      return dtype::Reduce(op_, red_type_, s.src, s.dst, static_cast<std::int64_t>(s.bytes));
+      return dtype::Reduce(op_, red_type_, static_cast<const char*>(s.src) + red_shift_,
+                           static_cast<char*>(s.dst) + red_shift_,
+                           static_cast<std::int64_t>(s.bytes));
     case Step::kPack:
       dtype::Pack(*s.type, s.src, s.count, s.dst);
       break;
     case Step::kUnpack:
       dtype::Unpack(*s.type, s.src, s.count * s.type->size, s.count, s.dst);
+      break;
+    case Step::kCopyTyped:
+      dtype::CopyTyped(*s.type, s.src, s.count, s.dst);
       break;
     default:
       return Error(Code::kIntern, "RunLocal: not a local step");
@@ -170,6 +215,7 @@ Status Schedule::EnterPhase() {
       case Step::kReduce:
       case Step::kPack:
       case Step::kUnpack:
+      case Step::kCopyTyped:
         NICQ_RETURN_IF_ERROR(RunLocal(s));
         break;
       case Step::kSend:
@@ -288,6 +334,7 @@ Schedule* AcquireSchedule() {
 }
 
 void ReleaseSchedule(Schedule* s) {
+  s->Reset();  // drops the op and types it held before it waits in the pool
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.pool_mu);
   e.pool.push_back(s);

@@ -31,25 +31,32 @@
 namespace nicq::coll {
 
 struct Step {
-  enum Kind : std::uint8_t { kSend, kRecv, kCopy, kReduce, kPack, kUnpack };
+  enum Kind : std::uint8_t { kSend, kRecv, kCopy, kReduce, kPack, kUnpack, kCopyTyped };
   Kind kind = kCopy;
   int peer = -1;                      // send/recv: comm rank
   const void* src = nullptr;          // send, copy, reduce (in), pack/unpack source
   void* dst = nullptr;                // recv, copy, reduce (inout), pack/unpack target
   std::size_t bytes = 0;              // send/recv/copy bytes; reduce: elements
-  const dtype::Type* type = nullptr;  // pack/unpack
-  std::int64_t count = 0;             // pack/unpack items
+  const dtype::Type* type = nullptr;  // pack/unpack/typed copy
+  std::int64_t count = 0;             // pack/unpack/typed copy items
 };
 
 class Schedule {
  public:
+  Schedule() = default;
+  ~Schedule() { DropHolds(); }
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+
   // ---- building ----
-  void Reset();  // keeps capacity (pool reuse)
-  void SetReduce(int op, int type_handle) {
-    op_ = op;
-    red_type_ = type_handle;
-    prepared_ = dtype::PreparedReduce::For(op, type_handle);
-  }
+  void Reset();  // keeps capacity (pool reuse); drops the held op and types
+  // `shift` is added to the reduce steps' addresses before the op sees them
+  // (an image that starts at a type's lower bound, not at its origin).
+  // The op and the type are held until Reset(): the user may free their
+  // handles while the schedule runs.
+  void SetReduce(int op, int type_handle, std::ptrdiff_t shift = 0);
+  // Keeps a datatype alive until Reset() (its steps point at it).
+  void Hold(const dtype::Type* t);
   // A scratch block that stays valid until Reset(); blocks are reused by
   // position across Reset() so a rebuilt schedule of the same shape does not
   // allocate.
@@ -61,6 +68,8 @@ class Schedule {
   void Reduce(const void* in, void* inout, std::size_t elements);
   void Pack(const dtype::Type* t, const void* src, std::int64_t count, void* dst);
   void Unpack(const dtype::Type* t, const void* src, std::int64_t count, void* dst);
+  // Copies only the type's data of `count` items between two buffers of its layout.
+  void CopyTyped(const dtype::Type* t, const void* src, std::int64_t count, void* dst);
   // Closes the current phase (no-op when it is empty).
   void EndPhase();
   int phases() const { return static_cast<int>(phase_end_.size()); }
@@ -97,6 +106,7 @@ class Schedule {
 
  private:
   Status EnterPhase();
+  void DropHolds();
   void Finish(const Status& st);
 
   std::vector<Step> steps_;
@@ -107,6 +117,8 @@ class Schedule {
   std::size_t largest_message_ = 0;
   std::size_t scratch_used_ = 0;
   int op_ = 0, red_type_ = 0;
+  std::ptrdiff_t red_shift_ = 0;
+  std::vector<dtype::Type*> held_types_;
   dtype::PreparedReduce prepared_;  // op_ on red_type_, resolved at build
   // Run state.
   Comm* comm_ = nullptr;

@@ -394,6 +394,19 @@ void Unpack(const Type& t, const void* src, std::int64_t bytes, std::int64_t cou
   }
 }
 
+void CopyTyped(const Type& t, const void* src, std::int64_t count, void* dst) {
+  const auto* from = static_cast<const char*>(src);
+  auto* to = static_cast<char*>(dst);
+  if (t.IsContiguous()) {
+    std::memmove(to, from, static_cast<std::size_t>(count * t.size));
+    return;
+  }
+  for (std::int64_t i = 0; i < count; ++i)
+    for (const Block& b : t.blocks)
+      std::memmove(to + i * t.extent + b.offset, from + i * t.extent + b.offset,
+                   static_cast<std::size_t>(b.length));
+}
+
 std::int64_t CountFromBytes(const Type& t, std::int64_t bytes) {
   if (t.size == 0) return bytes == 0 ? 0 : -1;
   return bytes % t.size == 0 ? bytes / t.size : -1;

@@ -87,6 +87,10 @@ void Pack(const Type& t, const void* src, std::int64_t count, void* dst);
 // Scatter `bytes` contiguous bytes (at most count*size) into `count` items at `dst`.
 void Unpack(const Type& t, const void* src, std::int64_t bytes, std::int64_t count, void* dst);
 
+// Copy the data of `count` items laid out as `t` at src to the same layout at
+// dst; bytes of dst outside the type's blocks (holes) are left as they were.
+void CopyTyped(const Type& t, const void* src, std::int64_t count, void* dst);
+
 // Element counts for MPI_Get_count / MPI_Get_elements; -1 for MPI_UNDEFINED.
 std::int64_t CountFromBytes(const Type& t, std::int64_t bytes);
 std::int64_t ElementsFromBytes(const Type& t, std::int64_t bytes);

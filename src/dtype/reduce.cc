@@ -135,6 +135,11 @@ bool PairKernel(int op, const void* in, void* io, std::int64_t n) {
 // Dispatch on the predefined type index; false when the op does not apply.
 bool ReducePredefined(int op, int index, const void* in, void* io, std::int64_t n) {
   switch (index) {
+    case 1:
+      // MPI_CHAR is a character type in the standard's op table, but MPICH
+      // and Open MPI reduce it as the C `char` it is, and the standard
+      // micro-benchmarks reduce MPI_CHAR by default (docs/mpi-api.md).
+      return Kernel<char, Cls::kInt>(op, in, io, n);
     case 2:
     case 18:
       return Kernel<std::int8_t, Cls::kInt>(op, in, io, n);
@@ -198,7 +203,7 @@ bool ReducePredefined(int op, int index, const void* in, void* io, std::int64_t 
     case 35:
       return PairKernel<long double>(op, in, io, n);
     default:
-      return false;  // MPI_CHAR, MPI_WCHAR, MPI_PACKED: no reductions
+      return false;  // MPI_WCHAR, MPI_PACKED: no reductions
   }
 }
 
@@ -210,13 +215,41 @@ bool Applies(int op, int unit) {
 
 }  // namespace
 
-const Op* LookupOp(int handle) {
+namespace {
+
+// The op behind a handle, including a user op freed by its handle but still
+// held by an operation in flight.
+Op* LiveOp(int handle) {
   if (KindOf(handle) != kKindOp) return nullptr;
   int index = IndexOf(handle);
   if (index == 0) return nullptr;
   if (index < kPredefinedOps) return &Ops().predefined[index];
   if (index < kFirstUserOp) return nullptr;
   return Ops().user.Get(index);
+}
+
+void RecycleUserOp(Op* o) {
+  const int index = IndexOf(o->handle);
+  o->fn = nullptr;
+  o->freed.store(false, std::memory_order_relaxed);
+  Ops().user.Free(index);
+}
+
+}  // namespace
+
+const Op* LookupOp(int handle) {
+  const Op* o = LiveOp(handle);
+  return o && !o->freed.load(std::memory_order_acquire) ? o : nullptr;
+}
+
+void RetainOp(int handle) {
+  Op* o = LiveOp(handle);
+  if (o && !o->predefined) o->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void ReleaseOp(int handle) {
+  Op* o = LiveOp(handle);
+  if (o && !o->predefined && o->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) RecycleUserOp(o);
 }
 
 const char* OpName(int handle) {
@@ -237,7 +270,7 @@ bool OpAppliesTo(int op, int type) {
 }
 
 Status Reduce(int op, int type, const void* in, void* inout, std::int64_t count) {
-  const Op* o = LookupOp(op);
+  const Op* o = LiveOp(op);
   const Type* t = Lookup(type);
   if (!o) return Error(Code::kOp, std::string("reduce: invalid op ") + OpName(op));
   if (!t) return Error(Code::kType, std::string("reduce: invalid datatype ") + TypeName(type));
@@ -313,6 +346,7 @@ Status OpCreate(UserFunction fn, bool commute, int* out) {
   o->predefined = false;
   o->commute = commute;
   o->fn = fn;
+  o->refs.store(1, std::memory_order_relaxed);  // the handle's own reference
   *out = o->handle;
   return Status::Ok();
 }
@@ -323,7 +357,8 @@ Status OpFree(int* handle) {
   if (o->predefined)
     return Error(Code::kOp,
                  std::string("MPI_Op_free: cannot free predefined op ") + OpName(*handle));
-  Ops().user.Free(IndexOf(*handle));
+  LiveOp(*handle)->freed.store(true, std::memory_order_release);
+  ReleaseOp(*handle);  // the handle's own reference
   *handle = MPI_OP_NULL;
   return Status::Ok();
 }

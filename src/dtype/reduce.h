@@ -5,6 +5,7 @@
 //   dtype::Reduce(MPI_SUM, MPI_DOUBLE, in, inout, n)  // inout[i] = in[i] op inout[i]
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "core/status.h"
@@ -21,9 +22,19 @@ struct Op {
   bool predefined = false;
   bool commute = true;
   UserFunction fn = nullptr;
+  // User ops: references (the handle's own, until MPI_Op_free, plus one per
+  // operation in flight that uses it), and whether MPI_Op_free was called.
+  // A freed op stays callable until the last reference goes (MPI 4.1
+  // 6.9.5: pending operations complete normally).
+  std::atomic<int> refs{0};
+  std::atomic<bool> freed{false};
 };
 
 const Op* LookupOp(int handle);  // nullptr: null, freed or not an op handle
+// Keeps a user op alive for an operation that outlives its handle (no-op
+// for predefined ops); every RetainOp is paired with one ReleaseOp.
+void RetainOp(int handle);
+void ReleaseOp(int handle);
 const char* OpName(int handle);  // "MPI_SUM", "(user op)", ...
 
 // Whether a predefined op has a kernel for this datatype (user ops: always).

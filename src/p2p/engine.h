@@ -59,6 +59,8 @@ class Engine {
   // Dead-peer handling: fails every operation that depends on `world`.
   void FailPeer(int world, const char* why);
   // kill(pid, 0) for every peer on this node; returns true if one died.
+  // Whether a peer on this node has exited (no such process, or a zombie).
+  bool LocalPeerGone(int world_rank) const;
   bool CheckLocalPeers();
   // One line of queue depths for "why is this wait stuck" logs.
   std::string DescribeState() const;

@@ -85,8 +85,10 @@ Status Engine::TryPost(Op* op) {
   if (rc == 0) return Status::Ok();
   // Full: stays queued; Poll() reads the CQ, which frees provider slots.
   if (rc == -FI_EAGAIN) return Error(Code::kAgain, "");
+  // A provider may report a peer's exit as a plain error before the loss of
+  // its connection shows: a peer on this node is asked directly.
   return Error(
-      IsPeerLossError(int(-rc)) ? Code::kProcFailed : Code::kIntern,
+      IsPeerLossError(int(-rc)) || LocalPeerGone(op->peer) ? Code::kProcFailed : Code::kIntern,
       std::string("posting to rank ") + std::to_string(op->peer) + ": " + fi_strerror(int(-rc)));
 }
 
@@ -232,7 +234,10 @@ void Engine::HandleCqError() {
   if (fi_cq_readerr(fab_->cq(), &err, 0) != 1) return;
   Op* op = static_cast<Op*>(err.op_context);
   if (!op) return;
-  const bool lost = IsPeerLossError(err.err);
+  // As for post errors: a peer on this node that exited is a lost peer,
+  // whatever error code the provider chose.
+  const bool lost =
+      IsPeerLossError(err.err) || (op->kind != Op::Kind::kBounce && LocalPeerGone(op->peer));
   const char* what = fi_strerror(err.err);
   switch (op->kind) {
     case Op::Kind::kBounce:
@@ -387,22 +392,25 @@ std::string Engine::DescribeState() const {
   return buf;
 }
 
+bool Engine::LocalPeerGone(int w) const {
+  if (w < 0 || w == me_ || !fab_->peer(w).same_node) return false;
+  const int pid = fab_->peer(w).pid;
+  if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+  // An exited child not yet reaped still answers kill().
+  char path[64], state = 0;
+  std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  if (FILE* f = std::fopen(path, "r")) {
+    if (std::fscanf(f, "%*d %*s %c", &state) != 1) state = 0;
+    std::fclose(f);
+  }
+  return state == 'Z' || state == 'X';
+}
+
 bool Engine::CheckLocalPeers() {
   bool found = false;
   for (int w = 0; w < fab_->size(); ++w) {
-    if (w == me_ || dead_[w] || !fab_->peer(w).same_node) continue;
-    const int pid = fab_->peer(w).pid;
-    bool gone = kill(pid, 0) != 0 && errno == ESRCH;
-    if (!gone) {  // an exited child not yet reaped still answers kill()
-      char path[64], state = 0;
-      std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
-      if (FILE* f = std::fopen(path, "r")) {
-        if (std::fscanf(f, "%*d %*s %c", &state) != 1) state = 0;
-        std::fclose(f);
-      }
-      gone = state == 'Z' || state == 'X';
-    }
-    if (gone) {
+    if (dead_[w]) continue;
+    if (LocalPeerGone(w)) {
       FailPeer(w, "process no longer exists");
       found = true;
     }

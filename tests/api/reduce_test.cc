@@ -83,6 +83,8 @@ const std::vector<int> kIntOps = {MPI_MAX,  MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND
 const std::vector<int> kFloatOps = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD};
 
 TEST(ApiReduce, IntegerTypes) {
+  // MPI_CHAR reduces as C char, as MPICH and Open MPI do (docs/mpi-api.md).
+  CheckType<char>(MPI_CHAR, kIntOps);
   CheckType<signed char>(MPI_SIGNED_CHAR, kIntOps);
   CheckType<unsigned char>(MPI_UNSIGNED_CHAR, kIntOps);
   CheckType<short>(MPI_SHORT, kIntOps);
@@ -138,8 +140,8 @@ TEST(ApiReduce, ByteAndBool) {
   }
 }
 
-TEST(ApiReduce, TextAndPackedTypesHaveNoArithmetic) {
-  for (int h : {MPI_CHAR, MPI_WCHAR, MPI_PACKED})
+TEST(ApiReduce, WideTextAndPackedTypesHaveNoArithmetic) {
+  for (int h : {MPI_WCHAR, MPI_PACKED})
     for (int op : kAllOps)
       EXPECT_EQ(OpAppliesTo(op, h), op == MPI_REPLACE || op == MPI_NO_OP)
           << TypeName(h) << " " << OpName(op);
@@ -173,6 +175,14 @@ void CheckPair(int h) {
   EXPECT_EQ(io2[0].i, 4);
   EXPECT_EQ(io2[1].i, 1);
   EXPECT_EQ(Reduce(MPI_SUM, h, in, io, 3).code(), Code::kOp);
+}
+
+TEST(ApiReduce, CharSumWrapsAsCChar) {
+  char in[3] = {100, -3, 1}, io[3] = {100, 5, -1};
+  ASSERT_TRUE(Reduce(MPI_SUM, MPI_CHAR, in, io, 3).ok());
+  EXPECT_EQ(io[0], static_cast<char>(200));
+  EXPECT_EQ(io[1], 2);
+  EXPECT_EQ(io[2], 0);
 }
 
 TEST(ApiReduce, PairTypes) {

@@ -118,12 +118,31 @@ void Large(std::size_t bytes) {
   }
 }
 
+// Every rank passes a barrier, then `victim` exits abruptly (no Finalize, no
+// goodbye) once rank 0 tells it to. The go message is never waited for:
+// its send completion races the victim's exit. Without it the victim could
+// leave while rank 0's own barrier send still awaited its acknowledgement
+// (sockets), and rank 0 would fail in the barrier instead of in the check.
+void ExitAfterBarrier(int victim) {
+  const int me = W()->rank;
+  Barrier(W());
+  if (me == victim) {
+    int go = 0;
+    Recv(&go, sizeof go, 0, 2, W());
+    _exit(0);
+  }
+  if (me == 0) {
+    static int go = 1;
+    static Request go_req;
+    MP_OK(rt::Isend(&go, sizeof go, victim, 2, W(), SendMode::kStandard, &go_req));
+  }
+}
+
 // The last rank exits abruptly; rank 0 waits on a receive from it and must
 // get kProcFailed instead of hanging.
 void DeadPeer() {
   const int n = W()->size, me = W()->rank, victim = n - 1;
-  Barrier(W());
-  if (me == victim) _exit(0);  // no Finalize, no goodbye
+  ExitAfterBarrier(victim);
   if (me == 0) {
     int v = 0;
     Request r;
@@ -164,8 +183,7 @@ void PingPong(std::size_t bytes) {
 // Same, but rank 0 is blocked in a rendezvous send (waiting for kFin).
 void DeadSend() {
   const int n = W()->size, me = W()->rank, victim = n - 1;
-  Barrier(W());
-  if (me == victim) _exit(0);
+  ExitAfterBarrier(victim);
   if (me == 0) {
     std::vector<std::uint8_t> big(rt::EagerLimit() * 8);
     Request r;
