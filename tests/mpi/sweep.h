@@ -163,8 +163,9 @@ typedef struct {
   int commutative;
 } OpCase;
 extern OpCase sw_ops[];
-/* The datatype the running reduction passed; user ops check they get it. */
-extern MPI_Datatype sw_user_op_type;
+/* The datatypes the running reductions passed; user ops check they get one. */
+extern MPI_Datatype sw_user_op_types[8];
+extern int sw_n_user_op_types;
 extern int sw_nops;
 void sw_ops_init(void);
 void sw_ops_free(void);

@@ -270,12 +270,15 @@ void sw_ref_combine(const OpCase* o, const TypeCase* t, const unsigned char* lef
 }
 
 /* ---- user functions ------------------------------------------------------------------- */
-MPI_Datatype sw_user_op_type = MPI_DATATYPE_NULL;
+MPI_Datatype sw_user_op_types[8];
+int sw_n_user_op_types;
 
 static const TypeCase* user_type(MPI_Datatype* dt, int len, const char* op) {
   const TypeCase* t = sw_type_by_handle(*dt);
-  const TypeCase* want = sw_type_by_handle(sw_user_op_type);
-  SW_CHECK(t && *dt == sw_user_op_type,
+  int ok = 0;
+  for (int i = 0; i < sw_n_user_op_types; ++i) ok |= *dt == sw_user_op_types[i];
+  const TypeCase* want = sw_n_user_op_types ? sw_type_by_handle(sw_user_op_types[0]) : NULL;
+  SW_CHECK(t && ok,
            "user op %s called with datatype %s (handle %d, len %d), not the %s given to the call",
            op, t ? t->name : "(unknown)", (int)*dt, len, want ? want->name : "(none)");
   return t;
