@@ -379,6 +379,70 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
                   MPI_Request* request);
 int MPI_Start(MPI_Request* request);
 int MPI_Startall(int count, MPI_Request* array_of_requests);
+int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request* request);
+int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+
+/* MPI-4.1 buffers: per communicator (sessions: nicq/mpi_dropin.h), flush, and
+ * MPI_BUFFER_AUTOMATIC (nicq allocates room for each buffered message). */
+#define MPI_BUFFER_AUTOMATIC ((void*)-2)
+int MPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request* request);
+int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request);
+
+/* Large-count forms (MPI_Count counts). */
+int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm);
+int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm);
+int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm);
+int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm);
+int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request* request);
+int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* request);
+int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* request);
+int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* request);
+int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request);
+int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request);
+int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request);
+int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request);
+int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+               MPI_Comm comm, MPI_Status* status);
+int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Request* request);
+int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                    MPI_Comm comm, MPI_Request* request);
+int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                   int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                   int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                           int sendtag, int source, int recvtag, MPI_Comm comm,
+                           MPI_Status* status);
+int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Request* request);
+int MPI_Buffer_attach_c(void* buffer, MPI_Count size);
+int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size);
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size);
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size);
+int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
 
 /* ---- completion ---------------------------------------------------------------------- */
 int MPI_Wait(MPI_Request* request, MPI_Status* status);
@@ -397,6 +461,21 @@ int MPI_Request_free(MPI_Request* request);
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
 int MPI_Cancel(MPI_Request* request);
 int MPI_Test_cancelled(const MPI_Status* status, int* flag);
+int MPI_Request_get_status_all(int count, MPI_Request* array_of_requests, int* flag,
+                               MPI_Status* array_of_statuses);
+int MPI_Request_get_status_any(int count, MPI_Request* array_of_requests, int* index, int* flag,
+                               MPI_Status* status);
+int MPI_Request_get_status_some(int incount, MPI_Request* array_of_requests, int* outcount,
+                                int* array_of_indices, MPI_Status* array_of_statuses);
+
+/* Generalized requests. */
+typedef int(MPI_Grequest_query_function)(void* extra_state, MPI_Status* status);
+typedef int(MPI_Grequest_free_function)(void* extra_state);
+typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                       MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                       MPI_Request* request);
+int MPI_Grequest_complete(MPI_Request request);
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,8 @@
  * against (included by mpi.h; do not include directly).
  *
  * Groups, attributes and keyvals, object names, memory allocation, Cartesian
- * topologies, sessions and communicator creation from groups are
- * implemented. Intercommunicators, windows (one-sided), distributed graph
+ * topologies, sessions, communicator creation from groups and
+ * intercommunicators are implemented. Windows (one-sided), distributed graph
  * topologies, neighborhood collectives and partitioned point-to-point are
  * declared so programs compile and link, and return
  * MPI_ERR_UNSUPPORTED_OPERATION with a message naming the call.
@@ -24,6 +24,27 @@ typedef int MPI_Message;
 #define MPI_WIN_NULL ((MPI_Win)NICQ_HANDLE(NICQ_KIND_WIN, 0))
 #define MPI_SESSION_NULL ((MPI_Session)NICQ_HANDLE(NICQ_KIND_SESSION, 0))
 #define MPI_MESSAGE_NULL ((MPI_Message)NICQ_HANDLE(NICQ_KIND_MESSAGE, 0))
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)NICQ_HANDLE(NICQ_KIND_MESSAGE, 1))
+
+/* Matched probe and receive (point-to-point; here for the MPI_Message type). */
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                MPI_Status* status);
+int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+              MPI_Status* status);
+int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+               MPI_Request* request);
+int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                MPI_Status* status);
+int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                 MPI_Request* request);
+/* Buffered-mode buffers of sessions (MPI-4.1; MPI_BUFFER_AUTOMATIC is in mpi.h). */
+int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size);
+int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size);
+int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request);
 
 /* ---- attributes ----------------------------------------------------------------- */
 /* More predefined keys (MPI_TAG_UB .. MPI_WTIME_IS_GLOBAL are in mpi.h). */
@@ -81,6 +102,10 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group);
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm* newintercomm);
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                     MPI_Group remote_group, int remote_leader,
+                                     const char* stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler, MPI_Comm* newintercomm);
 
 /* ---- memory and addresses ----------------------------------------------------------- */
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);

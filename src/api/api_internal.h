@@ -66,6 +66,8 @@ bool GroupArg(Call& c, int handle, const std::vector<int>** out, const char* wha
 int NewGroup(Call& c, std::vector<int> world_ranks, int* out);
 // MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL for two rank lists.
 int CompareRankLists(const std::vector<int>& a, const std::vector<int>& b);
+// MPI_Comm_compare when either is an intercommunicator (intercomm.cc).
+int CompareInter(const Comm* a, const Comm* b);
 
 // Attributes cached on communicators. CopyCommAttrs runs the copy callbacks
 // from `parent` onto a new duplicate (MPI_Comm_dup); DeleteCommAttrs runs
@@ -104,7 +106,7 @@ class Call {
     comm_handle_ = handle;
     return true;
   }
-  bool CountArg(int count, const char* what = "count") {
+  bool CountArg(std::int64_t count, const char* what = "count") {
     return count >= 0 || CountFailed(count, what);
   }
   // A committed datatype (predefined or derived).
@@ -115,17 +117,20 @@ class Call {
       return TypeFailed(handle, t, what);
     return true;
   }
-  bool BufferArg(const void* buf, int count, const dtype::Type* t, const char* what = "buffer") {
-    return buf != nullptr || count == 0 || (t && t->size == 0) || BufferFailed(count, what);
+  // NULL is MPI_BOTTOM: valid when the type's displacements are absolute
+  // addresses (MPI_Get_address), i.e. its data lies above the zero page.
+  bool BufferArg(const void* buf, std::int64_t count, const dtype::Type* t,
+                 const char* what = "buffer") {
+    return buf != nullptr || count == 0 || (t && t->size == 0) || BottomFailed(count, t, what);
   }
-  // comm rank or MPI_PROC_NULL
+  // comm rank (of the remote group on an intercommunicator) or MPI_PROC_NULL
   bool DestArg(int dest, const Comm* comm) {
-    return (dest >= 0 && dest < comm->size) || dest == MPI_PROC_NULL ||
+    return (dest >= 0 && dest < comm->PeerSize()) || dest == MPI_PROC_NULL ||
            RankFailed(dest, comm, "destination");
   }
   // also MPI_ANY_SOURCE
   bool SourceArg(int source, const Comm* comm) {
-    return (source >= 0 && source < comm->size) || source == MPI_PROC_NULL ||
+    return (source >= 0 && source < comm->PeerSize()) || source == MPI_PROC_NULL ||
            source == MPI_ANY_SOURCE || RankFailed(source, comm, "source");
   }
   bool SendTagArg(int tag) {
@@ -158,9 +163,9 @@ class Call {
  private:
   [[gnu::cold]] bool InitFailed();
   [[gnu::cold]] bool CommFailed(MPI_Comm handle);
-  [[gnu::cold]] bool CountFailed(int count, const char* what);
+  [[gnu::cold]] bool CountFailed(std::int64_t count, const char* what);
   [[gnu::cold]] bool TypeFailed(MPI_Datatype handle, const dtype::Type* found, const char* what);
-  [[gnu::cold]] bool BufferFailed(int count, const char* what);
+  [[gnu::cold]] bool BottomFailed(std::int64_t count, const dtype::Type* t, const char* what);
   [[gnu::cold]] bool RankFailed(int rank, const Comm* comm, const char* which);
   [[gnu::cold]] bool TagFailed(int tag, bool any_ok);
   [[gnu::cold]] bool NullFailed(const char* what);
@@ -189,6 +194,8 @@ struct ApiRequest {
   dtype::Type* type = nullptr;  // retained while the request lives
   int peer = 0, tag = 0;
   SendMode mode = SendMode::kStandard;
+  void* message = nullptr;  // MPI_Imrecv: the matched message (rt::Mrecv)
+  bool from_message = false;
   // Contiguous staging buffer for noncontiguous types; reused across starts
   // and across reuse of this slot, so a warm table does not allocate.
   std::vector<char> staging;
@@ -236,6 +243,15 @@ Status CancelRequest(ApiRequest* r);
 // Requests released with MPI_Request_free while still active: swept as they finish.
 void AddOrphan(ApiRequest* r);
 void SweepOrphans(bool wait_all);
+
+// Requests completed by polling (MPI_Isendrecv, MPI_Buffer_iflush, ...):
+// `poll` runs on every progress pass until it returns true, then the
+// request is marked done. The request must stay alive until then.
+void AddPolledRequest(Request* req, bool (*poll)(Request* req));
+
+// A generalized request's query_fn, filling req->status (MPI_Request_get_status
+// and completion call it).
+Status GrequestQuery(Request* req);
 
 // Fills an MPI_Status from an engine status (status may be MPI_STATUS_IGNORE).
 void FillStatus(MPI_Status* status, const RequestStatus& rs);

@@ -1,4 +1,5 @@
 // Argument checks shared by all entry points, and the communicator handle table.
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -112,7 +113,7 @@ bool Call::CommFailed(MPI_Comm handle) {
   return Check(false, Code::kComm, why + Str(handle));
 }
 
-bool Call::CountFailed(int count, const char* what) {
+bool Call::CountFailed(std::int64_t count, const char* what) {
   return Check(false, Code::kCount, std::string("negative ") + what + " " + Str(count));
 }
 
@@ -127,15 +128,25 @@ bool Call::TypeFailed(MPI_Datatype handle, const dtype::Type* found, const char*
                std::string(what) + " is not committed (call MPI_Type_commit first)");
 }
 
-bool Call::BufferFailed(int count, const char* what) {
+bool Call::BottomFailed(std::int64_t count, const dtype::Type* t, const char* what) {
+  // Absolute addresses start past the zero page; a type whose data starts
+  // lower would read or write at address 0 plus a small offset.
+  constexpr std::int64_t kLowestAddress = 4096;
+  if (t && !t->blocks.empty()) {
+    std::int64_t lowest = t->blocks.front().offset;
+    for (const dtype::Block& b : t->blocks) lowest = std::min(lowest, b.offset);
+    if (lowest >= kLowestAddress && (t->extent >= 0 || count == 1)) return true;
+  }
   return Check(false, Code::kBuffer,
-               std::string(what) + " is NULL with count " + Str(count) + " > 0");
+               std::string(what) + " is NULL with count " + Str(count) +
+                   " > 0 (MPI_BOTTOM needs a type whose data lies at absolute addresses)");
 }
 
 bool Call::RankFailed(int rank, const Comm* comm, const char* which) {
   return Check(false, Code::kRank,
-               std::string("invalid ") + which + " rank " + Str(rank) + " (communicator size " +
-                   Str(comm->size) + ")");
+               std::string("invalid ") + which + " rank " + Str(rank) +
+                   (comm->inter ? " (remote group size " : " (communicator size ") +
+                   Str(comm->PeerSize()) + ")");
 }
 
 bool Call::TagFailed(int tag, bool any_ok) {

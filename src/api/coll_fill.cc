@@ -23,6 +23,7 @@ bool FillBarrier(Call&, Args*) {
 }
 
 bool FillBcast(Call& c, Args* a, void* buffer, int count, MPI_Datatype datatype, int root) {
+  if (a->comm->inter) return FillBcastInter(c, a, buffer, count, datatype, root);
   if (!Root(c, root, a) || !Data(c, buffer, count, datatype, &a->stype, "buffer", false))
     return false;
   a->rtype = a->stype;
@@ -33,6 +34,7 @@ bool FillBcast(Call& c, Args* a, void* buffer, int count, MPI_Datatype datatype,
 
 bool FillReduce(Call& c, Args* a, const void* sendbuf, void* recvbuf, int count,
                 MPI_Datatype datatype, MPI_Op op, int root) {
+  if (a->comm->inter) return FillReduceInter(c, a, sendbuf, recvbuf, count, datatype, op, root);
   if (!Root(c, root, a)) return false;
   const bool is_root = a->comm->rank == root;
   if (!Data(c, sendbuf, count, datatype, &a->stype, "send", is_root)) return false;
@@ -57,6 +59,8 @@ bool FillAllreduce(Call& c, Args* a, const void* sendbuf, void* recvbuf, int cou
 
 bool FillGather(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
+  if (a->comm->inter)
+    return FillGatherInter(c, a, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   if (!Root(c, root, a)) return false;
   const bool is_root = a->comm->rank == root;
   a->sendbuf = sendbuf;
@@ -74,6 +78,9 @@ bool FillGather(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Dataty
 bool FillGatherv(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                  void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                  int root) {
+  if (a->comm->inter)
+    return FillGathervInter(c, a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                            recvtype, root);
   if (!Root(c, root, a)) return false;
   const bool is_root = a->comm->rank == root;
   a->sendbuf = sendbuf;
@@ -96,6 +103,8 @@ bool FillGatherv(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Datat
 
 bool FillScatter(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
+  if (a->comm->inter)
+    return FillScatterInter(c, a, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   if (!Root(c, root, a)) return false;
   const bool is_root = a->comm->rank == root;
   a->sendbuf = sendbuf;
@@ -113,6 +122,9 @@ bool FillScatter(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Datat
 bool FillScatterv(Call& c, Args* a, const void* sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root) {
+  if (a->comm->inter)
+    return FillScattervInter(c, a, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                             recvtype, root);
   if (!Root(c, root, a)) return false;
   const bool is_root = a->comm->rank == root;
   a->sendbuf = sendbuf;
@@ -142,13 +154,14 @@ bool FillAllgather(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Dat
   if (sendbuf == MPI_IN_PLACE) return true;
   if (!Data(c, sendbuf, sendcount, sendtype, &a->stype, "send", false)) return false;
   a->scount = sendcount;
-  return SameBytes(c, a);
+  // Intercommunicators: the sizes to match are the remote group's.
+  return a->comm->inter || SameBytes(c, a);
 }
 
 bool FillAllgatherv(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                     void* recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype) {
-  const int p = a->comm->size;
+  const int p = a->comm->PeerSize();
   a->sendbuf = sendbuf;
   a->recvbuf = recvbuf;
   dtype::Type* t = nullptr;
@@ -161,6 +174,7 @@ bool FillAllgatherv(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Da
   if (sendbuf == MPI_IN_PLACE) return true;
   if (!Data(c, sendbuf, sendcount, sendtype, &a->stype, "send", false)) return false;
   a->scount = sendcount;
+  if (a->comm->inter) return true;
   return c.Check(sendcount * a->stype->size == recvcounts[a->comm->rank] * t->size, Code::kTruncate,
                  "send size differs from recvcounts[own rank]");
 }
@@ -168,7 +182,7 @@ bool FillAllgatherv(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Da
 bool FillAlltoallv(Call& c, Args* a, const void* sendbuf, const int sendcounts[],
                    const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
                    const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) {
-  const int p = a->comm->size;
+  const int p = a->comm->PeerSize();
   a->sendbuf = sendbuf;
   a->recvbuf = recvbuf;
   dtype::Type* t = nullptr;
@@ -208,7 +222,7 @@ bool TypeArray(Call& c, const MPI_Datatype* h, int p, const char* what,
 bool FillAlltoallw(Call& c, Args* a, const void* sendbuf, const int sendcounts[],
                    const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
                    const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[]) {
-  const int p = a->comm->size;
+  const int p = a->comm->PeerSize();
   a->sendbuf = sendbuf;
   a->recvbuf = recvbuf;
   if (!Counts(c, recvcounts, p, "recvcounts", true) || !Counts(c, rdispls, p, "rdispls", false) ||

@@ -12,6 +12,9 @@ bool Begin(Call& c, Kind k, MPI_Comm comm, Form f, MPI_Request* request, Args* a
   Comm* cm = nullptr;
   if (!c.Init() || !c.CommArg(comm, &cm)) return false;
   if (f != Form::kBlocking && !c.NotNull(request, "request")) return false;
+  if (cm->inter && (k == Kind::kScan || k == Kind::kExscan))
+    return c.Check(false, Code::kComm,
+                   std::string(KindName(k)) + " is not defined on an intercommunicator");
   a->kind = k;
   a->comm = cm;
   return true;
@@ -70,6 +73,8 @@ void ReadAlgorithm(MPI_Info info, Args* a) {
 }  // namespace
 
 int Run(Call& c, Args& a, Form f, MPI_Info info, MPI_Request* request) {
+  if (a.comm->inter && (a.sendbuf == MPI_IN_PLACE || a.recvbuf == MPI_IN_PLACE))
+    return c.Fail(Code::kBuffer, "MPI_IN_PLACE is not allowed on an intercommunicator");
   if (f == Form::kBlocking) return c.Fail(RunBlocking(a));
   MPI_Request handle = MPI_REQUEST_NULL;
   Request* q = api::AllocEngineRequest(c.comm_handle(), c.name(), f == Form::kPersistent, &handle);

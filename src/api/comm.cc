@@ -72,7 +72,7 @@ int DupComm(Call& c, MPI_Comm comm, MPI_Comm* newcomm) {
   Comm* cm;
   if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(newcomm, "newcomm")) return c.Fail();
   Comm* child = nullptr;
-  Status st = rt::CommDup(cm, &child);
+  Status st = cm->inter ? rt::IntercommSplit(cm, 0, cm->rank, &child) : rt::CommDup(cm, &child);
   if (!st.ok()) return c.Fail(st);
   MPI_Comm h;
   if (int rc = AdoptComm(c, cm->errhandler, child, &h); rc != MPI_SUCCESS) return rc;
@@ -125,7 +125,9 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
                "invalid color " + std::to_string(color) + " (must be >= 0 or MPI_UNDEFINED)"))
     return c.Fail();
   Comm* child = nullptr;
-  Status st = rt::CommSplit(cm, color == MPI_UNDEFINED ? -1 : color, key, &child);
+  const int col = color == MPI_UNDEFINED ? -1 : color;
+  Status st =
+      cm->inter ? rt::IntercommSplit(cm, col, key, &child) : rt::CommSplit(cm, col, key, &child);
   if (!st.ok()) return c.Fail(st);
   return AdoptComm(c, cm->errhandler, child, newcomm);
 }
@@ -155,33 +157,13 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
+  if (a->inter || b->inter) {
+    *result = api::CompareInter(a, b);
+    return MPI_SUCCESS;
+  }
   int g = api::CompareRankLists(a->world_ranks, b->world_ranks);
   *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
   return MPI_SUCCESS;
-}
-
-int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
-  Call c("MPI_Comm_test_inter");
-  Comm* cm;
-  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(flag, "flag")) return c.Fail();
-  *flag = 0;  // only intracommunicators exist
-  return MPI_SUCCESS;
-}
-
-int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
-  Call c("MPI_Comm_remote_size");
-  Comm* cm;
-  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(size, "size")) return c.Fail();
-  return c.Fail(Code::kComm, "communicator " + Str(comm) +
-                                 " is an intracommunicator (nicq has no intercommunicators)");
-}
-
-int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
-  Call c("MPI_Comm_remote_group");
-  Comm* cm;
-  if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(group, "group")) return c.Fail();
-  return c.Fail(Code::kComm, "communicator " + Str(comm) +
-                                 " is an intracommunicator (nicq has no intercommunicators)");
 }
 
 // Collective over all of comm. Each rank passes the group it belongs to (the
@@ -205,7 +187,10 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     if (r == cm->rank) key = i;
   }
   Comm* child = nullptr;
-  Status st = rt::CommSplit(cm, key < 0 ? -1 : color, key, &child);
+  // Intercommunicators: each group passes a subgroup of itself; the new
+  // intercommunicator joins the two subgroups (one color on both sides).
+  Status st = cm->inter ? rt::IntercommSplit(cm, key < 0 ? -1 : 0, key, &child)
+                        : rt::CommSplit(cm, key < 0 ? -1 : color, key, &child);
   if (!st.ok()) return c.Fail(st);
   return AdoptComm(c, cm->errhandler, child, newcomm);
 }
@@ -216,7 +201,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
   Comm* cm;
   const std::vector<int>* g;
   if (!c.Init() || !c.CommArg(comm, &cm) || !api::GroupArg(c, group, &g) ||
-      !c.NotNull(newcomm, "newcomm") || !c.SendTagArg(tag))
+      !c.NotNull(newcomm, "newcomm") || !c.SendTagArg(tag) ||
+      !c.Check(!cm->inter, Code::kComm, "comm must be an intracommunicator"))
     return c.Fail();
   for (int w : *g)
     if (!c.Check(cm->RankOfWorld(w) >= 0 && cm->RankOfWorld(w) < cm->size, Code::kGroup,

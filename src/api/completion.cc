@@ -78,6 +78,34 @@ void UseCommOf(Call& c, MPI_Request h) {
   if (ApiRequest* r = api::LookupRequest(h)) c.set_comm_handle(r->comm_handle);
 }
 
+// The status of a request that is done (or inactive), leaving the request
+// as it is: returns the request's own error code (recorded, not raised).
+int Peek(Call& c, ApiRequest* r, MPI_Status* status) {
+  if (!Pending(r)) {
+    api::EmptyStatus(status);
+    return MPI_SUCCESS;
+  }
+  Request& q = r->req;
+  if (q.kind == ReqKind::kGeneralized) {
+    Status st = api::GrequestQuery(&q);
+    api::FillStatus(status, q.status);
+    if (!st.ok()) return c.Fail(st);
+    return MPI_SUCCESS;
+  }
+  // The data must be in the user's buffer once the request is seen done;
+  // unpacking again at the final wait rewrites the same bytes.
+  if (!r->is_send && r->staged && !q.status.cancelled)
+    dtype::Unpack(*r->type, r->staging.data(), static_cast<std::int64_t>(q.status.bytes), r->count,
+                  const_cast<void*>(r->user_buf));
+  if (q.ops) {  // another engine's request: its status is final only at completion
+    api::FillStatus(status, q.status);
+    return MPI_SUCCESS;
+  }
+  return api::FinishP2pStatus(
+      api::P2pCall{r->call, r->comm_handle, r->is_send, r->peer, r->tag, r->type, r->count},
+      q.status, status, /*raise=*/false);
+}
+
 }  // namespace
 
 extern "C" {
@@ -307,25 +335,85 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   Call c("MPI_Request_get_status");
   ApiRequest* r;
   if (!c.Init() || !c.NotNull(flag, "flag") || !RequestArg(c, request, &r)) return c.Fail();
-  if (!Pending(r)) {
-    *flag = 1;
-    api::EmptyStatus(status);
-    return MPI_SUCCESS;
-  }
-  if (!r->req.IsDone()) {
+  if (Pending(r) && !r->req.IsDone()) {
     Status st = rt::Progress();
     if (!st.ok()) return c.Fail(st);
   }
-  *flag = r->req.IsDone();
-  if (*flag) {
-    // The data must be in the user's buffer once flag is set; unpacking
-    // again at the final wait rewrites the same bytes.
-    if (!r->is_send && r->staged && !r->req.status.cancelled)
-      dtype::Unpack(*r->type, r->staging.data(), static_cast<std::int64_t>(r->req.status.bytes),
-                    r->count, const_cast<void*>(r->user_buf));
-    api::FillStatus(status, r->req.status);
-  }
+  *flag = !Pending(r) || r->req.IsDone();
+  if (*flag) return Peek(c, r, status);
   return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status_all(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  Call c("MPI_Request_get_status_all");
+  if (!ArrayArgs(c, count, reqs) || !c.NotNull(flag, "flag")) return c.Fail();
+  Status st = rt::Progress();
+  if (!st.ok()) return c.Fail(st);
+  for (int i = 0; i < count; ++i) {
+    ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (Pending(r) && !r->req.IsDone()) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  bool error = false;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* s = At(statuses, i);
+    int code = Peek(c, api::LookupRequest(reqs[i]), s);
+    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+    error |= code != MPI_SUCCESS;
+  }
+  return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
+}
+
+int MPI_Request_get_status_any(int count, MPI_Request reqs[], int* index, int* flag,
+                               MPI_Status* status) {
+  Call c("MPI_Request_get_status_any");
+  if (!ArrayArgs(c, count, reqs) || !c.NotNull(index, "index") || !c.NotNull(flag, "flag"))
+    return c.Fail();
+  Status st = rt::Progress();
+  if (!st.ok()) return c.Fail(st);
+  bool any_pending = false;
+  for (int i = 0; i < count; ++i) {
+    ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (!Pending(r)) continue;
+    any_pending = true;
+    if (!r->req.IsDone()) continue;
+    *index = i;
+    *flag = 1;
+    c.set_comm_handle(r->comm_handle);
+    return Peek(c, r, status);
+  }
+  *index = MPI_UNDEFINED;
+  *flag = any_pending ? 0 : 1;
+  if (!any_pending) api::EmptyStatus(status);
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status_some(int incount, MPI_Request reqs[], int* outcount, int indices[],
+                                MPI_Status statuses[]) {
+  Call c("MPI_Request_get_status_some");
+  if (!ArrayArgs(c, incount, reqs) || !c.NotNull(outcount, "outcount") ||
+      !c.NotNull(incount ? indices : outcount, "array_of_indices"))
+    return c.Fail();
+  Status st = rt::Progress();
+  if (!st.ok()) return c.Fail(st);
+  bool any_pending = false, error = false;
+  int n = 0;
+  for (int i = 0; i < incount; ++i) {
+    ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (!Pending(r)) continue;
+    any_pending = true;
+    if (!r->req.IsDone()) continue;
+    MPI_Status* s = At(statuses, n);
+    int code = Peek(c, r, s);
+    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+    error |= code != MPI_SUCCESS;
+    indices[n++] = i;
+  }
+  *outcount = any_pending ? n : MPI_UNDEFINED;
+  return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
 }
 
 int MPI_Cancel(MPI_Request* request) {

@@ -7,34 +7,40 @@
 #include <vector>
 
 #include "api/api_internal.h"
+#include "api/p2p_calls.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
 using api::ApiRequest;
 using api::Call;
 
-namespace {
+namespace nicq::api {
 
-struct Args {
-  Comm* comm = nullptr;
-  dtype::Type* type = nullptr;
-};
-
-bool CheckSend(Call& c, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
-               MPI_Comm comm, Args* a) {
-  return c.Init() && c.CommArg(comm, &a->comm) && c.CountArg(count) && c.TypeArg(dt, &a->type) &&
-         c.BufferArg(buf, count, a->type) && c.DestArg(dest, a->comm) && c.SendTagArg(tag);
+// count items of t must fit in a size_t of bytes (large-count calls).
+static bool BytesFit(Call& c, std::int64_t count, const dtype::Type* t) {
+  return t->size == 0 || count <= INT64_MAX / t->size ||
+         c.Check(false, Code::kCount,
+                 "count " + std::to_string(count) + " of a " + std::to_string(t->size) +
+                     "-byte type overflows");
 }
 
-bool CheckRecv(Call& c, const void* buf, int count, MPI_Datatype dt, int source, int tag,
-               MPI_Comm comm, Args* a) {
+bool CheckSend(Call& c, const void* buf, std::int64_t count, MPI_Datatype dt, int dest, int tag,
+               MPI_Comm comm, P2pArgs* a) {
   return c.Init() && c.CommArg(comm, &a->comm) && c.CountArg(count) && c.TypeArg(dt, &a->type) &&
-         c.BufferArg(buf, count, a->type) && c.SourceArg(source, a->comm) && c.RecvTagArg(tag);
+         BytesFit(c, count, a->type) && c.BufferArg(buf, count, a->type) &&
+         c.DestArg(dest, a->comm) && c.SendTagArg(tag);
+}
+
+bool CheckRecv(Call& c, const void* buf, std::int64_t count, MPI_Datatype dt, int source, int tag,
+               MPI_Comm comm, P2pArgs* a) {
+  return c.Init() && c.CommArg(comm, &a->comm) && c.CountArg(count) && c.TypeArg(dt, &a->type) &&
+         BytesFit(c, count, a->type) && c.BufferArg(buf, count, a->type) &&
+         c.SourceArg(source, a->comm) && c.RecvTagArg(tag);
 }
 
 // A request filled with the operation's arguments (not posted yet).
-ApiRequest* Prepare(Call& c, bool is_send, SendMode mode, const void* buf, int count, const Args& a,
-                    int peer, int tag, bool persistent) {
+ApiRequest* PrepareP2p(Call& c, bool is_send, SendMode mode, const void* buf, std::int64_t count,
+                       const P2pArgs& a, int peer, int tag, bool persistent) {
   ApiRequest* r = api::AllocRequest();
   if (!r) return nullptr;
   r->call = c.name();
@@ -54,7 +60,7 @@ ApiRequest* Prepare(Call& c, bool is_send, SendMode mode, const void* buf, int c
 }
 
 // Waits for one request and completes it (status may be MPI_STATUS_IGNORE).
-int WaitAndComplete(Call& c, ApiRequest* r, MPI_Status* status) {
+int WaitP2p(Call& c, ApiRequest* r, MPI_Status* status) {
   rt::Backoff backoff;
   while (!r->req.IsDone()) {
     Status st = rt::ProgressWait(backoff);
@@ -72,13 +78,14 @@ struct BlockingSlot {
   Request req;
   bool abandoned = false;
 };
-thread_local BlockingSlot t_blocking;
+static thread_local BlockingSlot t_blocking;
 
 // Blocking send or receive of a contiguous type: straight to the engine,
 // with no request handle (the table's alloc, retain, reset and free were
 // about half the host instructions of an 8-byte MPI_Send).
-int BlockingDirect(BlockingSlot& slot, Call& c, bool is_send, SendMode mode, const void* buf,
-                   int count, const Args& a, int peer, int tag, MPI_Status* status) {
+static int BlockingDirect(BlockingSlot& slot, Call& c, bool is_send, SendMode mode, const void* buf,
+                          std::int64_t count, const P2pArgs& a, int peer, int tag,
+                          MPI_Status* status) {
   Request& q = slot.req;
   const std::size_t bytes = static_cast<std::size_t>(count * a.type->size);
   Status st = is_send ? rt::Isend(buf, bytes, peer, tag, a.comm, mode, &q)
@@ -98,24 +105,24 @@ int BlockingDirect(BlockingSlot& slot, Call& c, bool is_send, SendMode mode, con
 }
 
 // Blocking send or receive through a table request (no allocation once warm).
-int Blocking(Call& c, bool is_send, SendMode mode, const void* buf, int count, const Args& a,
-             int peer, int tag, MPI_Status* status) {
+static int Blocking(Call& c, bool is_send, SendMode mode, const void* buf, std::int64_t count,
+                    const P2pArgs& a, int peer, int tag, MPI_Status* status) {
   BlockingSlot& slot = t_blocking;
   if (a.type->IsContiguous() && !slot.abandoned)
     return BlockingDirect(slot, c, is_send, mode, buf, count, a, peer, tag, status);
-  ApiRequest* r = Prepare(c, is_send, mode, buf, count, a, peer, tag, false);
+  ApiRequest* r = PrepareP2p(c, is_send, mode, buf, count, a, peer, tag, false);
   if (!r) return c.Fail(Code::kNoMem, "request table is full");
   Status st = api::PostRequest(r);
   if (!st.ok()) {
     api::FreeRequest(r);
     return c.Fail(st);
   }
-  return WaitAndComplete(c, r, status);
+  return WaitP2p(c, r, status);
 }
 
-int Nonblocking(Call& c, bool is_send, SendMode mode, const void* buf, int count, const Args& a,
-                int peer, int tag, MPI_Request* request, bool persistent) {
-  ApiRequest* r = Prepare(c, is_send, mode, buf, count, a, peer, tag, persistent);
+static int Nonblocking(Call& c, bool is_send, SendMode mode, const void* buf, std::int64_t count,
+                       const P2pArgs& a, int peer, int tag, MPI_Request* request, bool persistent) {
+  ApiRequest* r = PrepareP2p(c, is_send, mode, buf, count, a, peer, tag, persistent);
   if (!r) return c.Fail(Code::kNoMem, "request table is full");
   if (!persistent) {
     Status st = api::PostRequest(r);
@@ -131,166 +138,119 @@ int Nonblocking(Call& c, bool is_send, SendMode mode, const void* buf, int count
   return MPI_SUCCESS;
 }
 
-int SendCall(const char* name, SendMode mode, const void* buf, int count, MPI_Datatype dt, int dest,
-             int tag, MPI_Comm comm) {
-  Call c(name);
-  Args a;
-  if (!CheckSend(c, buf, count, dt, dest, tag, comm, &a)) return c.Fail();
-  return Blocking(c, true, mode, buf, count, a, dest, tag, MPI_STATUS_IGNORE);
-}
-
-int IsendCall(const char* name, SendMode mode, bool persistent, const void* buf, int count,
-              MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  Call c(name);
-  Args a;
-  if (!CheckSend(c, buf, count, dt, dest, tag, comm, &a) || !c.NotNull(request, "request"))
-    return c.Fail();
-  return Nonblocking(c, true, mode, buf, count, a, dest, tag, request, persistent);
-}
-
-bool Overlap(const dtype::Type& t1, const void* b1, int n1, const dtype::Type& t2, const void* b2,
-             int n2) {
+bool Overlap(const dtype::Type& t1, const void* b1, std::int64_t n1, const dtype::Type& t2,
+             const void* b2, std::int64_t n2) {
   std::uintptr_t lo1, hi1, lo2, hi2;
   dtype::Span(t1, b1, n1, &lo1, &hi1);
   dtype::Span(t2, b2, n2, &lo2, &hi2);
   return lo1 < hi1 && lo2 < hi2 && lo1 < hi2 && lo2 < hi1;
 }
 
-}  // namespace
+int SendCall(const char* name, SendMode mode, const void* buf, std::int64_t count, MPI_Datatype dt,
+             int dest, int tag, MPI_Comm comm) {
+  Call c(name);
+  P2pArgs a;
+  if (!CheckSend(c, buf, count, dt, dest, tag, comm, &a)) return c.Fail();
+  return Blocking(c, true, mode, buf, count, a, dest, tag, MPI_STATUS_IGNORE);
+}
+
+int IsendCall(const char* name, SendMode mode, bool persistent, const void* buf, std::int64_t count,
+              MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  Call c(name);
+  P2pArgs a;
+  if (!CheckSend(c, buf, count, dt, dest, tag, comm, &a) || !c.NotNull(request, "request"))
+    return c.Fail();
+  return Nonblocking(c, true, mode, buf, count, a, dest, tag, request, persistent);
+}
+
+int RecvCall(const char* name, void* buf, std::int64_t count, MPI_Datatype dt, int source, int tag,
+             MPI_Comm comm, MPI_Status* status) {
+  Call c(name);
+  P2pArgs a;
+  if (!CheckRecv(c, buf, count, dt, source, tag, comm, &a)) return c.Fail();
+  return Blocking(c, false, SendMode::kStandard, buf, count, a, source, tag, status);
+}
+
+int IrecvCall(const char* name, bool persistent, void* buf, std::int64_t count, MPI_Datatype dt,
+              int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  Call c(name);
+  P2pArgs a;
+  if (!CheckRecv(c, buf, count, dt, source, tag, comm, &a) || !c.NotNull(request, "request"))
+    return c.Fail();
+  return Nonblocking(c, false, SendMode::kStandard, buf, count, a, source, tag, request,
+                     persistent);
+}
+
+}  // namespace nicq::api
 
 extern "C" {
 
 int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return SendCall("MPI_Send", SendMode::kStandard, buf, count, datatype, dest, tag, comm);
+  return api::SendCall("MPI_Send", SendMode::kStandard, buf, count, datatype, dest, tag, comm);
 }
 int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return SendCall("MPI_Bsend", SendMode::kBuffered, buf, count, datatype, dest, tag, comm);
+  return api::SendCall("MPI_Bsend", SendMode::kBuffered, buf, count, datatype, dest, tag, comm);
 }
 int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return SendCall("MPI_Ssend", SendMode::kSynchronous, buf, count, datatype, dest, tag, comm);
+  return api::SendCall("MPI_Ssend", SendMode::kSynchronous, buf, count, datatype, dest, tag, comm);
 }
 int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return SendCall("MPI_Rsend", SendMode::kReady, buf, count, datatype, dest, tag, comm);
+  return api::SendCall("MPI_Rsend", SendMode::kReady, buf, count, datatype, dest, tag, comm);
 }
 
 int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request* request) {
-  return IsendCall("MPI_Isend", SendMode::kStandard, false, buf, count, datatype, dest, tag, comm,
-                   request);
+  return api::IsendCall("MPI_Isend", SendMode::kStandard, false, buf, count, datatype, dest, tag,
+                        comm, request);
 }
 int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
-  return IsendCall("MPI_Ibsend", SendMode::kBuffered, false, buf, count, datatype, dest, tag, comm,
-                   request);
+  return api::IsendCall("MPI_Ibsend", SendMode::kBuffered, false, buf, count, datatype, dest, tag,
+                        comm, request);
 }
 int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
-  return IsendCall("MPI_Issend", SendMode::kSynchronous, false, buf, count, datatype, dest, tag,
-                   comm, request);
+  return api::IsendCall("MPI_Issend", SendMode::kSynchronous, false, buf, count, datatype, dest,
+                        tag, comm, request);
 }
 int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
-  return IsendCall("MPI_Irsend", SendMode::kReady, false, buf, count, datatype, dest, tag, comm,
-                   request);
+  return api::IsendCall("MPI_Irsend", SendMode::kReady, false, buf, count, datatype, dest, tag,
+                        comm, request);
 }
 
 int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request* request) {
-  return IsendCall("MPI_Send_init", SendMode::kStandard, true, buf, count, datatype, dest, tag,
-                   comm, request);
+  return api::IsendCall("MPI_Send_init", SendMode::kStandard, true, buf, count, datatype, dest, tag,
+                        comm, request);
 }
 int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request* request) {
-  return IsendCall("MPI_Bsend_init", SendMode::kBuffered, true, buf, count, datatype, dest, tag,
-                   comm, request);
+  return api::IsendCall("MPI_Bsend_init", SendMode::kBuffered, true, buf, count, datatype, dest,
+                        tag, comm, request);
 }
 int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request* request) {
-  return IsendCall("MPI_Ssend_init", SendMode::kSynchronous, true, buf, count, datatype, dest, tag,
-                   comm, request);
+  return api::IsendCall("MPI_Ssend_init", SendMode::kSynchronous, true, buf, count, datatype, dest,
+                        tag, comm, request);
 }
 int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request* request) {
-  return IsendCall("MPI_Rsend_init", SendMode::kReady, true, buf, count, datatype, dest, tag, comm,
-                   request);
+  return api::IsendCall("MPI_Rsend_init", SendMode::kReady, true, buf, count, datatype, dest, tag,
+                        comm, request);
 }
 
 int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Status* status) {
-  Call c("MPI_Recv");
-  Args a;
-  if (!CheckRecv(c, buf, count, datatype, source, tag, comm, &a)) return c.Fail();
-  return Blocking(c, false, SendMode::kStandard, buf, count, a, source, tag, status);
+  return api::RecvCall("MPI_Recv", buf, count, datatype, source, tag, comm, status);
 }
-
 int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request* request) {
-  Call c("MPI_Irecv");
-  Args a;
-  if (!CheckRecv(c, buf, count, datatype, source, tag, comm, &a) || !c.NotNull(request, "request"))
-    return c.Fail();
-  return Nonblocking(c, false, SendMode::kStandard, buf, count, a, source, tag, request, false);
+  return api::IrecvCall("MPI_Irecv", false, buf, count, datatype, source, tag, comm, request);
 }
-
 int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                   MPI_Request* request) {
-  Call c("MPI_Recv_init");
-  Args a;
-  if (!CheckRecv(c, buf, count, datatype, source, tag, comm, &a) || !c.NotNull(request, "request"))
-    return c.Fail();
-  return Nonblocking(c, false, SendMode::kStandard, buf, count, a, source, tag, request, true);
-}
-
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status* status) {
-  Call c("MPI_Sendrecv");
-  Args s, r;
-  if (!CheckSend(c, sendbuf, sendcount, sendtype, dest, sendtag, comm, &s) ||
-      !CheckRecv(c, recvbuf, recvcount, recvtype, source, recvtag, comm, &r))
-    return c.Fail();
-  if (Overlap(*s.type, sendbuf, sendcount, *r.type, recvbuf, recvcount))
-    return c.Fail(Code::kBuffer,
-                  "send and receive buffers overlap (use MPI_Sendrecv_replace to reuse a buffer)");
-  ApiRequest* rq =
-      Prepare(c, false, SendMode::kStandard, recvbuf, recvcount, r, source, recvtag, false);
-  ApiRequest* sq =
-      Prepare(c, true, SendMode::kStandard, sendbuf, sendcount, s, dest, sendtag, false);
-  if (!rq || !sq) {
-    if (rq) api::FreeRequest(rq);
-    if (sq) api::FreeRequest(sq);
-    return c.Fail(Code::kNoMem, "request table is full");
-  }
-  Status st = api::PostRequest(rq);
-  if (!st.ok()) {
-    api::FreeRequest(rq);
-    api::FreeRequest(sq);
-    return c.Fail(st);
-  }
-  st = api::PostRequest(sq);
-  if (!st.ok()) {
-    // The receive is posted: let it finish in the background.
-    api::FreeRequest(sq);
-    api::AddOrphan(rq);
-    return c.Fail(st);
-  }
-  int rc_send = WaitAndComplete(c, sq, MPI_STATUS_IGNORE);
-  int rc_recv = WaitAndComplete(c, rq, status);
-  return rc_recv != MPI_SUCCESS ? rc_recv : rc_send;
-}
-
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  Call c("MPI_Sendrecv_replace");
-  Args a;
-  if (!CheckSend(c, buf, count, datatype, dest, sendtag, comm, &a) ||
-      !CheckRecv(c, buf, count, datatype, source, recvtag, comm, &a))
-    return c.Fail();
-  // Stage the outgoing data so the receive may overwrite buf right away.
-  std::vector<char> out(static_cast<std::size_t>(count * a.type->size));
-  dtype::Pack(*a.type, buf, count, out.data());
-  return MPI_Sendrecv(out.data(), static_cast<int>(out.size()), MPI_BYTE, dest, sendtag, buf, count,
-                      datatype, source, recvtag, comm, status);
+  return api::IrecvCall("MPI_Recv_init", true, buf, count, datatype, source, tag, comm, request);
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
@@ -317,27 +277,6 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
   if (!st.ok()) return c.Fail(st);
   *flag = found;
   if (found) api::FillStatus(status, rs);
-  return MPI_SUCCESS;
-}
-
-int MPI_Buffer_attach(void* buffer, int size) {
-  Call c("MPI_Buffer_attach");
-  if (!c.Init() || !c.Check(size >= 0, Code::kArg, "negative size " + std::to_string(size)) ||
-      !c.Check(buffer != nullptr || size == 0, Code::kBuffer, "buffer is NULL"))
-    return c.Fail();
-  return c.Fail(rt::BufferAttach(buffer, static_cast<std::size_t>(size)));
-}
-
-int MPI_Buffer_detach(void* buffer_addr, int* size) {
-  Call c("MPI_Buffer_detach");
-  if (!c.Init() || !c.NotNull(buffer_addr, "buffer_addr") || !c.NotNull(size, "size"))
-    return c.Fail();
-  void* buf = nullptr;
-  std::size_t n = 0;
-  Status st = rt::BufferDetach(&buf, &n);
-  if (!st.ok()) return c.Fail(st);
-  *static_cast<void**>(buffer_addr) = buf;
-  *size = static_cast<int>(n);
   return MPI_SUCCESS;
 }
 

@@ -39,6 +39,10 @@ bool MatchableArg(Call& c, MPI_Request h, int i, ApiRequest** out) {
                At(i) + " is not a persistent request; only persistent requests can be matched"))
     return false;
   if (!c.Check(!r->active && !r->req.active, Code::kRequest, At(i) + " is active")) return false;
+  if (!c.Check(!r->req.comm || !r->req.comm->inter, Code::kComm,
+               At(i) + " is on an intercommunicator; matched and queued operations need an "
+                       "intracommunicator (start it with MPI_Start instead)"))
+    return false;
   if (coll) {
     queue::Enqueueable* e = queue::EnqueueableOf(&r->req);
     if (!c.Check(e != nullptr, Code::kMatch,

@@ -16,6 +16,7 @@
 #include "api/api_internal.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/progress_hooks.h"
 #include "dtype/slot_table.h"
 #include "runtime/runtime.h"
 
@@ -110,7 +111,8 @@ void FreeRequest(ApiRequest* r) {
   r->type = nullptr;
   // Keep a staging buffer for reuse unless it is huge.
   if (r->staging.capacity() > (std::size_t{16} << 20)) std::vector<char>().swap(r->staging);
-  r->persistent = r->active = r->free_pending = r->staged = false;
+  r->persistent = r->active = r->free_pending = r->staged = r->from_message = false;
+  r->message = nullptr;
   r->user_buf = nullptr;
   r->req.comm = nullptr;
   Table().Free(IndexOf(r->handle));
@@ -157,6 +159,8 @@ Status PostRequest(ApiRequest* r) {
     st = rt::Start(&q);
   } else if (r->is_send) {
     st = rt::Isend(buf, bytes, r->peer, r->tag, comm, r->mode, &q);
+  } else if (r->from_message) {
+    st = rt::Mrecv(r->message, buf, bytes, comm, &q);
   } else {
     st = rt::Irecv(buf, bytes, r->peer, r->tag, comm, &q);
   }
@@ -233,6 +237,55 @@ Status CancelRequest(ApiRequest* r) {
   if (!r->req.ops) return rt::Cancel(&r->req);
   if (!r->req.ops->cancel) return Error(Code::kRequest, "this request cannot be cancelled");
   return r->req.ops->cancel(&r->req);
+}
+
+namespace {
+
+struct Polled {
+  Request* req;
+  bool (*poll)(Request*);
+};
+struct PolledList {
+  std::mutex mu;
+  std::vector<Polled> list;
+  std::atomic<int> count{0};
+};
+PolledList& PolledRequests() {
+  static auto* p = new PolledList();
+  return *p;
+}
+
+// The progress hook: marks done every polled request whose poll says so.
+// A pass already running on another thread is enough; never wait for it.
+bool PollRequests(void*) {
+  PolledList& p = PolledRequests();
+  if (p.count.load(std::memory_order_acquire) == 0) return false;
+  std::unique_lock<std::mutex> lock(p.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  bool any = false;
+  for (std::size_t i = 0; i < p.list.size();) {
+    if (!p.list[i].poll(p.list[i].req)) {
+      ++i;
+      continue;
+    }
+    p.list[i].req->MarkDone();
+    p.list[i] = p.list.back();
+    p.list.pop_back();
+    p.count.fetch_sub(1, std::memory_order_release);
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+void AddPolledRequest(Request* req, bool (*poll)(Request*)) {
+  static const bool registered = progress::RegisterHook(PollRequests, nullptr);
+  if (!registered) NICQ_LOG(kError, kCore, "no room for the polled-request progress hook");
+  PolledList& p = PolledRequests();
+  std::lock_guard<std::mutex> lock(p.mu);
+  p.list.push_back(Polled{req, poll});
+  p.count.fetch_add(1, std::memory_order_release);
 }
 
 void AddOrphan(ApiRequest* r) {

@@ -143,6 +143,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
   Call c("MPI_Cart_create");
   Comm* cm;
   if (!c.Init() || !c.CommArg(comm_old, &cm) || !c.NotNull(comm_cart, "comm_cart") ||
+      !c.Check(!cm->inter, Code::kComm, "comm_old must be an intracommunicator") ||
       !c.Check(ndims >= 0, Code::kDims, "negative ndims " + Str(ndims)) ||
       !c.NotNull(ndims ? dims : &ndims, "dims") || !c.NotNull(ndims ? periods : &ndims, "periods"))
     return c.Fail();
@@ -306,6 +307,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
   Call c("MPI_Comm_split_type");
   Comm* cm;
   if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(newcomm, "newcomm") ||
+      !c.Check(!cm->inter, Code::kComm, "comm must be an intracommunicator") ||
       !c.Check(split_type == MPI_UNDEFINED || (split_type >= MPI_COMM_TYPE_SHARED &&
                                                split_type <= MPI_COMM_TYPE_RESOURCE_GUIDED),
                Code::kArg, "invalid split_type " + Str(split_type)))

@@ -22,15 +22,6 @@ int Unsupported(const char* call, MPI_Comm comm, const char* feature) {
 
 extern "C" {
 
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                         int remote_leader, int tag, MPI_Comm* newintercomm) {
-  return Unsupported("MPI_Intercomm_create", local_comm, "intercommunicators");
-}
-
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
-  return Unsupported("MPI_Intercomm_merge", intercomm, "intercommunicators");
-}
-
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
                                    const int destinations[], const int destweights[], MPI_Info info,

@@ -12,23 +12,6 @@
 #include "dtype/reduce.h"
 
 namespace nicq::coll {
-namespace {
-
-// How a reduction sees the data. Predefined types reduce in the user's
-// layout (the kernels expect pair types such as MPI_DOUBLE_INT at their C
-// struct extent). Derived types built from one predefined type are packed
-// and reduce as that type (the packed units sit back to back). A user op on
-// a derived type must be called with that type and a count of its items, on
-// data in the type's own layout: those reduce on an image of the items (one
-// extent each, starting at the lower bound) and only the type's data is
-// copied in and out of it.
-struct RedType {
-  int handle = 0;
-  std::size_t esize = 1;     // bytes of one reduce element
-  std::size_t per_item = 1;  // reduce elements in one item of the user type
-  bool image = false;        // user op on a derived type: extent-strided image
-  std::int64_t lb = 0;       // image: the type's lower bound
-};
 
 Status ResolveRedType(const dtype::Type* t, const dtype::Op* op, RedType* out) {
   RedType& r = *out;
@@ -57,7 +40,7 @@ Status ResolveRedType(const dtype::Type* t, const dtype::Op* op, RedType* out) {
 
 // The user's buffer seen as an image: the buffer itself when the type is
 // one dense run starting at its lower bound 0.
-bool ImageIsBuffer(const dtype::Type* t) {
+static bool ImageIsBuffer(const dtype::Type* t) {
   return t->IsContiguous() && t->lb == 0;
 }
 
@@ -89,9 +72,17 @@ std::int64_t RedItemBytes(const RedType& red, const dtype::Type* t) {
   return t->predefined ? t->extent : t->size;
 }
 
-}  // namespace
+void AddUnpacks(Schedule& s, const Unpacks& u) {
+  for (const auto& x : u.list) {
+    if (x.typed)
+      s.CopyTyped(x.t, x.from, x.count, x.to);
+    else
+      s.Unpack(x.t, x.from, x.count, x.to);
+  }
+}
 
 Status Build(const Args& a, Schedule* sp) {
+  if (a.comm->inter) return BuildInter(a, sp);
   Schedule& s = *sp;
   const int r = a.comm->rank, p = a.comm->size;
   const bool in_place = a.sendbuf == kInPlace;
@@ -205,12 +196,7 @@ Status Build(const Args& a, Schedule* sp) {
       break;
   }
   s.EndPhase();
-  for (const auto& x : u.list) {
-    if (x.typed)
-      s.CopyTyped(x.t, x.from, x.count, x.to);
-    else
-      s.Unpack(x.t, x.from, x.count, x.to);
-  }
+  AddUnpacks(s, u);
   s.EndPhase();
   return Status::Ok();
 }

@@ -9,8 +9,8 @@ namespace nicq::coll::capi {
 
 enum class Form { kBlocking, kNonblocking, kPersistent };
 
-// Init + communicator (intracommunicators only) and the request pointer
-// for the nonblocking and persistent forms.
+// Init + communicator (scan/exscan refuse intercommunicators) and the
+// request pointer for the nonblocking and persistent forms.
 bool Begin(api::Call& c, Kind k, MPI_Comm comm, Form f, MPI_Request* request, Args* a);
 // A (buffer, count, datatype) triple; in_place_ok: MPI_IN_PLACE accepted.
 bool Data(api::Call& c, const void* buf, int count, MPI_Datatype dt, const dtype::Type** t,

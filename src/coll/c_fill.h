@@ -41,4 +41,24 @@ bool FillReduceScatterBlock(api::Call& c, Args* a, const void* sendbuf, void* re
 bool FillReduceScatter(api::Call& c, Args* a, const void* sendbuf, void* recvbuf,
                        const int recvcounts[], MPI_Datatype datatype, MPI_Op op);
 
+// The rooted collectives on an intercommunicator (coll_fill_inter.cc):
+// root is MPI_ROOT, MPI_PROC_NULL, or a rank of the remote group, and
+// each checks only what its role reads.
+bool FillBcastInter(api::Call& c, Args* a, void* buffer, int count, MPI_Datatype datatype,
+                    int root);
+bool FillReduceInter(api::Call& c, Args* a, const void* sendbuf, void* recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, int root);
+bool FillGatherInter(api::Call& c, Args* a, const void* sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root);
+bool FillGathervInter(api::Call& c, Args* a, const void* sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                      const int displs[], MPI_Datatype recvtype, int root);
+bool FillScatterInter(api::Call& c, Args* a, const void* sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root);
+bool FillScattervInter(api::Call& c, Args* a, const void* sendbuf, const int sendcounts[],
+                       const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root);
+
 }  // namespace nicq::coll::capi

@@ -39,7 +39,9 @@ CommState& StateOf(Comm* comm) {
   auto& slot = s.map[comm];
   if (!slot || slot->shadow.context_id != comm->context_id + kCollContextOffset ||
       slot->shadow.size != comm->size || slot->shadow.rank != comm->rank ||
-      slot->shadow.world_ranks != comm->world_ranks) {
+      slot->shadow.world_ranks != comm->world_ranks ||
+      slot->shadow.remote_world_ranks != comm->remote_world_ranks ||
+      slot->shadow.local_comm != comm->local_comm) {
     slot = std::make_unique<CommState>();
     slot->shadow = *comm;
     slot->shadow.context_id = comm->context_id + kCollContextOffset;
@@ -63,6 +65,12 @@ const char* KindName(Kind k) {
 Comm* ShadowOf(Comm* comm) {
   std::lock_guard<std::mutex> lock(St().mu);
   return &StateOf(comm).shadow;
+}
+
+Comm* LocalShadowOf(Comm* comm) {
+  if (!comm->inter) return nullptr;
+  std::lock_guard<std::mutex> lock(St().mu);
+  return &StateOf(comm->local_comm).shadow;
 }
 
 int NextTag(Comm* comm, int cls) {
@@ -98,7 +106,8 @@ Status RunBlocking(const Args& a) {
   s->release_on_done = true;
   Request req;
   req.kind = ReqKind::kColl;
-  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(a.comm), NextTag(a.comm, 2), &req));
+  NICQ_RETURN_IF_ERROR(
+      s->Launch(ShadowOf(a.comm), NextTag(a.comm, 2), &req, LocalShadowOf(a.comm)));
   Activate(s, /*async=*/false);
   return WaitRequest(&req);
 }
@@ -116,7 +125,7 @@ Status StartNonblocking(const Args& a, Request* req) {
   req->ops = &kNbOps;
   req->engine = nullptr;  // the schedule goes back to the pool by itself
   req->done.store(false, std::memory_order_relaxed);
-  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(a.comm), NextTag(a.comm, 0), req));
+  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(a.comm), NextTag(a.comm, 0), req, LocalShadowOf(a.comm)));
   Activate(s);
   return Status::Ok();
 }

@@ -47,6 +47,11 @@ const char* KindName(Kind k);  // "allreduce", ...
 
 // mpi.h's MPI_IN_PLACE, without including mpi.h below the API layer.
 inline const void* const kInPlace = reinterpret_cast<const void*>(-1);
+// mpi.h's MPI_ROOT: on an intercommunicator, the root of a rooted
+// collective passes it (and the rest of its group MPI_PROC_NULL = -1); the
+// other group passes the root's rank in the remote group.
+inline constexpr int kRootArg = -3;
+inline constexpr int kProcNullArg = -1;
 
 struct Args {
   Kind kind = Kind::kBarrier;
@@ -70,6 +75,8 @@ struct Args {
 
 // Builds `a` into `s` (which must be Reset). Sets s->algorithm.
 Status Build(const Args& a, Schedule* s);
+// The intercommunicator form (build_inter.cc); Build dispatches to it.
+Status BuildInter(const Args& a, Schedule* s);
 // The algorithm selection would pick (or the forced one when applicable).
 const char* PickAlgorithm(const Args& a);
 
@@ -90,6 +97,9 @@ const char* RequestAlgorithm(const Request* req);
 
 // Tag and shadow communicator for a comm (created on first use).
 Comm* ShadowOf(Comm* comm);
-int NextTag(Comm* comm, int cls);  // cls: 0 nonblocking, 1 persistent, 2 blocking, 3 init
+int NextTag(Comm* comm, int cls);
+// An intercommunicator's local group's collective shadow (what Send/Recv
+// steps of its schedules use); nullptr for an intracommunicator.
+Comm* LocalShadowOf(Comm* comm);  // cls: 0 nonblocking, 1 persistent, 2 blocking, 3 init
 
 }  // namespace nicq::coll

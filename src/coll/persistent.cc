@@ -207,13 +207,39 @@ void Retain(Persistent* P, const dtype::Type* t) {
   P->retained.push_back(m);
 }
 
+void Publish(std::unique_ptr<Persistent> P, Request* req) {
+  DumpSchedule(P->args, P->sched);
+  req->kind = ReqKind::kPersistentColl;
+  req->persistent = true;
+  req->active = false;
+  req->comm = P->args.comm;
+  req->ops = &kPersistentOps;
+  req->engine = static_cast<queue::Enqueueable*>(P.release());
+}
+
+// Intercommunicators: the schedule runs on the host engine; the argument
+// signatures of the two groups differ by design (MPI_ROOT, counts of the
+// other group), so there is no cross-rank check, and no offload.
+Status InitInterPersistent(std::unique_ptr<Persistent> P, Request* req) {
+  NICQ_RETURN_IF_ERROR(Build(P->args, &P->sched));
+  P->sched.EndPhase();
+  P->shadow = ShadowOf(P->args.comm);
+  P->local_shadow = LocalShadowOf(P->args.comm);
+  P->tag = NextTag(P->args.comm, 1);
+  Publish(std::move(P), req);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status InitPersistent(const Args& in, Request* req) {
   auto P = std::make_unique<Persistent>();
   P->args = in;
   Args& a = P->args;
-  const int p = a.comm->size;
+  // Arrays have an entry per rank of the group the ranks name: the remote
+  // group on an intercommunicator, except reduce_scatter's (local) counts.
+  const bool local_counts = a.kind == Kind::kReduceScatter;
+  const int p = local_counts ? a.comm->size : a.comm->PeerSize();
   auto copy = [p](const int* src, std::vector<int>& dst) -> const int* {
     if (!src) return nullptr;
     dst.assign(src, src + p);
@@ -235,6 +261,8 @@ Status InitPersistent(const Args& in, Request* req) {
   }
   Retain(P.get(), a.stype);
   Retain(P.get(), a.rtype);
+
+  if (a.comm->inter) return InitInterPersistent(std::move(P), req);
 
   // Collective argument check: every rank reaches the same verdict.
   const Sig mine = SignatureOf(a);
@@ -263,13 +291,7 @@ Status InitPersistent(const Args& in, Request* req) {
   }
   P->shadow = ShadowOf(a.comm);
   P->tag = NextTag(a.comm, 1);
-  DumpSchedule(a, P->sched);
-  req->kind = ReqKind::kPersistentColl;
-  req->persistent = true;
-  req->active = false;
-  req->comm = a.comm;
-  req->ops = &kPersistentOps;
-  req->engine = static_cast<queue::Enqueueable*>(P.release());
+  Publish(std::move(P), req);
   return Status::Ok();
 }
 

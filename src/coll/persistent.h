@@ -52,6 +52,7 @@ struct Persistent final : queue::Enqueueable {
   Schedule sched;
   std::unique_ptr<OffloadedAllreduce> off;  // set: runs as a NIC trigger plan
   Comm* shadow = nullptr;
+  Comm* local_shadow = nullptr;  // intercommunicators: the local group's (Schedule::Launch)
   int tag = 0;
   std::uint64_t signature = 0;  // digest of what every rank must agree on
 

@@ -34,6 +34,10 @@ Status Persistent::BeginMatch() {
   if (matched_) return Error(Code::kMatch, "the persistent collective request is already matched");
   if (matching_)
     return Error(Code::kMatch, "a match of this persistent collective request is in progress");
+  if (args.comm->inter)
+    return Error(Code::kComm,
+                 "persistent collectives on an intercommunicator cannot be matched or enqueued "
+                 "(they run on the host engine through MPI_Start)");
   offload::OffloadBackend* be = queue::Backend();
   if (!be) return Error(Code::kIntern, "persistent collective match: no offload context");
   const int p = args.comm->size;
@@ -157,7 +161,7 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
 Status Persistent::StartHost(Request* owner) {
   if (sched.running() || LaunchPending())
     return Error(Code::kRequest, "the persistent collective request is already active");
-  NICQ_RETURN_IF_ERROR(sched.Launch(shadow, tag, owner));
+  NICQ_RETURN_IF_ERROR(sched.Launch(shadow, tag, owner, local_shadow));
   if (matched_) ++epochs_;
   Activate(&sched);
   return Status::Ok();
@@ -204,7 +208,7 @@ Schedule* Persistent::LaunchFired() {
   }
   queued_owner_.done.store(false, std::memory_order_relaxed);
   queued_owner_.status = RequestStatus{};
-  if (Status st = sched.Launch(shadow, tag, &queued_owner_); !st.ok()) {
+  if (Status st = sched.Launch(shadow, tag, &queued_owner_, local_shadow); !st.ok()) {
     NICQ_LOG(kError, kColl, "queued %s: launch failed: %s", KindName(args.kind),
              st.message().c_str());
     return nullptr;

@@ -91,6 +91,16 @@ void Schedule::Recv(void* buf, std::size_t bytes, int peer) {
   if (bytes > largest_message_) largest_message_ = bytes;
 }
 
+void Schedule::SendRemote(const void* buf, std::size_t bytes, int peer) {
+  Send(buf, bytes, peer);
+  steps_.back().remote = true;
+}
+
+void Schedule::RecvRemote(void* buf, std::size_t bytes, int peer) {
+  Recv(buf, bytes, peer);
+  steps_.back().remote = true;
+}
+
 void Schedule::Copy(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0 || dst == src) return;
   Step s;
@@ -165,9 +175,10 @@ void Schedule::EndPhase() {
 
 // ---- running -------------------------------------------------------------------
 
-Status Schedule::Launch(Comm* comm, int tag, Request* owner) {
+Status Schedule::Launch(Comm* comm, int tag, Request* owner, Comm* local) {
   EndPhase();
   comm_ = comm;
+  local_ = local ? local : comm;
   tag_ = tag;
   owner_ = owner;
   phase_ = 0;
@@ -219,11 +230,12 @@ Status Schedule::EnterPhase() {
         NICQ_RETURN_IF_ERROR(RunLocal(s));
         break;
       case Step::kSend:
-        NICQ_RETURN_IF_ERROR(
-            rt::Isend(s.src, s.bytes, s.peer, tag_, comm_, SendMode::kStandard, &reqs_[posted_++]));
+        NICQ_RETURN_IF_ERROR(rt::Isend(s.src, s.bytes, s.peer, tag_, s.remote ? comm_ : local_,
+                                       SendMode::kStandard, &reqs_[posted_++]));
         break;
       case Step::kRecv:
-        NICQ_RETURN_IF_ERROR(rt::Irecv(s.dst, s.bytes, s.peer, tag_, comm_, &reqs_[posted_++]));
+        NICQ_RETURN_IF_ERROR(
+            rt::Irecv(s.dst, s.bytes, s.peer, tag_, s.remote ? comm_ : local_, &reqs_[posted_++]));
         break;
     }
   }

@@ -33,6 +33,7 @@ namespace nicq::coll {
 struct Step {
   enum Kind : std::uint8_t { kSend, kRecv, kCopy, kReduce, kPack, kUnpack, kCopyTyped };
   Kind kind = kCopy;
+  bool remote = false;                // send/recv: peer is a rank of the intercomm's remote group
   int peer = -1;                      // send/recv: comm rank
   const void* src = nullptr;          // send, copy, reduce (in), pack/unpack source
   void* dst = nullptr;                // recv, copy, reduce (inout), pack/unpack target
@@ -63,6 +64,10 @@ class Schedule {
   char* Scratch(std::size_t bytes);
   void Send(const void* buf, std::size_t bytes, int peer);
   void Recv(void* buf, std::size_t bytes, int peer);
+  // Intercommunicator schedules: a send/receive naming a rank of the remote
+  // group (Send/Recv then name ranks of the local group).
+  void SendRemote(const void* buf, std::size_t bytes, int peer);
+  void RecvRemote(void* buf, std::size_t bytes, int peer);
   void Copy(void* dst, const void* src, std::size_t bytes);
   // inout = in op inout over `elements` elements of the reduce type.
   void Reduce(const void* in, void* inout, std::size_t elements);
@@ -86,7 +91,9 @@ class Schedule {
   // ---- running ----
   // Communication of this schedule goes to `comm` (the collective shadow of
   // the user's communicator) with `tag`; `owner` is marked done at the end.
-  Status Launch(Comm* comm, int tag, Request* owner);
+  // On an intercommunicator `local` is the collective shadow of its local
+  // group: Send/Recv go there, SendRemote/RecvRemote to `comm`.
+  Status Launch(Comm* comm, int tag, Request* owner, Comm* local = nullptr);
   // Advances as far as it can without blocking; true when it did something.
   bool Advance();
   // Read without the engine lock by a start on another thread (the host
@@ -122,6 +129,7 @@ class Schedule {
   dtype::PreparedReduce prepared_;  // op_ on red_type_, resolved at build
   // Run state.
   Comm* comm_ = nullptr;
+  Comm* local_ = nullptr;  // Send/Recv steps: comm_ itself unless an intercommunicator's
   int tag_ = 0;
   Request* owner_ = nullptr;
   std::atomic<bool> running_{false};

@@ -1,5 +1,6 @@
 #include "p2p/bsend_buffer.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace nicq::p2p {
@@ -24,14 +25,29 @@ void BsendBuffer::Attach(void* buf, std::size_t size) {
   if (size_ >= kHeader) Store(base_, Block{size_, false});
 }
 
+void BsendBuffer::AttachAutomatic(void* marker) {
+  automatic_ = true;
+  marker_ = marker;
+  base_ = nullptr;
+  size_ = 0;
+  in_use_ = 0;
+}
+
 void BsendBuffer::Detach(void** buf, std::size_t* size) {
-  *buf = base_;
+  *buf = automatic_ ? marker_ : base_;
   *size = size_;
+  automatic_ = false;
+  marker_ = nullptr;
   base_ = nullptr;
   size_ = 0;
 }
 
 void* BsendBuffer::Alloc(std::size_t bytes) {
+  if (automatic_) {
+    void* p = std::malloc(bytes ? bytes : 1);
+    if (p) ++in_use_;
+    return p;
+  }
   if (!base_ || size_ < kHeader) return nullptr;
   // Each message is charged exactly bytes + kOverhead (no rounding), so a
   // buffer sized by MPI's formula holds exactly the messages it promises.
@@ -67,6 +83,11 @@ void* BsendBuffer::Alloc(std::size_t bytes) {
 }
 
 void BsendBuffer::Free(void* payload) {
+  if (automatic_) {
+    std::free(payload);
+    --in_use_;
+    return;
+  }
   std::uint8_t* at = static_cast<std::uint8_t*>(payload) - kHeader;
   Block b = Load(at);
   b.used = false;

@@ -1,6 +1,8 @@
 // The MPI_Buffer_attach'ed area: first-fit blocks carved from the user's
 // buffer. Each message costs its size plus kBsendOverhead, as MPI's buffer
 // accounting promises; the block header lives inside that overhead.
+// Attached in automatic mode (MPI_BUFFER_AUTOMATIC), each message gets its
+// own allocation instead, so a buffered send never runs out of room.
 #pragma once
 
 #include <cstddef>
@@ -12,8 +14,10 @@ class BsendBuffer {
  public:
   static constexpr std::size_t kOverhead = 96;  // == rt::kBsendOverhead
 
-  bool attached() const { return base_ != nullptr; }
+  bool attached() const { return base_ != nullptr || automatic_; }
+  bool automatic() const { return automatic_; }
   void Attach(void* buf, std::size_t size);
+  void AttachAutomatic(void* marker);
   void Detach(void** buf, std::size_t* size);
   // nullptr when the message (plus overhead) does not fit in any free block.
   void* Alloc(std::size_t bytes);
@@ -28,6 +32,8 @@ class BsendBuffer {
 
  private:
   static constexpr std::size_t kHeader = 32;  // <= kOverhead
+  bool automatic_ = false;
+  void* marker_ = nullptr;  // what Detach hands back in automatic mode
   std::uint8_t* base_ = nullptr;
   std::size_t size_ = 0;
   std::size_t in_use_ = 0;

@@ -131,7 +131,8 @@ Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t c
   op->sbuf = buf;
   op->slen = len;
   if (mode == SendMode::kBuffered) {
-    void* block = bsend_.Alloc(len);
+    BsendBuffer* pool = BufferForContext(ctx);
+    void* block = pool ? pool->Alloc(len) : nullptr;
     if (!block) {
       PutOp(op);
       return Error(Code::kBuffer, "buffered send of " + std::to_string(len) +
@@ -141,6 +142,7 @@ Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t c
     if (len) std::memcpy(block, buf, len);
     op->sbuf = block;
     op->bsend_block = block;
+    op->bsend_pool = pool;
     op->req = nullptr;  // the request completes now; the copy travels alone
   }
   const bool sync = mode == SendMode::kSynchronous;
@@ -163,7 +165,7 @@ Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t c
       s = fab_->RegisterForRead(op->sbuf, len, &op->mr, &op->hdr.addr, &op->hdr.key);
     }
     if (!s.ok()) {
-      if (op->bsend_block) bsend_.Free(op->bsend_block);
+      if (op->bsend_block) op->bsend_pool->Free(op->bsend_block);
       PutOp(op);
       return s.WithContext("rendezvous send to rank " + std::to_string(dest));
     }
@@ -234,7 +236,7 @@ bool Engine::Iprobe(int src, std::uint32_t ctx, int tag, const Comm* comm, Reque
   for (Unexpected* u = unexpected_.front(); u; u = u->next) {
     if (!transport::Matches(m, u->tag)) continue;
     int w = transport::TagSrc(u->tag);
-    st->source = comm ? comm->RankOfWorld(w) : w;
+    st->source = comm ? comm->PeerOfWorld(w) : w;
     st->tag = transport::TagUser(u->tag);
     st->bytes = transport::TagProto(u->tag) == Proto::kRts ? u->hdr.len : u->len;
     st->error = 0;
@@ -242,19 +244,6 @@ bool Engine::Iprobe(int src, std::uint32_t ctx, int tag, const Comm* comm, Reque
     return true;
   }
   return false;
-}
-
-Status Engine::Cancel(Request* req) {
-  if (req->IsDone()) return Status::Ok();
-  Op* op = static_cast<Op*>(req->engine);
-  if (!op || op->kind != Op::Kind::kRecv || !op->in_posted) return Status::Ok();
-  posted_.erase(op);
-  req->status.cancelled = true;
-  req->status.bytes = 0;
-  req->engine = nullptr;
-  PutOp(op);
-  req->MarkDone();
-  return Status::Ok();
 }
 
 // A message is in order: hand it to the first posted receive it matches, or
@@ -400,7 +389,7 @@ void Engine::OnChunk(const std::uint8_t* buf, std::size_t len, std::uint64_t tag
 void Engine::CompleteRecv(Op* op, std::size_t delivered, std::size_t full_len) {
   Request* req = op->req;
   if (req) {
-    req->status.source = op->comm ? op->comm->RankOfWorld(op->peer) : op->peer;
+    req->status.source = op->comm ? op->comm->PeerOfWorld(op->peer) : op->peer;
     req->status.tag = op->msg_tag;
     req->status.bytes = delivered;
     req->status.cancelled = false;

@@ -19,7 +19,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -46,9 +48,24 @@ class Engine {
   Status Irecv(void* buf, std::size_t len, int src_world, std::uint32_t ctx, int tag,
                const Comm* comm, Request* req);
   bool Iprobe(int src_world, std::uint32_t ctx, int tag, const Comm* comm, RequestStatus* st);
+  // A receive still on the posted list is withdrawn at once. A send that
+  // waits for its receiver (synchronous eager, rendezvous) asks the receiver
+  // with kCancel to drop the message if it is still unmatched; the answer
+  // completes the send cancelled or lets it finish normally.
   Status Cancel(Request* req);
 
+  // Matched probe: takes the first matching message off the unexpected list
+  // (no later receive or probe sees it) and returns it, or nullptr.
+  Unexpected* Improbe(int src_world, std::uint32_t ctx, int tag, const Comm* comm,
+                      RequestStatus* st);
+  // Receives a message taken by Improbe into `buf` (like Irecv after a match).
+  Status Mrecv(Unexpected* msg, void* buf, std::size_t len, const Comm* comm, Request* req);
+
   BsendBuffer& bsend() { return bsend_; }
+  // The buffer of a communicator (key: context id) or session (key: index
+  // | kSessionKey); created detached on first use when `create`.
+  static constexpr std::uint64_t kSessionKey = std::uint64_t{1} << 32;
+  BsendBuffer* OwnedBuffer(std::uint64_t key, bool create);
 
   // One non-blocking pass: retry queued posts, read the completion queue.
   // Returns how many events were handled.
@@ -81,7 +98,9 @@ class Engine {
   void OnPostError(Op* op, const Status& s);
   void SubmitTx(Op* op);
   void SubmitRx(Op* op);
-  void SendCtrl(transport::Proto proto, int peer, std::uint32_t token);
+  void SendCtrl(transport::Proto proto, int peer, std::uint32_t token, std::uint32_t word = 0);
+  void OnCancelAsked(int src, std::uint64_t data);
+  void OnCancelReply(std::uint64_t data);
 
   // completions
   int HandleEntries(const fi_cq_tagged_entry* e, int n);
@@ -147,6 +166,10 @@ class Engine {
   bool any_dead_ = false;
   std::size_t sends_in_flight_ = 0;
   BsendBuffer bsend_;
+  // Buffers attached to communicators and sessions; entries never move (a
+  // send in flight points at its buffer) and are kept once created.
+  std::vector<std::pair<std::uint64_t, std::unique_ptr<BsendBuffer>>> owned_bsend_;
+  BsendBuffer* BufferForContext(std::uint32_t ctx);
 };
 
 }  // namespace nicq::p2p

@@ -136,13 +136,13 @@ void Engine::SubmitRx(Op* op) {
       [this](Op* x, const Status& s) { OnPostError(x, s); });
 }
 
-void Engine::SendCtrl(Proto proto, int peer, std::uint32_t token) {
+void Engine::SendCtrl(Proto proto, int peer, std::uint32_t token, std::uint32_t word) {
   if (dead_[peer]) return;
   Op* op = NewOp(Op::Kind::kCtrl);
   op->peer = peer;
   op->proto = proto;
   op->wire.tag = transport::PackTag(proto, 0, std::uint32_t(me_), 0);
-  op->wire.data = transport::PackData(0, token);
+  op->wire.data = transport::PackData(word, token);
   SubmitTx(op);
 }
 
@@ -277,13 +277,14 @@ void Engine::MaybeFinishSend(Op* op) {
   op->chunk_hdrs = nullptr;
   if (op->mr) fi_close(&op->mr->fid);
   op->mr = nullptr;
-  if (op->bsend_block) bsend_.Free(op->bsend_block);
+  if (op->bsend_block) op->bsend_pool->Free(op->bsend_block);
   FreeToken(op);
   --sends_in_flight_;
   Request* req = op->req;
   if (req) {
     req->status.error = int(op->error);
-    req->status.bytes = op->proto == Proto::kRts ? op->hdr.len : op->slen;
+    req->status.bytes = op->cancelled ? 0 : op->proto == Proto::kRts ? op->hdr.len : op->slen;
+    req->status.cancelled = op->cancelled;
     req->engine = nullptr;
   }
   PutOp(op);
@@ -314,6 +315,8 @@ void Engine::OnArrival(const std::uint8_t* buf, std::size_t len, std::uint64_t t
     StartPush(op, transport::DataSeq(data));
     return;
   }
+  if (proto == Proto::kCancel) return OnCancelAsked(transport::TagSrc(tag), data);
+  if (proto == Proto::kCancelReply) return OnCancelReply(data);
   if (proto == Proto::kAck || proto == Proto::kFin) {
     std::uint32_t t = transport::DataToken(data);
     Op* op = t < tokens_.size() ? tokens_[t] : nullptr;

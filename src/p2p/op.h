@@ -16,6 +16,8 @@
 
 namespace nicq::p2p {
 
+class BsendBuffer;
+
 // One thing the engine has handed (or will hand) to the provider. The
 // pointer to it is the libfabric operation context.
 struct Op {
@@ -43,6 +45,9 @@ struct Op {
   fid_mr* mr = nullptr;
   transport::RndvHeader hdr;
   void* bsend_block = nullptr;
+  BsendBuffer* bsend_pool = nullptr;  // the buffer bsend_block came from
+  bool cancel_asked = false;          // kCancel sent, its kCancelReply still to come
+  bool cancelled = false;             // the receiver withdrew the message unmatched
   // push rendezvous (sender): payload still to post, one header per chunk
   bool pushing = false;
   const std::uint8_t* push_buf = nullptr;

@@ -169,7 +169,9 @@ Status CommFree(Comm* comm) {
   if (!comm) return Error(Code::kComm, "CommFree: null communicator");
   if (comm == S().world || comm == S().self)
     return Error(Code::kComm, "CommFree: cannot free the world or self communicator");
+  NICQ_RETURN_IF_ERROR(DropCommBuffer(comm->context_id));
   S().ctx_used[comm->context_id / kContextStride] = 0;
+  if (comm->local_comm) CommFree(comm->local_comm).IgnoreError();  // an intercomm's local group
   delete comm;
   return Status::Ok();
 }

@@ -1,5 +1,9 @@
-// nicq::Comm — an intracommunicator: a group of world ranks plus the
-// context ids that separate its traffic. Point-to-point and collective
+// nicq::Comm — a communicator: a group of world ranks plus the context ids
+// that separate its traffic. An intercommunicator (inter = true) keeps its
+// local group in rank/size/world_ranks like an intracommunicator does (so
+// MPI_Comm_rank/size/group and every group-level check see the local
+// group) and adds the remote group, which point-to-point ranks name: the
+// Peer* accessors are what send/receive/status translation use. Point-to-point and collective
 // traffic use different context ids so they never match each other;
 // nonblocking and blocking collectives use different sub-contexts.
 #pragma once
@@ -31,10 +35,30 @@ struct Comm {
   std::uint64_t rt_seq = 0;     // tags of the runtime's own messages (comm creation)
   bool rt_map_checked = false;  // world_to_rank validated (comms built outside the runtime)
 
+  // Intercommunicators: the remote group (comm rank -> world rank, and
+  // world rank -> remote rank, -1 for others) and the local group as an
+  // intracommunicator of its own (its own context id), which carries the
+  // local phases of intercommunicator collectives and creation exchanges.
+  bool inter = false;
+  std::vector<int> remote_world_ranks;
+  std::vector<int> remote_world_to_rank;
+  Comm* local_comm = nullptr;  // owned; freed with the intercommunicator
+
   int WorldRank(int comm_rank) const { return world_ranks[comm_rank]; }
   int RankOfWorld(int world) const {
     if (world_to_rank.empty()) return world;
     return world >= 0 && world < int(world_to_rank.size()) ? world_to_rank[world] : -1;
+  }
+  // The group point-to-point ranks name: the remote group of an
+  // intercommunicator, the group itself otherwise.
+  int PeerSize() const { return inter ? int(remote_world_ranks.size()) : size; }
+  int PeerWorld(int peer_rank) const {
+    return inter ? remote_world_ranks[peer_rank] : world_ranks[peer_rank];
+  }
+  int PeerOfWorld(int world) const {
+    if (!inter) return RankOfWorld(world);
+    return world >= 0 && world < int(remote_world_to_rank.size()) ? remote_world_to_rank[world]
+                                                                  : -1;
   }
 };
 

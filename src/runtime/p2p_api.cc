@@ -50,11 +50,12 @@ Status CheckComm(const char* call, Comm* comm) {
 }
 
 Status CheckRank(const char* call, const char* arg, int r, const Comm* comm, bool any_ok) {
-  if (r >= 0 && r < comm->size) return Status::Ok();
+  if (r >= 0 && r < comm->PeerSize()) return Status::Ok();
   if (r == kProcNull || (any_ok && r == kAnySource)) return Status::Ok();
   return Error(Code::kRank, std::string(call) + ": " + arg + " " + std::to_string(r) +
-                                " is not a rank of a communicator of size " +
-                                std::to_string(comm->size));
+                                " is not a rank of a " +
+                                (comm->inter ? "remote group" : "communicator") + " of size " +
+                                std::to_string(comm->PeerSize()));
 }
 
 Status CheckTag(const char* call, int tag, bool any_ok) {
@@ -68,7 +69,8 @@ Status CheckTag(const char* call, int tag, bool any_ok) {
 // Status returns before reaching the engine); CheckArgs builds the message.
 inline bool ArgsValid(const Comm* comm, int rank, int tag, bool recv) {
   return S().initialized && comm && comm->rt_map_checked &&
-         ((rank >= 0 && rank < comm->size) || rank == kProcNull || (recv && rank == kAnySource)) &&
+         ((rank >= 0 && rank < comm->PeerSize()) || rank == kProcNull ||
+          (recv && rank == kAnySource)) &&
          ((tag >= 0 && tag <= transport::kMaxUserTag) || (recv && tag == kAnyTag));
 }
 
@@ -91,7 +93,7 @@ Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, 
     return Status::Ok();
   }
   EngineLock lock;
-  return S().engine.Isend(buf, bytes, comm->WorldRank(dest), comm->context_id, tag, mode, req);
+  return S().engine.Isend(buf, bytes, comm->PeerWorld(dest), comm->context_id, tag, mode, req);
 }
 
 Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request* req) {
@@ -104,7 +106,7 @@ Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Requ
     CompleteProcNull(req);
     return Status::Ok();
   }
-  const int src_world = source == kAnySource ? -1 : comm->WorldRank(source);
+  const int src_world = source == kAnySource ? -1 : comm->PeerWorld(source);
   EngineLock lock;
   return S().engine.Irecv(buf, bytes, src_world, comm->context_id, tag, comm, req);
 }
@@ -120,7 +122,7 @@ Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status
     status->tag = kAnyTag;
     return Status::Ok();
   }
-  const int src_world = source == kAnySource ? -1 : comm->WorldRank(source);
+  const int src_world = source == kAnySource ? -1 : comm->PeerWorld(source);
   EngineLock lock;
   S().engine.Poll();
   RequestStatus st;
@@ -163,34 +165,135 @@ Status Start(Request* req) {
   return s;
 }
 
-Status BufferAttach(void* buf, std::size_t size) {
+Status Improbe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status, void** msg) {
+  NICQ_RETURN_IF_ERROR(CheckComm("Improbe", comm));
+  NICQ_RETURN_IF_ERROR(CheckRank("Improbe", "source", source, comm, true));
+  NICQ_RETURN_IF_ERROR(CheckTag("Improbe", tag, true));
+  *msg = nullptr;
+  RequestStatus st;
+  if (source == kProcNull) {
+    *flag = true;
+    st.source = kProcNull;
+    st.tag = kAnyTag;
+    if (status) *status = st;
+    return Status::Ok();
+  }
+  const int src_world = source == kAnySource ? -1 : comm->WorldRank(source);
   EngineLock lock;
-  auto& b = S().engine.bsend();
-  if (b.attached()) return Error(Code::kBuffer, "BufferAttach: a buffer is already attached");
-  if (!buf && size) return Error(Code::kBuffer, "BufferAttach: null buffer");
-  b.Attach(buf, size);
+  S().engine.Poll();
+  p2p::Unexpected* u = S().engine.Improbe(src_world, comm->context_id, tag, comm, &st);
+  *flag = u != nullptr;
+  *msg = u;
+  if (u && status) *status = st;
+  if (!u && src_world >= 0 && S().engine.peer_dead(src_world))
+    return Error(Code::kProcFailed,
+                 "Improbe: source rank " + std::to_string(source) + " has failed");
   return Status::Ok();
 }
 
-Status BufferDetach(void** buf, std::size_t* size) {
-  // MPI: detach blocks until every message in the buffer has been sent.
-  Backoff bo;
+Status Mprobe(int source, int tag, Comm* comm, RequestStatus* status, void** msg) {
+  Backoff b;
   for (;;) {
-    {
-      EngineLock lock;
-      auto& b = S().engine.bsend();
-      if (!b.attached()) {
-        *buf = nullptr;
-        *size = 0;
-        return Status::Ok();
-      }
-      if (b.blocks_in_use() == 0) {
-        b.Detach(buf, size);
-        return Status::Ok();
-      }
-    }
-    NICQ_RETURN_IF_ERROR(ProgressWait(bo).WithContext("BufferDetach"));
+    bool flag = false;
+    NICQ_RETURN_IF_ERROR(Improbe(source, tag, comm, &flag, status, msg));
+    if (flag) return Status::Ok();
+    NICQ_RETURN_IF_ERROR(ProgressWait(b).WithContext("Mprobe"));
   }
+}
+
+Status Mrecv(void* msg, void* buf, std::size_t bytes, Comm* comm, Request* req) {
+  ResetRequest(req);
+  req->buf = buf;
+  req->bytes = bytes;
+  if (!msg) {
+    CompleteProcNull(req);
+    return Status::Ok();
+  }
+  EnsureRankMap(comm);
+  EngineLock lock;
+  return S().engine.Mrecv(static_cast<p2p::Unexpected*>(msg), buf, bytes, comm, req);
+}
+
+namespace {
+
+p2p::BsendBuffer* BufferOf(BufferOwner owner, bool create) {
+  auto& e = S().engine;
+  switch (owner.kind) {
+    case BufferOwner::kProcess:
+      return &e.bsend();
+    case BufferOwner::kComm:
+      return e.OwnedBuffer(owner.id, create);
+    case BufferOwner::kSession:
+      return e.OwnedBuffer(p2p::Engine::kSessionKey | owner.id, create);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Status BufferAttachTo(BufferOwner owner, void* buf, std::size_t size) {
+  EngineLock lock;
+  p2p::BsendBuffer* b = BufferOf(owner, true);
+  if (b->attached()) return Error(Code::kBuffer, "a buffer is already attached");
+  if (buf == kBufferAutomatic) {
+    b->AttachAutomatic(buf);
+    return Status::Ok();
+  }
+  if (!buf && size) return Error(Code::kBuffer, "null buffer");
+  b->Attach(buf, size);
+  return Status::Ok();
+}
+
+Status BufferFlush(BufferOwner owner) {
+  // MPI: every message in the buffer has been sent when this returns.
+  Backoff bo;
+  while (!BufferIdle(owner)) NICQ_RETURN_IF_ERROR(ProgressWait(bo).WithContext("buffer flush"));
+  return Status::Ok();
+}
+
+bool BufferIdle(BufferOwner owner) {
+  EngineLock lock;
+  p2p::BsendBuffer* b = BufferOf(owner, false);
+  return !b || b->blocks_in_use() == 0;
+}
+
+Status BufferDetachFrom(BufferOwner owner, void** buf, std::size_t* size) {
+  NICQ_RETURN_IF_ERROR(BufferFlush(owner));
+  EngineLock lock;
+  p2p::BsendBuffer* b = BufferOf(owner, false);
+  if (!b || !b->attached()) return Error(Code::kBuffer, "no buffer is attached");
+  b->Detach(buf, size);
+  return Status::Ok();
+}
+
+Status DropCommBuffer(std::uint32_t context_id) {
+  const BufferOwner owner{BufferOwner::kComm, context_id};
+  if (!S().initialized) return Status::Ok();
+  NICQ_RETURN_IF_ERROR(BufferFlush(owner));
+  EngineLock lock;
+  p2p::BsendBuffer* b = BufferOf(owner, false);
+  if (b && b->attached()) {
+    void* buf = nullptr;
+    std::size_t size = 0;
+    b->Detach(&buf, &size);
+  }
+  return Status::Ok();
+}
+
+Status BufferAttach(void* buf, std::size_t size) {
+  return BufferAttachTo(BufferOwner{}, buf, size);
+}
+
+Status BufferDetach(void** buf, std::size_t* size) {
+  {
+    EngineLock lock;
+    if (!S().engine.bsend().attached()) {  // MPI_Buffer_detach of nothing: NULL, 0
+      *buf = nullptr;
+      *size = 0;
+      return Status::Ok();
+    }
+  }
+  return BufferDetachFrom(BufferOwner{}, buf, size);
 }
 
 }  // namespace nicq::rt

@@ -55,6 +55,21 @@ Status CommFree(Comm* comm);
 // list. Ranks not in the list get out = nullptr.
 Status CommCreateFromRanks(Comm* parent, const int* parent_ranks, int n, Comm** out);
 
+// Intercommunicators (intercomm.cc). Create: collective over `local` (an
+// intracommunicator) and the remote group's local communicator; only the
+// leader's `peer` and `remote_leader_world` matter (the leaders meet on the
+// peer's runtime context under `tag`). A leader whose arguments were
+// refused passes that error's class as `leader_refused` (kOk otherwise):
+// its group's members then fail with it rather than wait. Split: collective over both groups
+// (dup is color 0 with key = rank, MPI_Comm_create a color per member);
+// color < 0 or no remote member with the same color gives out = nullptr.
+// Merge: the intracommunicator of both groups, the group that passed
+// high = false first.
+Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_leader_world, int tag,
+                       Code leader_refused, Comm** out);
+Status IntercommSplit(Comm* inter, int color, int key, Comm** out);
+Status IntercommMerge(Comm* inter, bool high, Comm** out);
+
 // ---- point-to-point ------------------------------------------------------------
 // Start a send/receive of `bytes` contiguous bytes; `req` is filled in and
 // completes asynchronously (req->IsDone()). The engine sets req->status.
@@ -65,8 +80,36 @@ Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Requ
 // Probe: status.bytes is the incoming message's size.
 Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status);
 Status Probe(int source, int tag, Comm* comm, RequestStatus* status);
-// Cancel a pending receive (sends: not supported, returns Ok and leaves it).
+// Cancel a pending receive at once; a pending synchronous or rendezvous
+// send asks its receiver (see p2p::Engine::Cancel). Ok when too late.
 Status Cancel(Request* req);
+// Matched probe: *msg is the matched message, taken out of matching (no
+// later receive or probe sees it), or nullptr with *flag false. A probe of
+// kProcNull sets *flag with *msg = nullptr (MPI_MESSAGE_NO_PROC).
+Status Improbe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status, void** msg);
+Status Mprobe(int source, int tag, Comm* comm, RequestStatus* status, void** msg);
+// Receive a message from Improbe/Mprobe (nullptr: the kProcNull message).
+Status Mrecv(void* msg, void* buf, std::size_t bytes, Comm* comm, Request* req);
+
+// Buffered mode per communicator and per session (MPI-4.1). A buffered
+// send on a communicator uses the communicator's buffer, else the process's,
+// else a session's (communicators do not record the session they came
+// from, so the first session buffer attached serves them all).
+struct BufferOwner {
+  enum Kind : std::uint8_t { kProcess, kComm, kSession } kind = kProcess;
+  std::uint32_t id = 0;  // kComm: context id; kSession: session index
+};
+// `buf` == kBufferAutomatic: messages are copied into memory nicq allocates.
+inline void* const kBufferAutomatic = reinterpret_cast<void*>(-2);
+Status BufferAttachTo(BufferOwner owner, void* buf, std::size_t size);
+Status BufferDetachFrom(BufferOwner owner, void** buf, std::size_t* size);  // waits
+// Blocks until every buffered message of that buffer has been sent;
+// BufferIdle tests it without blocking.
+Status BufferFlush(BufferOwner owner);
+bool BufferIdle(BufferOwner owner);
+// At CommFree: sends what the communicator's buffer holds and detaches it, so
+// a later communicator with the same context id starts without a buffer.
+Status DropCommBuffer(std::uint32_t context_id);
 
 // Buffered mode (MPI_Buffer_attach/detach).
 Status BufferAttach(void* buf, std::size_t size);

@@ -20,13 +20,15 @@
 namespace nicq::transport {
 
 enum class Proto : std::uint8_t {
-  kEager = 0,      // payload is the message
-  kEagerSync = 1,  // same, receiver answers kAck(token) when it matches
-  kRts = 2,        // payload is a RndvHeader; receiver RMA-reads, then kFin(token)
-  kAck = 3,        // control: sync send matched
-  kFin = 4,        // control: rendezvous read finished
-  kCts = 5,        // control (push rendezvous): receiver matched, send the chunks
-  kData = 6,       // push rendezvous chunk; tag bits 59..0 hold its byte offset
+  kEager = 0,        // payload is the message
+  kEagerSync = 1,    // same, receiver answers kAck(token) when it matches
+  kRts = 2,          // payload is a RndvHeader; receiver RMA-reads, then kFin(token)
+  kAck = 3,          // control: sync send matched
+  kFin = 4,          // control: rendezvous read finished
+  kCts = 5,          // control (push rendezvous): receiver matched, send the chunks
+  kData = 6,         // push rendezvous chunk; tag bits 59..0 hold its byte offset
+  kCancel = 7,       // control: sender asks to withdraw its unmatched message (data: seq, token)
+  kCancelReply = 8,  // control: answer to kCancel (data: 1 withdrawn / 0 already matched, token)
 };
 
 inline constexpr int kTagBits = 24;

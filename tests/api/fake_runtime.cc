@@ -134,6 +134,16 @@ Status CommFree(Comm* comm) {
   delete comm;
   return Status::Ok();
 }
+// A world of one has no two disjoint groups: intercommunicators cannot exist.
+Status IntercommCreate(Comm*, int, Comm*, int, int, Code, Comm**) {
+  return Error(Code::kComm, "IntercommCreate: a one-process world has no remote group");
+}
+Status IntercommSplit(Comm*, int, int, Comm**) {
+  return Error(Code::kComm, "IntercommSplit: a one-process world has no intercommunicators");
+}
+Status IntercommMerge(Comm*, bool, Comm**) {
+  return Error(Code::kComm, "IntercommMerge: a one-process world has no intercommunicators");
+}
 
 Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, SendMode mode,
              Request* req) {
@@ -254,6 +264,69 @@ Status BufferDetach(void** buf, std::size_t* size) {
   *size = S().bsend_size;
   S().bsend_buf = nullptr;
   S().bsend_size = 0;
+  return Status::Ok();
+}
+
+Status Improbe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status, void** msg) {
+  *flag = false;
+  *msg = nullptr;
+  if (source == kProcNull) return Iprobe(source, tag, comm, flag, status);
+  State& s = S();
+  for (auto it = s.unexpected.begin(); it != s.unexpected.end(); ++it) {
+    if (it->comm == comm && (tag == kAnyTag || tag == it->tag)) {
+      *flag = true;
+      status->source = 0;
+      status->tag = it->tag;
+      status->bytes = it->data.size();
+      *msg = new Message(std::move(*it));
+      s.unexpected.erase(it);
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+Status Mprobe(int source, int tag, Comm* comm, RequestStatus* status, void** msg) {
+  bool flag = false;
+  NICQ_RETURN_IF_ERROR(Improbe(source, tag, comm, &flag, status, msg));
+  if (!flag) return Error(Code::kOther, "fake runtime: probe would block forever");
+  return Status::Ok();
+}
+Status Mrecv(void* msg, void* buf, std::size_t bytes, Comm* comm, Request* req) {
+  req->comm = comm;
+  req->buf = buf;
+  req->bytes = bytes;
+  req->status = RequestStatus{};
+  if (!msg) {
+    req->status.source = kProcNull;
+    req->status.tag = kAnyTag;
+    req->MarkDone();
+    return Status::Ok();
+  }
+  auto* m = static_cast<Message*>(msg);
+  Deliver(req, m->data.data(), m->data.size(), m->tag);
+  if (m->ssend) m->ssend->MarkDone();
+  delete m;
+  return Status::Ok();
+}
+
+// One process never has a buffered message in flight: buffers only attach.
+Status BufferAttachTo(BufferOwner owner, void* buf, std::size_t size) {
+  if (owner.kind == BufferOwner::kProcess) return BufferAttach(buf, size);
+  return Status::Ok();
+}
+Status BufferDetachFrom(BufferOwner owner, void** buf, std::size_t* size) {
+  if (owner.kind == BufferOwner::kProcess) return BufferDetach(buf, size);
+  *buf = nullptr;
+  *size = 0;
+  return Status::Ok();
+}
+Status BufferFlush(BufferOwner) {
+  return Status::Ok();
+}
+bool BufferIdle(BufferOwner) {
+  return true;
+}
+Status DropCommBuffer(std::uint32_t) {
   return Status::Ok();
 }
 

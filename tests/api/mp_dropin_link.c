@@ -42,6 +42,8 @@ static const struct entry linked[] = {
     {"MPI_Comm_free_keyval", (void (*)(void))MPI_Comm_free_keyval},
     {"MPI_Intercomm_create", (void (*)(void))MPI_Intercomm_create},
     {"MPI_Intercomm_merge", (void (*)(void))MPI_Intercomm_merge},
+    {"MPI_Intercomm_create_from_groups", (void (*)(void))MPI_Intercomm_create_from_groups},
+    {"MPI_Comm_remote_group", (void (*)(void))MPI_Comm_remote_group},
     {"MPI_Type_indexed", (void (*)(void))MPI_Type_indexed},
     {"MPI_Type_create_struct", (void (*)(void))MPI_Type_create_struct},
     {"MPI_Type_create_resized", (void (*)(void))MPI_Type_create_resized},
@@ -114,9 +116,6 @@ int main(int argc, char** argv) {
   MPI_Aint aints[4] = {0, 0, 0, 0};
   MPI_Datatype types[4] = {MPI_INT, MPI_INT, MPI_INT, MPI_INT};
   double buf[8];
-  EXPECT_UNSUPPORTED(MPI_Intercomm_create(MPI_COMM_WORLD, 1, MPI_COMM_WORLD, 1, 1, &comm),
-                     "MPI_Intercomm_create");
-  EXPECT_UNSUPPORTED(MPI_Intercomm_merge(MPI_COMM_WORLD, 1, &comm), "MPI_Intercomm_merge");
   EXPECT_UNSUPPORTED(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ints, ints, 1, ints, ints,
                                                     MPI_INFO_NULL, 1, &comm),
                      "MPI_Dist_graph_create_adjacent");

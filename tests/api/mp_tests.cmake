@@ -49,3 +49,25 @@ set_tests_properties(api.singleton.cxx PROPERTIES LABELS "api" TIMEOUT 60)
 nicq_add_mp_program(api_mp_request_reuse SOURCES mp_request_reuse.c)
 nicq_add_mp_test(api_request_reuse PROGRAM api_mp_request_reuse RANKS 2 3 PROVIDERS tcp+ofi_rxm shm
                  sockets LABELS api TIMEOUT 60)
+
+# Point-to-point beyond the basics: cancel of receives and sends, matched
+# probe, MPI_Isendrecv, MPI_Request_get_status_*, generalized requests,
+# MPI_BOTTOM, MPI-4.1 buffers, large counts.
+foreach(p cancel mprobe p2p_more)
+  nicq_add_mp_program(api_mp_${p} SOURCES mp_${p}.c)
+  nicq_add_mp_test(api_${p} PROGRAM api_mp_${p} RANKS 2 4 PROVIDERS shm tcp+ofi_rxm
+                   LABELS api TIMEOUT 60)
+  nicq_add_mp_test(api_${p} PROGRAM api_mp_${p} RANKS 3 PROVIDERS sockets LABELS api TIMEOUT 90)
+endforeach()
+# One message of INT_MAX + 17 bytes through the _c calls (about 4 GiB of memory).
+nicq_add_mp_program(api_mp_large_count SOURCES mp_large_count.c)
+nicq_add_mp_test(api_large_count PROGRAM api_mp_large_count RANKS 2 PROVIDERS shm
+                 LABELS api slow TIMEOUT 120)
+# Intercommunicators: creation, merge order, split/dup/create, p2p over the
+# remote group, every collective in its three forms, on groups of unequal
+# size (odd world sizes, rank 0 against the rest) and interleaved ranks.
+nicq_add_mp_program(api_mp_intercomm SOURCES mp_intercomm.c mp_intercomm_coll.c)
+nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 2 3 4 5 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 3 PROVIDERS sockets
+                 LABELS api TIMEOUT 90)

@@ -1,6 +1,7 @@
 // Unit tests: tag layout, the order-preserving post queue, bsend accounting.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "p2p/bsend_buffer.h"
@@ -155,6 +156,29 @@ TEST(BsendBuffer, MpiAccountingFitsExactly) {
   b.Free(blocks[4]);
   EXPECT_NE(b.Alloc(2 * kMsg + rt::kBsendOverhead), nullptr);  // freed neighbours coalesce
   EXPECT_EQ(b.blocks_in_use(), kN - 1);
+}
+
+TEST(BsendBuffer, AutomaticModeNeverRunsOut) {
+  p2p::BsendBuffer b;
+  int marker = 0;
+  b.AttachAutomatic(&marker);
+  EXPECT_TRUE(b.attached());
+  std::vector<void*> blocks;
+  for (std::size_t n : {std::size_t{0}, std::size_t{10}, std::size_t{1} << 20}) {
+    void* p = b.Alloc(n);
+    ASSERT_NE(p, nullptr) << n << " bytes";
+    if (n) std::memset(p, 1, n);
+    blocks.push_back(p);
+  }
+  EXPECT_EQ(b.blocks_in_use(), 3u);
+  for (void* p : blocks) b.Free(p);
+  EXPECT_EQ(b.blocks_in_use(), 0u);
+  void* back = nullptr;
+  std::size_t size = 1;
+  b.Detach(&back, &size);
+  EXPECT_EQ(back, &marker);  // MPI_Buffer_detach hands MPI_BUFFER_AUTOMATIC back
+  EXPECT_EQ(size, 0u);
+  EXPECT_FALSE(b.attached());
 }
 
 }  // namespace
