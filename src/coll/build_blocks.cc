@@ -22,6 +22,27 @@ Block RecvView(Schedule& s, Unpacks& u, void* base, std::int64_t disp, std::int6
   return Block{Out(s, u, b, count, t, pack_first), std::size_t(count * t->size)};
 }
 
+// The bytes, relative to the buffer's address, that `count` items of t
+// read or write: from the lowest data offset of the first item to the end of
+// the highest of the last (a negative lower bound puts data below 0).
+struct ByteRange {
+  std::int64_t lo = 0, hi = 0;
+};
+ByteRange TouchedBytes(const dtype::Type& t, std::int64_t count) {
+  ByteRange r;
+  if (t.blocks.empty() || count == 0) return r;
+  r.lo = t.blocks[0].offset;
+  r.hi = t.blocks[0].offset + t.blocks[0].length;
+  for (const dtype::Block& b : t.blocks) {
+    r.lo = std::min(r.lo, b.offset);
+    r.hi = std::max(r.hi, b.offset + b.length);
+  }
+  const std::int64_t last = (count - 1) * t.extent;
+  r.lo += std::min<std::int64_t>(0, last);
+  r.hi += std::max<std::int64_t>(0, last);
+  return r;
+}
+
 bool IsPof2(int p) {
   return (p & (p - 1)) == 0;
 }
@@ -97,12 +118,19 @@ void BuildBlockCollective(const Args& a, Schedule& s, const std::string& algo, U
       };
       const void* sbase = a.sendbuf;
       if (in_place) {
-        // The send data is the receive buffer as it is now: snapshot it.
-        std::int64_t span = 0;
-        for (int i = 0; i < p; ++i) span = std::max(span, rdisp(i) + rcount(i) * rtype(i)->extent);
-        char* copy = s.Scratch(std::size_t(span));
-        s.Copy(copy, a.recvbuf, std::size_t(span));
-        sbase = copy;
+        // The send data is the receive buffer as it is now: snapshot the
+        // bytes its blocks touch, which lie below the buffer's address when
+        // a type's data sits at negative offsets.
+        std::int64_t lo = 0, hi = 0;
+        for (int i = 0; i < p; ++i) {
+          if (rcount(i) == 0) continue;
+          const ByteRange b = TouchedBytes(*rtype(i), rcount(i));
+          lo = std::min(lo, rdisp(i) + b.lo);
+          hi = std::max(hi, rdisp(i) + b.hi);
+        }
+        char* copy = s.Scratch(std::size_t(hi - lo));
+        s.Copy(copy, static_cast<char*>(a.recvbuf) + lo, std::size_t(hi - lo));
+        sbase = copy - lo;
       }
       for (int i = 0; i < p; ++i) {
         if (in_place) {
