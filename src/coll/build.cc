@@ -20,7 +20,10 @@ Status ResolveRedType(const dtype::Type* t, const dtype::Op* op, RedType* out) {
     r.esize = t->extent ? std::size_t(t->extent) : 1;  // pair types: struct layout
     return Status::Ok();
   }
-  if (op->predefined) {
+  // Pair types (MPI_DOUBLE_INT, ...) are padded C structs that the MINLOC
+  // and MAXLOC kernels walk at their extent: packed pairs would be read
+  // misaligned, so derived types of pairs reduce in place like user ops.
+  if (op->predefined && !dtype::IsPairIndex(t->unit)) {
     r.handle = (dtype::kKindDatatype << 24) | t->unit;
     r.esize = std::size_t(dtype::BasicSize(t->unit));
     r.per_item = std::size_t(t->size) / r.esize;
@@ -40,6 +43,10 @@ Status ResolveRedType(const dtype::Type* t, const dtype::Op* op, RedType* out) {
 
 // The user's buffer seen as an image: the buffer itself when the type is
 // one dense run starting at its lower bound 0.
+static bool IsPredefinedPair(const dtype::Type* t) {
+  return dtype::IsPairIndex(t->handle & 0xffffff);
+}
+
 static bool ImageIsBuffer(const dtype::Type* t) {
   return t->IsContiguous() && t->lb == 0;
 }
@@ -58,7 +65,16 @@ char* RedIn(Schedule& s, const RedType& red, const void* buf, std::int64_t count
 // (pack_first: the buffer also holds input, i.e. in place).
 char* RedOut(Schedule& s, const RedType& red, Unpacks& u, void* buf, std::int64_t count,
              const dtype::Type* t, bool pack_first) {
-  if (t->predefined) return static_cast<char*>(buf);
+  if (t->predefined && !IsPredefinedPair(t)) return static_cast<char*>(buf);
+  if (t->predefined) {
+    // A pair type's struct padding is not part of its type map: the result
+    // is built in scratch and only the value and index reach buf.
+    if (count == 0) return static_cast<char*>(buf);
+    char* image = s.Scratch(std::size_t(count * t->extent));
+    if (pack_first) s.CopyTyped(t, buf, count, image);
+    u.list.push_back({t, image, count, buf, true});
+    return image;
+  }
   if (!red.image) return Out(s, u, buf, count, t, pack_first);
   if (ImageIsBuffer(t) || count == 0) return static_cast<char*>(buf);
   char* image = s.Scratch(std::size_t(count) * red.esize);

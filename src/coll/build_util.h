@@ -47,7 +47,8 @@ inline char* Out(Schedule& s, Unpacks& u, void* buf, std::int64_t count, const d
 // a derived type must be called with that type and a count of its items, on
 // data in the type's own layout: those reduce on an image of the items (one
 // extent each, starting at the lower bound) and only the type's data is
-// copied in and out of it.
+// copied in and out of it. Derived types of pair types (MINLOC/MAXLOC) do
+// the same, since their kernels walk the padded C structs.
 struct RedType {
   int handle = 0;
   std::size_t esize = 1;     // bytes of one reduce element

@@ -127,7 +127,11 @@ bool PairKernel(int op, const void* in, void* io, std::int64_t n) {
   auto* b = static_cast<Pair<V>*>(io);
   for (std::int64_t k = 0; k < n; ++k) {
     bool take = max ? a[k].v > b[k].v : a[k].v < b[k].v;
-    if (take || (a[k].v == b[k].v && a[k].i < b[k].i)) b[k] = a[k];
+    // Value and index only: the struct's padding in inout stays as it was.
+    if (take || (a[k].v == b[k].v && a[k].i < b[k].i)) {
+      b[k].v = a[k].v;
+      b[k].i = a[k].i;
+    }
   }
   return true;
 }
