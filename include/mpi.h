@@ -612,5 +612,6 @@ int MPI_Grequest_complete(MPI_Request request);
 /* Large-count collectives; the chapters nicq declares but does not implement. */
 #include "nicq/mpi_coll_large.h"
 #include "nicq/mpi_unsupported.h"
+#include "nicq/mpi_tool.h"
 
 #endif /* NICQ_MPI_H_INCLUDED */

@@ -1,10 +1,10 @@
 /* nicq: the MPI-4.1 calls of chapters nicq does not implement (file I/O,
  * the rest of one-sided communication, large-count neighborhood
  * collectives, graph topologies, large-count user operations, Fortran 90
- * parameterized types), and a few small calls (MPI_Cart_map, MPI_Pcontrol,
- * MPI_Status_set_elements_c). Included by mpi.h; do not include directly.
- * The unsupported ones return MPI_ERR_UNSUPPORTED_OPERATION with a message
- * naming the call; docs/mpi-api.md lists them. */
+ * parameterized types; the tool interface is in nicq/mpi_tool.h), and a few small calls
+ * (MPI_Cart_map, MPI_Pcontrol, MPI_Status_set_elements_c). Included by mpi.h; do not include
+ * directly. The unsupported ones return MPI_ERR_UNSUPPORTED_OPERATION with a message naming the
+ * call; docs/mpi-api.md lists them. */
 #ifndef NICQ_MPI_UNSUPPORTED_H_INCLUDED
 #define NICQ_MPI_UNSUPPORTED_H_INCLUDED
 #ifdef __cplusplus
