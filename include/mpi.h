@@ -613,5 +613,6 @@ int MPI_Grequest_complete(MPI_Request request);
 #include "nicq/mpi_coll_large.h"
 #include "nicq/mpi_unsupported.h"
 #include "nicq/mpi_tool.h"
+#include "nicq/mpi_status_fortran.h"
 
 #endif /* NICQ_MPI_H_INCLUDED */

@@ -2,7 +2,8 @@
  * I/O, one-sided, graph topologies, large-count neighborhood collectives,
  * the tool interface) return MPI_ERR_UNSUPPORTED_OPERATION naming the call
  * and leave their outputs alone; MPI_Cart_map, MPI_Pcontrol,
- * MPI_Status_set_elements_c and MPI_Reduce_local_c work. */
+ * MPI_Status_set_elements_c, MPI_Reduce_local_c, the MPI-4.1 status field
+ * accessors and the Fortran conversions work. */
 #include <limits.h>
 
 #include "mp_check.h"
@@ -83,6 +84,34 @@ int main(int argc, char** argv) {
   CHECK(elements == 5 && count == 5, "set_elements_c 5: elements %lld count %d",
         (long long)elements, count);
   CHECK(st.MPI_SOURCE == 3 && st.MPI_TAG == 7, "set_elements_c changed source/tag");
+
+  /* MPI-4.1 status accessors and the Fortran status round trip. */
+  int field = -1;
+  CHECK_OK(MPI_Status_set_source(&st, 11));
+  CHECK_OK(MPI_Status_set_tag(&st, 12));
+  CHECK_OK(MPI_Status_set_error(&st, MPI_ERR_TAG));
+  CHECK_OK(MPI_Status_get_source(&st, &field));
+  CHECK(field == 11 && st.MPI_SOURCE == 11, "source %d", field);
+  CHECK_OK(MPI_Status_get_tag(&st, &field));
+  CHECK(field == 12 && st.MPI_TAG == 12, "tag %d", field);
+  CHECK_OK(MPI_Status_get_error(&st, &field));
+  CHECK(field == MPI_ERR_TAG && st.MPI_ERROR == MPI_ERR_TAG, "error %d", field);
+  expect_class(MPI_Status_get_tag(MPI_STATUS_IGNORE, &field), MPI_ERR_ARG, "MPI_Status_get_tag");
+  MPI_Fint fst[MPI_F_STATUS_SIZE];
+  MPI_Status back;
+  memset(&back, 0, sizeof back);
+  CHECK_OK(MPI_Status_c2f(&st, fst));
+  CHECK(fst[MPI_F_SOURCE] == 11 && fst[MPI_F_TAG] == 12 && fst[MPI_F_ERROR] == MPI_ERR_TAG,
+        "Fortran status %d %d %d", fst[MPI_F_SOURCE], fst[MPI_F_TAG], fst[MPI_F_ERROR]);
+  CHECK_OK(MPI_Status_f2c(fst, &back));
+  CHECK_OK(MPI_Get_elements_c(&back, MPI_INT, &elements));
+  CHECK(
+      back.MPI_SOURCE == 11 && back.MPI_TAG == 12 && back.MPI_ERROR == MPI_ERR_TAG && elements == 5,
+      "status round trip: %d %d %d %lld", back.MPI_SOURCE, back.MPI_TAG, back.MPI_ERROR,
+      (long long)elements);
+  CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD, "comm c2f/f2c");
+  CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)) == MPI_DOUBLE, "type c2f/f2c");
+  CHECK(MPI_File_c2f(MPI_FILE_NULL) == (MPI_Fint)MPI_FILE_NULL, "file c2f");
 
   int in[2] = {1, 2}, inout[2] = {3, 4};
   CHECK_OK(MPI_Reduce_local_c(in, inout, (MPI_Count)2, MPI_INT, MPI_SUM));
