@@ -9,6 +9,11 @@ using namespace nicq::coll::capi;
 
 namespace {
 
+// With MPI_IN_PLACE the send count is ignored, so it is not checked.
+bool SendCountToInt(api::Call& c, const void* sendbuf, MPI_Count sendcount, int* out) {
+  return sendbuf == MPI_IN_PLACE || CountToInt(c, sendcount, "sendcount", out);
+}
+
 bool FillBcastC(api::Call& c, coll::Args* a, void* buffer, MPI_Count count, MPI_Datatype datatype,
                 int root) {
   int n = 0;
@@ -33,7 +38,7 @@ bool FillGatherC(api::Call& c, coll::Args* a, const void* sendbuf, MPI_Count sen
                  MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                  int root) {
   int sn = 0, rn = 0;
-  return CountToInt(c, sendcount, "sendcount", &sn) && CountToInt(c, recvcount, "recvcount", &rn) &&
+  return SendCountToInt(c, sendbuf, sendcount, &sn) && CountToInt(c, recvcount, "recvcount", &rn) &&
          FillGather(c, a, sendbuf, sn, sendtype, recvbuf, rn, recvtype, root);
 }
 
@@ -41,7 +46,8 @@ bool FillScatterC(api::Call& c, coll::Args* a, const void* sendbuf, MPI_Count se
                   MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                   int root) {
   int sn = 0, rn = 0;
-  return CountToInt(c, sendcount, "sendcount", &sn) && CountToInt(c, recvcount, "recvcount", &rn) &&
+  return SendCountToInt(c, sendbuf, sendcount, &sn) &&
+         (recvbuf == MPI_IN_PLACE || CountToInt(c, recvcount, "recvcount", &rn)) &&
          FillScatter(c, a, sendbuf, sn, sendtype, recvbuf, rn, recvtype, root);
 }
 
@@ -50,7 +56,7 @@ bool FillAllgatherC(api::Call& c, coll::Args* a, const void* sendbuf, MPI_Count 
                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype) {
   int sn = 0, rn = 0;
-  return CountToInt(c, sendcount, "sendcount", &sn) && CountToInt(c, recvcount, "recvcount", &rn) &&
+  return SendCountToInt(c, sendbuf, sendcount, &sn) && CountToInt(c, recvcount, "recvcount", &rn) &&
          FillAllgather(c, a, sendbuf, sn, sendtype, recvbuf, rn, recvtype);
 }
 

@@ -25,7 +25,8 @@ inline bool CountToInt(api::Call& c, MPI_Count v, const char* what, int* out) {
 // Converted copies of the MPI_Count / MPI_Aint arrays. The int forms read
 // the arrays only during the call (a nonblocking schedule is built at
 // initiation and a persistent one copies them), so per-thread scratch that
-// grows once is enough. slot: 0..3, one per array argument of a call.
+// grows once is enough. slot: 0..3, distinct for the arrays of one call
+// that share an element type (each T has its own scratch).
 template <typename T>
 bool ArrayToInt(api::Call& c, const T* v, int n, const char* what, int slot, const int** out) {
   thread_local std::vector<int> scratch[4];

@@ -27,7 +27,7 @@ bool FillGathervC(api::Call& c, coll::Args* a, const void* sendbuf, MPI_Count se
         !ArrayToInt(c, displs, p, "displs", 1, &rd))
       return false;
   }
-  return CountToInt(c, sendcount, "sendcount", &sn) &&
+  return (sendbuf == MPI_IN_PLACE || CountToInt(c, sendcount, "sendcount", &sn)) &&
          FillGatherv(c, a, sendbuf, sn, sendtype, recvbuf, rc, rd, recvtype, root);
 }
 
@@ -54,7 +54,7 @@ bool FillAllgathervC(api::Call& c, coll::Args* a, const void* sendbuf, MPI_Count
   const int* rc = nullptr;
   const int* rd = nullptr;
   const int p = PeerCount(*a);
-  return CountToInt(c, sendcount, "sendcount", &sn) &&
+  return (sendbuf == MPI_IN_PLACE || CountToInt(c, sendcount, "sendcount", &sn)) &&
          ArrayToInt(c, recvcounts, p, "recvcounts", 0, &rc) &&
          ArrayToInt(c, displs, p, "displs", 1, &rd) &&
          FillAllgatherv(c, a, sendbuf, sn, sendtype, recvbuf, rc, rd, recvtype);

@@ -107,6 +107,13 @@ int main(int argc, char** argv) {
   CHECK(req != MPI_REQUEST_NULL, "persistent request freed by MPI_Wait");
   CHECK_OK(MPI_Request_free(&req));
 
+  /* With MPI_IN_PLACE the send count is ignored, however large. */
+  int ip[8];
+  for (int p = 0; p < size; ++p) ip[p] = p == rank ? 50 + rank : -1;
+  CHECK_OK(MPI_Allgather_c(MPI_IN_PLACE, (MPI_Count)INT_MAX + 7, MPI_INT, ip, (MPI_Count)1, MPI_INT,
+                           MPI_COMM_WORLD));
+  for (int p = 0; p < size; ++p) CHECK(ip[p] == 50 + p, "in-place allgather[%d] = %d", p, ip[p]);
+
   /* A count above INT_MAX: refused on every rank before anything moves (the
    * buffer is a few bytes; nothing may be read or written). */
   unsigned char tiny[4] = {1, 2, 3, 4};
