@@ -609,5 +609,10 @@ int MPI_Grequest_complete(MPI_Request request);
 #include "nicq/mpi_queue.h"
 /* Attributes, topologies, sessions, and the declared-but-unsupported rest. */
 #include "nicq/mpi_dropin.h"
+/* Large-count collectives; the chapters nicq declares but does not implement. */
+#include "nicq/mpi_coll_large.h"
+#include "nicq/mpi_unsupported.h"
+#include "nicq/mpi_tool.h"
+#include "nicq/mpi_status_fortran.h"
 
 #endif /* NICQ_MPI_H_INCLUDED */

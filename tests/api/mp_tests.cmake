@@ -87,3 +87,11 @@ nicq_add_mp_test(api_comm_more PROGRAM api_mp_comm_more RANKS 1 3 4 PROVIDERS sh
                  LABELS api TIMEOUT 60)
 add_test(NAME api.singleton.comm_more COMMAND ${CMAKE_BINARY_DIR}/tests/api_mp_comm_more)
 set_tests_properties(api.singleton.comm_more PROPERTIES LABELS "api" TIMEOUT 60)
+# Large-count (_c) collectives: data through each form, MPI_ERR_COUNT above INT_MAX.
+nicq_add_mp_program(api_mp_coll_large SOURCES mp_coll_large.c)
+nicq_add_mp_test(api_coll_large PROGRAM api_mp_coll_large RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
+                 sockets LABELS api TIMEOUT 60)
+# The declared rest of MPI 4.1: unsupported calls' errors, the small calls.
+nicq_add_mp_program(api_mp_coverage SOURCES mp_coverage.c)
+nicq_add_mp_test(api_coverage PROGRAM api_mp_coverage RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
