@@ -53,55 +53,56 @@ void barrier_verify(Case* c, unsigned seq) {
 
 /* ---- bcast: the root uses the send-side type, the others the receive side ------------------- */
 static const TypeCase* bcast_type(Case* c) {
-  return c->rank == c->root ? c->stc : c->rtc;
+  return sw_is_root(c) ? c->stc : c->rtc;
 }
 void bcast_setup(Case* c) {
-  alloc_recv(c, bcast_type(c), sw_side_count(c, bcast_type(c), c->count));
+  if (!(sw_idle(c) && c->null_at_nonroot))
+    alloc_recv(c, bcast_type(c), sw_side_count(c, bcast_type(c), c->count));
 }
 void bcast_prepare(Case* c, unsigned seq) {
   const TypeCase* t = bcast_type(c);
   long n = sw_side_count(c, t, c->count);
   reset(c);
-  if (c->rank == c->root) put(&c->rb, t, 0, n, c->root, 0, seq);
+  if (sw_is_root(c)) put(&c->rb, t, 0, n, sw_root_id(c), 0, seq);
   expect_unchanged(c);
-  put(&c->xb, t, 0, n, c->root, 0, seq);
+  if (!sw_idle(c)) put(&c->xb, t, 0, n, sw_root_id(c), 0, seq);
 }
 int bcast_issue(Case* c, int form, MPI_Request* r) {
   const TypeCase* t = bcast_type(c);
   return SW_ISSUE(form, r, Bcast, Ibcast, rcv(c), (int)sw_side_count(c, t, c->count), t->type,
-                  c->root, c->comm);
+                  sw_root_arg(c), c->comm);
 }
 void bcast_verify(Case* c, unsigned seq) {
   (void)seq;
-  sw_compare(&c->rb, &c->xb, bcast_type(c), "bcast buffer");
+  if (c->has_rb) sw_compare(&c->rb, &c->xb, bcast_type(c), "bcast buffer");
 }
 
 /* ---- gather ---------------------------------------------------------------------------- */
 void gather_setup(Case* c) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
-  int root = c->rank == c->root;
-  if (!(root && c->inplace)) alloc_send(c, c->stc, sc);
-  if (root || !c->null_at_nonroot) alloc_recv(c, c->rtc, c->size * rc);
+  int root = sw_is_root(c);
+  if (c->inter ? !c->root_local : !(root && c->inplace)) alloc_send(c, c->stc, sc);
+  if (root || !c->null_at_nonroot) alloc_recv(c, c->rtc, sw_npeers(c) * rc);
 }
 void gather_prepare(Case* c, unsigned seq) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
   reset(c);
-  if (c->has_sb) put(&c->sb, c->stc, 0, sc, c->rank, 0, seq);
-  if (c->rank != c->root) {
+  if (c->has_sb) put(&c->sb, c->stc, 0, sc, sw_me(c), 0, seq);
+  if (!sw_is_root(c)) {
     expect_unchanged(c);
     return;
   }
   if (c->inplace) put(&c->rb, c->rtc, c->rank * rc, rc, c->rank, 0, seq);
   expect_unchanged(c);
-  for (int i = 0; i < c->size; ++i) put(&c->xb, c->rtc, i * rc, rc, i, 0, seq);
+  for (int i = 0; i < sw_npeers(c); ++i) put(&c->xb, c->rtc, i * rc, rc, sw_peer(c, i), 0, seq);
 }
 int gather_issue(Case* c, int form, MPI_Request* r) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
-  int root = c->rank == c->root;
+  int root = sw_is_root(c);
   const void* s = root && c->inplace ? MPI_IN_PLACE : snd(c);
   int nul = !root && c->null_at_nonroot;
   return SW_ISSUE(form, r, Gather, Igather, s, (int)sc, c->stc->type, rcv(c), nul ? 0 : (int)rc,
-                  nul ? MPI_DATATYPE_NULL : c->rtc->type, c->root, c->comm);
+                  nul ? MPI_DATATYPE_NULL : c->rtc->type, sw_root_arg(c), c->comm);
 }
 void gather_verify(Case* c, unsigned seq) {
   move_verify(c, seq);
@@ -110,25 +111,26 @@ void gather_verify(Case* c, unsigned seq) {
 /* ---- scatter --------------------------------------------------------------------------- */
 void scatter_setup(Case* c) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
-  int root = c->rank == c->root;
-  if (root || !c->null_at_nonroot) alloc_send(c, c->stc, c->size * sc);
-  if (!(root && c->inplace)) alloc_recv(c, c->rtc, rc);
+  int root = sw_is_root(c);
+  if (root || !c->null_at_nonroot) alloc_send(c, c->stc, sw_npeers(c) * sc);
+  if (c->inter ? !c->root_local : !(root && c->inplace)) alloc_recv(c, c->rtc, rc);
 }
 void scatter_prepare(Case* c, unsigned seq) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
   reset(c);
-  if (c->rank == c->root)
-    for (int i = 0; i < c->size; ++i) put(&c->sb, c->stc, i * sc, sc, c->root, i, seq);
+  if (sw_is_root(c))
+    for (int i = 0; i < sw_npeers(c); ++i)
+      put(&c->sb, c->stc, i * sc, sc, sw_root_id(c), sw_peer(c, i), seq);
   expect_unchanged(c);
-  if (c->has_rb) put(&c->xb, c->rtc, 0, rc, c->root, c->rank, seq);
+  if (c->has_rb) put(&c->xb, c->rtc, 0, rc, sw_root_id(c), sw_me(c), seq);
 }
 int scatter_issue(Case* c, int form, MPI_Request* r) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
-  int root = c->rank == c->root;
+  int root = sw_is_root(c);
   void* rb = root && c->inplace ? MPI_IN_PLACE : rcv(c);
   int nul = !root && c->null_at_nonroot;
   return SW_ISSUE(form, r, Scatter, Iscatter, snd(c), nul ? 0 : (int)sc,
-                  nul ? MPI_DATATYPE_NULL : c->stc->type, rb, (int)rc, c->rtc->type, c->root,
+                  nul ? MPI_DATATYPE_NULL : c->stc->type, rb, (int)rc, c->rtc->type, sw_root_arg(c),
                   c->comm);
 }
 void scatter_verify(Case* c, unsigned seq) {
@@ -139,15 +141,15 @@ void scatter_verify(Case* c, unsigned seq) {
 void allgather_setup(Case* c) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
   if (!c->inplace) alloc_send(c, c->stc, sc);
-  alloc_recv(c, c->rtc, c->size * rc);
+  alloc_recv(c, c->rtc, sw_npeers(c) * rc);
 }
 void allgather_prepare(Case* c, unsigned seq) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
   reset(c);
-  if (c->has_sb) put(&c->sb, c->stc, 0, sc, c->rank, 0, seq);
+  if (c->has_sb) put(&c->sb, c->stc, 0, sc, sw_me(c), 0, seq);
   if (c->inplace) put(&c->rb, c->rtc, c->rank * rc, rc, c->rank, 0, seq);
   expect_unchanged(c);
-  for (int i = 0; i < c->size; ++i) put(&c->xb, c->rtc, i * rc, rc, i, 0, seq);
+  for (int i = 0; i < sw_npeers(c); ++i) put(&c->xb, c->rtc, i * rc, rc, sw_peer(c, i), 0, seq);
 }
 int allgather_issue(Case* c, int form, MPI_Request* r) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
@@ -162,20 +164,21 @@ void allgather_verify(Case* c, unsigned seq) {
 /* ---- alltoall: in place, the receive buffer holds what is sent (receive-side type) ---------- */
 void alltoall_setup(Case* c) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
-  if (!c->inplace) alloc_send(c, c->stc, c->size * sc);
-  alloc_recv(c, c->rtc, c->size * rc);
+  if (!c->inplace) alloc_send(c, c->stc, sw_npeers(c) * sc);
+  alloc_recv(c, c->rtc, sw_npeers(c) * rc);
 }
 void alltoall_prepare(Case* c, unsigned seq) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);
   reset(c);
-  for (int j = 0; j < c->size; ++j) {
+  for (int j = 0; j < sw_npeers(c); ++j) {
     if (c->inplace)
       put(&c->rb, c->rtc, j * rc, rc, c->rank, j, seq);
     else
-      put(&c->sb, c->stc, j * sc, sc, c->rank, j, seq);
+      put(&c->sb, c->stc, j * sc, sc, sw_me(c), sw_peer(c, j), seq);
   }
   expect_unchanged(c);
-  for (int i = 0; i < c->size; ++i) put(&c->xb, c->rtc, i * rc, rc, i, c->rank, seq);
+  for (int i = 0; i < sw_npeers(c); ++i)
+    put(&c->xb, c->rtc, i * rc, rc, sw_peer(c, i), sw_me(c), seq);
 }
 int alltoall_issue(Case* c, int form, MPI_Request* r) {
   long sc = sw_side_count(c, c->stc, c->count), rc = sw_side_count(c, c->rtc, c->count);

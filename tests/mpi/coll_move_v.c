@@ -29,7 +29,7 @@ static void put(Buf* b, const TypeCase* t, long first, long n, int src, int dst,
  * displacements with a one-item gap; returns the span in items. */
 static long layout(const Case* c, const TypeCase* t, int* counts, int* displs) {
   long d = 0;
-  for (int i = c->size - 1; i >= 0; --i) {
+  for (int i = sw_npeers(c) - 1; i >= 0; --i) {
     counts[i] = (int)sw_side_count(c, t, sw_vcount(c->count, i));
     displs[i] = (int)d;
     d += counts[i] + 1;
@@ -39,9 +39,9 @@ static long layout(const Case* c, const TypeCase* t, int* counts, int* displs) {
 
 /* ---- gatherv ---------------------------------------------------------------------------- */
 void gatherv_setup(Case* c) {
-  int root = c->rank == c->root;
+  int root = sw_is_root(c);
   long span = layout(c, c->rtc, c->rcounts, c->rdispls);
-  if (!(root && c->inplace)) {
+  if (c->inter ? !c->root_local : !(root && c->inplace)) {
     sw_buf_alloc(&c->sb, c->stc, sw_side_count(c, c->stc, sw_vcount(c->count, c->rank)));
     c->has_sb = 1;
   }
@@ -54,22 +54,24 @@ void gatherv_setup(Case* c) {
 void gatherv_prepare(Case* c, unsigned seq) {
   reset(c);
   if (c->has_sb)
-    put(&c->sb, c->stc, 0, sw_side_count(c, c->stc, sw_vcount(c->count, c->rank)), c->rank, 0, seq);
-  if (c->rank != c->root) {
+    put(&c->sb, c->stc, 0, sw_side_count(c, c->stc, sw_vcount(c->count, c->rank)), sw_me(c), 0,
+        seq);
+  if (!sw_is_root(c)) {
     expect_unchanged(c);
     return;
   }
   if (c->inplace) put(&c->rb, c->rtc, c->rdispls[c->rank], c->rcounts[c->rank], c->rank, 0, seq);
   expect_unchanged(c);
-  for (int i = 0; i < c->size; ++i) put(&c->xb, c->rtc, c->rdispls[i], c->rcounts[i], i, 0, seq);
+  for (int i = 0; i < sw_npeers(c); ++i)
+    put(&c->xb, c->rtc, c->rdispls[i], c->rcounts[i], sw_peer(c, i), 0, seq);
 }
 int gatherv_issue(Case* c, int form, MPI_Request* r) {
-  int root = c->rank == c->root;
+  int root = sw_is_root(c);
   const void* s = root && c->inplace ? MPI_IN_PLACE : snd(c);
   int sc = (int)sw_side_count(c, c->stc, sw_vcount(c->count, c->rank));
   int nul = !root && c->null_at_nonroot;
   return SW_ISSUE(form, r, Gatherv, Igatherv, s, sc, c->stc->type, rcv(c), nul ? NULL : c->rcounts,
-                  nul ? NULL : c->rdispls, nul ? MPI_DATATYPE_NULL : c->rtc->type, c->root,
+                  nul ? NULL : c->rdispls, nul ? MPI_DATATYPE_NULL : c->rtc->type, sw_root_arg(c),
                   c->comm);
 }
 void gatherv_verify(Case* c, unsigned seq) {
@@ -78,13 +80,13 @@ void gatherv_verify(Case* c, unsigned seq) {
 
 /* ---- scatterv --------------------------------------------------------------------------- */
 void scatterv_setup(Case* c) {
-  int root = c->rank == c->root;
+  int root = sw_is_root(c);
   long span = layout(c, c->stc, c->scounts, c->sdispls);
   if (root || !c->null_at_nonroot) {
     sw_buf_alloc(&c->sb, c->stc, root ? span : 1);
     c->has_sb = 1;
   }
-  if (!(root && c->inplace)) {
+  if (c->inter ? !c->root_local : !(root && c->inplace)) {
     long rc = sw_side_count(c, c->rtc, sw_vcount(c->count, c->rank));
     sw_buf_alloc(&c->rb, c->rtc, rc);
     sw_buf_alloc(&c->xb, c->rtc, rc);
@@ -93,22 +95,22 @@ void scatterv_setup(Case* c) {
 }
 void scatterv_prepare(Case* c, unsigned seq) {
   reset(c);
-  if (c->rank == c->root)
-    for (int i = 0; i < c->size; ++i)
-      put(&c->sb, c->stc, c->sdispls[i], c->scounts[i], c->root, i, seq);
+  if (sw_is_root(c))
+    for (int i = 0; i < sw_npeers(c); ++i)
+      put(&c->sb, c->stc, c->sdispls[i], c->scounts[i], sw_root_id(c), sw_peer(c, i), seq);
   expect_unchanged(c);
   if (c->has_rb)
-    put(&c->xb, c->rtc, 0, sw_side_count(c, c->rtc, sw_vcount(c->count, c->rank)), c->root, c->rank,
-        seq);
+    put(&c->xb, c->rtc, 0, sw_side_count(c, c->rtc, sw_vcount(c->count, c->rank)), sw_root_id(c),
+        sw_me(c), seq);
 }
 int scatterv_issue(Case* c, int form, MPI_Request* r) {
-  int root = c->rank == c->root;
+  int root = sw_is_root(c);
   void* rb = root && c->inplace ? MPI_IN_PLACE : rcv(c);
   int rc = (int)sw_side_count(c, c->rtc, sw_vcount(c->count, c->rank));
   int nul = !root && c->null_at_nonroot;
   return SW_ISSUE(form, r, Scatterv, Iscatterv, snd(c), nul ? NULL : c->scounts,
                   nul ? NULL : c->sdispls, nul ? MPI_DATATYPE_NULL : c->stc->type, rb, rc,
-                  c->rtc->type, c->root, c->comm);
+                  c->rtc->type, sw_root_arg(c), c->comm);
 }
 void scatterv_verify(Case* c, unsigned seq) {
   move_verify(c, seq);
@@ -128,10 +130,12 @@ void allgatherv_setup(Case* c) {
 void allgatherv_prepare(Case* c, unsigned seq) {
   reset(c);
   if (c->has_sb)
-    put(&c->sb, c->stc, 0, sw_side_count(c, c->stc, sw_vcount(c->count, c->rank)), c->rank, 0, seq);
+    put(&c->sb, c->stc, 0, sw_side_count(c, c->stc, sw_vcount(c->count, c->rank)), sw_me(c), 0,
+        seq);
   if (c->inplace) put(&c->rb, c->rtc, c->rdispls[c->rank], c->rcounts[c->rank], c->rank, 0, seq);
   expect_unchanged(c);
-  for (int i = 0; i < c->size; ++i) put(&c->xb, c->rtc, c->rdispls[i], c->rcounts[i], i, 0, seq);
+  for (int i = 0; i < sw_npeers(c); ++i)
+    put(&c->xb, c->rtc, c->rdispls[i], c->rcounts[i], sw_peer(c, i), 0, seq);
 }
 int allgatherv_issue(Case* c, int form, MPI_Request* r) {
   const void* s = c->inplace ? MPI_IN_PLACE : snd(c);
@@ -161,8 +165,8 @@ static const TypeCase* w_type(const Case* c, int i, int j, int side) {
  * 8 free bytes after each. */
 static void w_layout(const Case* c, int recv, long* disp, long* cnt, const TypeCase** types) {
   long d = 0;
-  for (int n = 0; n < c->size; ++n) {
-    int peer = recv ? n : c->size - 1 - n;
+  for (int n = 0; n < sw_npeers(c); ++n) {
+    int peer = recv ? n : sw_npeers(c) - 1 - n;
     const TypeCase* t = recv ? w_type(c, peer, c->rank, 1) : w_type(c, c->rank, peer, 0);
     long items = recv ? pair_count(c, peer, c->rank) : pair_count(c, c->rank, peer);
     long k = sw_side_count(c, t, items);
@@ -180,7 +184,8 @@ static void v_setup(Case* c, int w) {
   const TypeCase* st[SW_MAX_RANKS];
   w_layout(c, 0, sdisp, scnt, st);
   w_layout(c, 1, rdisp, rcnt, c->rtcs);
-  for (int i = 0; i < c->size; ++i) {
+  const int np = sw_npeers(c);
+  for (int i = 0; i < np; ++i) {
     if (!w) { /* alltoallv: one type per side, displacements in items of it */
       st[i] = c->stc;
       c->rtcs[i] = c->rtc;
@@ -196,22 +201,22 @@ static void v_setup(Case* c, int w) {
     /* Items of the side's type: sends reversed with a gap of 1, receives
      * forward with a gap of 2. */
     long d = 0;
-    for (int i = c->size - 1; i >= 0; --i) c->sdispls[i] = (int)d, d += scnt[i] + 1;
+    for (int i = np - 1; i >= 0; --i) c->sdispls[i] = (int)d, d += scnt[i] + 1;
     d = 0;
-    for (int i = 0; i < c->size; ++i) c->rdispls[i] = (int)d, d += rcnt[i] + 2;
-    for (int i = 0; i < c->size; ++i) {
+    for (int i = 0; i < np; ++i) c->rdispls[i] = (int)d, d += rcnt[i] + 2;
+    for (int i = 0; i < np; ++i) {
       sdisp[i] = c->sdispls[i] * c->stc->extent;
       rdisp[i] = c->rdispls[i] * c->rtc->extent;
     }
   } else {
-    for (int i = 0; i < c->size; ++i) c->sdispls[i] = (int)sdisp[i], c->rdispls[i] = (int)rdisp[i];
+    for (int i = 0; i < np; ++i) c->sdispls[i] = (int)sdisp[i], c->rdispls[i] = (int)rdisp[i];
   }
   if (!c->inplace) {
-    sw_buf_alloc_blocks(&c->sb, c->size, sdisp, st, scnt);
+    sw_buf_alloc_blocks(&c->sb, np, sdisp, st, scnt);
     c->has_sb = 1;
   }
-  sw_buf_alloc_blocks(&c->rb, c->size, rdisp, c->rtcs, rcnt);
-  sw_buf_alloc_blocks(&c->xb, c->size, rdisp, c->rtcs, rcnt);
+  sw_buf_alloc_blocks(&c->rb, np, rdisp, c->rtcs, rcnt);
+  sw_buf_alloc_blocks(&c->xb, np, rdisp, c->rtcs, rcnt);
   c->has_rb = 1;
 }
 
@@ -222,20 +227,20 @@ static long disp_bytes(const Case* c, int w, int recv, int i) {
 
 static void v_prepare(Case* c, int w, unsigned seq) {
   reset(c);
-  for (int j = 0; j < c->size; ++j) {
+  for (int j = 0; j < sw_npeers(c); ++j) {
     if (c->inplace) {
       sw_put_items(&c->rb, disp_bytes(c, w, 1, j), c->rtcs[j], 0, c->rcounts[j],
                    sw_stream(c->rank, j), 0, seq, RC_MOVE);
     } else {
       const TypeCase* st = w ? w_type(c, c->rank, j, 0) : c->stc;
-      sw_put_items(&c->sb, disp_bytes(c, w, 0, j), st, 0, c->scounts[j], sw_stream(c->rank, j), 0,
-                   seq, RC_MOVE);
+      sw_put_items(&c->sb, disp_bytes(c, w, 0, j), st, 0, c->scounts[j],
+                   sw_stream(sw_me(c), sw_peer(c, j)), 0, seq, RC_MOVE);
     }
   }
   expect_unchanged(c);
-  for (int i = 0; i < c->size; ++i)
+  for (int i = 0; i < sw_npeers(c); ++i)
     sw_put_items(&c->xb, disp_bytes(c, w, 1, i), c->rtcs[i], 0, c->rcounts[i],
-                 sw_stream(i, c->rank), 0, seq, RC_MOVE);
+                 sw_stream(sw_peer(c, i), sw_me(c)), 0, seq, RC_MOVE);
 }
 
 void alltoallv_setup(Case* c) {

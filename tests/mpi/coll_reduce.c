@@ -1,7 +1,9 @@
 /* Reductions: reduce, allreduce, reduce_scatter(_block), scan, exscan.
  * Rank r contributes stream r's values of the op's value class; the
  * expected result is folded here in rank order (left operand = lower
- * rank), which is what MPI requires of non-commutative ops. */
+ * rank), which is what MPI requires of non-commutative ops. On an
+ * intercommunicator a group's result is the fold of the other group's
+ * contributions, in that group's rank order. */
 #include <string.h>
 
 #include "coll_sweep.h"
@@ -23,7 +25,7 @@ static void alloc_recv(Case* c, long span) {
 }
 static void contribute(Case* c, Buf* b, long n, unsigned seq) {
   sw_buf_sentinel(b);
-  sw_put_items(b, 0, c->t, 0, n, sw_stream(c->rank, 0), 0, seq, c->op->rc);
+  sw_put_items(b, 0, c->t, 0, n, sw_stream(sw_me(c), 0), 0, seq, c->op->rc);
 }
 
 void sw_fold(const Case* c, Buf* x, long disp, long pos, long item, long n, int from, int to,
@@ -43,28 +45,33 @@ void sw_fold(const Case* c, Buf* x, long disp, long pos, long item, long n, int 
   }
 }
 
+/* The fold over the ranks whose contributions this rank's result holds. */
+static void fold_peers(const Case* c, Buf* x, long pos, long item, long n, unsigned seq) {
+  sw_fold(c, x, 0, pos, item, n, sw_peer(c, 0), sw_peer(c, 0) + sw_npeers(c), seq);
+}
+
 static void red_verify(Case* c) {
   if (c->has_rb) sw_compare(&c->rb, &c->xb, c->t, "receive buffer");
 }
 
 /* ---- reduce -------------------------------------------------------------------------- */
 void reduce_setup(Case* c) {
-  int root = c->rank == c->root;
-  if (!(root && c->inplace)) alloc_send(c, c->count);
+  int root = sw_is_root(c);
+  if (c->inter ? !c->root_local : !(root && c->inplace)) alloc_send(c, c->count);
   if (root || !c->null_at_nonroot) alloc_recv(c, c->count);
 }
 void reduce_prepare(Case* c, unsigned seq) {
   if (c->has_sb) contribute(c, &c->sb, c->count, seq);
   if (c->has_rb) sw_buf_sentinel(&c->rb);
-  int root = c->rank == c->root;
+  int root = sw_is_root(c);
   if (root && c->inplace) contribute(c, &c->rb, c->count, seq);
   if (c->has_rb) sw_buf_copy(&c->xb, &c->rb);
-  if (root) sw_fold(c, &c->xb, 0, 0, 0, c->count, 0, c->size, seq);
+  if (root) fold_peers(c, &c->xb, 0, 0, c->count, seq);
 }
 int reduce_issue(Case* c, int form, MPI_Request* r) {
-  const void* s = c->rank == c->root && c->inplace ? MPI_IN_PLACE : snd(c);
+  const void* s = sw_is_root(c) && c->inplace ? MPI_IN_PLACE : snd(c);
   return SW_ISSUE(form, r, Reduce, Ireduce, s, rcv(c), (int)c->count, c->t->type, c->op->op,
-                  c->root, c->comm);
+                  sw_root_arg(c), c->comm);
 }
 void reduce_verify(Case* c, unsigned seq) {
   (void)seq;
@@ -81,7 +88,7 @@ void allreduce_prepare(Case* c, unsigned seq) {
   sw_buf_sentinel(&c->rb);
   if (c->inplace) contribute(c, &c->rb, c->count, seq);
   sw_buf_copy(&c->xb, &c->rb);
-  sw_fold(c, &c->xb, 0, 0, 0, c->count, 0, c->size, seq);
+  fold_peers(c, &c->xb, 0, 0, c->count, seq);
 }
 int allreduce_issue(Case* c, int form, MPI_Request* r) {
   const void* s = c->inplace ? MPI_IN_PLACE : snd(c);
@@ -94,8 +101,22 @@ void allreduce_verify(Case* c, unsigned seq) {
 }
 
 /* ---- reduce_scatter(_block): block i of the vector goes to rank i -----------------------------
- */
+ * On an intercommunicator each group scatters the other group's vector
+ * over itself, so both groups' counts must add up to the same length:
+ * reduce_scatter_block takes count * (remote size) items per rank,
+ * reduce_scatter that much on average, alternately half more and half
+ * less. */
 static long rs_total(Case* c, int block) {
+  if (c->inter) {
+    long base = c->count * c->rsize, total = 0;
+    for (int i = 0; i < c->size; ++i) {
+      long d = block || (i == c->size - 1 && c->size % 2) ? 0 : base / 2;
+      c->rcounts[i] = (int)(i % 2 ? base - d : base + d);
+      c->rdispls[i] = (int)total;
+      total += c->rcounts[i];
+    }
+    return total;
+  }
   long total = 0;
   for (int i = 0; i < c->size; ++i) {
     c->rcounts[i] = block ? (int)c->count : sw_vcount(c->count, i);
@@ -115,7 +136,7 @@ static void rs_prepare(Case* c, int block, unsigned seq) {
   sw_buf_sentinel(&c->rb);
   if (c->inplace) contribute(c, &c->rb, total, seq);
   sw_buf_copy(&c->xb, &c->rb);
-  sw_fold(c, &c->xb, 0, 0, c->rdispls[c->rank], mine, 0, c->size, seq);
+  fold_peers(c, &c->xb, 0, c->rdispls[c->rank], mine, seq);
   /* In place, the rest of the buffer (the input) may be used as scratch. */
   if (c->inplace) sw_dont_care(&c->xb, mine * c->t->extent + c->t->lb, c->xb.hi - SW_GUARD);
 }
@@ -142,7 +163,7 @@ void reduce_scatter_block_prepare(Case* c, unsigned seq) {
 }
 int reduce_scatter_block_issue(Case* c, int form, MPI_Request* r) {
   const void* s = c->inplace ? MPI_IN_PLACE : snd(c);
-  return SW_ISSUE(form, r, Reduce_scatter_block, Ireduce_scatter_block, s, rcv(c), (int)c->count,
+  return SW_ISSUE(form, r, Reduce_scatter_block, Ireduce_scatter_block, s, rcv(c), c->rcounts[0],
                   c->t->type, c->op->op, c->comm);
 }
 void reduce_scatter_block_verify(Case* c, unsigned seq) {

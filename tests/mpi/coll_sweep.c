@@ -1,7 +1,10 @@
 /* Collective conformance sweep: every collective in every form (blocking,
  * nonblocking, persistent with two starts and new data between them) over
  * world, a dup, even/odd halves, reversed order, MPI_COMM_SELF, a split of
- * size 1 and an odd-sized subset in shuffled order; every predefined type
+ * size 1 and an odd-sized subset in shuffled order, and intercommunicators
+ * between halves of world (first half and second, even and odd ranks) with
+ * every collective defined on them (not scan/exscan, never in place; each
+ * group takes turns as the root group); every predefined type
  * and derived types with holes, gaps and negative lower bounds; every
  * predefined op on the types it applies to and user ops (commutative and
  * not); MPI_IN_PLACE; counts 0, 1, 7 and 1000 (and 20000 in the long sweep). Every element of every
@@ -57,12 +60,28 @@ void sw_buf_alloc_blocks(Buf* b, int n, const long* disp, const TypeCase* const*
 
 /* ---- one case --------------------------------------------------------------------- */
 static void set_ctx(const Case* c, unsigned start) {
+  char comm[96], root[64];
+  if (c->inter) {
+    snprintf(comm, sizeof comm, "%s(local %d, remote %d, rank %d)", c->comm_name, c->size, c->rsize,
+             c->rank);
+    int arg = sw_root_arg(c);
+    char argtxt[16];
+    snprintf(argtxt, sizeof argtxt, "%d", arg);
+    snprintf(root, sizeof root, "%d in the %s group (passes %s)", c->root,
+             c->root_local ? "local" : "remote",
+             arg == MPI_ROOT        ? "MPI_ROOT"
+             : arg == MPI_PROC_NULL ? "MPI_PROC_NULL"
+                                    : argtxt);
+  } else {
+    snprintf(comm, sizeof comm, "%s(size %d, rank %d)", c->comm_name, c->size, c->rank);
+    snprintf(root, sizeof root, "%d", c->root);
+  }
   sw_set_ctx(
-      "coll=%s form=%s comm=%s(size %d, rank %d) type=%s send=%s recv=%s op=%s count=%ld "
-      "root=%d inplace=%d null_at_nonroot=%d start=%u",
-      sw_colls[c->coll].name, sw_form_names[c->form], c->comm_name, c->size, c->rank,
-      c->t ? c->t->name : "-", c->stc ? c->stc->name : "-", c->rtc ? c->rtc->name : "-",
-      c->op ? c->op->name : "-", c->count, c->root, c->inplace, c->null_at_nonroot, start);
+      "coll=%s form=%s comm=%s type=%s send=%s recv=%s op=%s count=%ld root=%s inplace=%d "
+      "null_at_nonroot=%d start=%u",
+      sw_colls[c->coll].name, sw_form_names[c->form], comm, c->t ? c->t->name : "-",
+      c->stc ? c->stc->name : "-", c->rtc ? c->rtc->name : "-", c->op ? c->op->name : "-", c->count,
+      root, c->inplace, c->null_at_nonroot, start);
 }
 
 /* Runs n cases of one form together: all issued (or initialized and
@@ -157,6 +176,8 @@ typedef struct {
   MPI_Comm comm;
   int owned;
   int permille; /* share of the sampled cross product run on it */
+  int inter;    /* intercommunicator: the stream ids of the two groups' rank 0 */
+  int lbase, rbase;
 } CommCase;
 
 static unsigned key_hash(const CommCase* cc, int coll, int form, int type, int op, int count,
@@ -173,6 +194,7 @@ static unsigned key_hash(const CommCase* cc, int coll, int form, int type, int o
 static int keep(const CommCase* cc, int coll, int form, int type, int op, int ci, int alt,
                 int inplace) {
   if (sw_opt.level > 0) return 1;
+  if (cc->inter && coll == 0) return 1; /* barrier: one case per form */
   unsigned h = key_hash(cc, coll, form, type, op, ci, alt, inplace);
   if (sw_opt.scale >= 50 && strcmp(cc->name, "world") == 0 && ci == 2 && alt == 0 && inplace == 0 &&
       (int)(sw_hash((unsigned)type, (unsigned)op, (unsigned)coll) % NFORMS) == form)
@@ -190,10 +212,15 @@ static void sweep_comm(const CommCase* cc) {
   int rank, size;
   SW_OK(MPI_Comm_rank(cc->comm, &rank));
   SW_OK(MPI_Comm_size(cc->comm, &size));
+  int rsize = 0;
+  if (cc->inter) SW_OK(MPI_Comm_remote_size(cc->comm, &rsize));
   unsigned n = 0;
   for (int ki = 0; ki < sw_ncolls; ++ki) {
     const Coll* k = &sw_colls[ki];
     if (!sw_selected(sw_opt.only_coll, k->name)) continue;
+    /* MPI defines no scan on intercommunicators (refusal checked once). */
+    if (cc->inter && (strcmp(k->name, "scan") == 0 || strcmp(k->name, "exscan") == 0)) continue;
+    const int inplace_ok = k->inplace_ok && !cc->inter;
     for (int form = 0; form < NFORMS; ++form) {
       if (!sw_selected(sw_opt.only_form, sw_form_names[form])) continue;
       int nbatch = 0;
@@ -209,7 +236,7 @@ static void sweep_comm(const CommCase* cc) {
           int nalt = k->reduction || !t || t->alt < 0 ? 1 : 3;
           for (int ci = 0; ci < (t ? NCOUNTS : 1); ++ci)
             for (int alt = 0; alt < nalt; ++alt)
-              for (int ip = 0; ip <= k->inplace_ok; ++ip) {
+              for (int ip = 0; ip <= inplace_ok; ++ip) {
                 if (!keep(cc, ki, form, ti, oi, ci, alt, ip)) continue;
                 memset(&c, 0, sizeof c);
                 c.coll = ki;
@@ -227,6 +254,16 @@ static void sweep_comm(const CommCase* cc) {
                 c.count = t ? k_counts[ci] : 0;
                 c.root = (int)(n % (unsigned)size);
                 c.null_at_nonroot = (n / (unsigned)size) % 2;
+                if (cc->inter) {
+                  /* The groups take turns as the root group (group 0: ids from 0). */
+                  int root_group = (int)(n / 2 % 2);
+                  c.inter = 1;
+                  c.rsize = rsize;
+                  c.lbase = cc->lbase;
+                  c.rbase = cc->rbase;
+                  c.root_local = root_group == (cc->lbase == 0 ? 0 : 1);
+                  c.root = (int)(n % (unsigned)(c.root_local ? size : rsize));
+                }
                 c.inplace = ip;
                 c.salt = ++n;
                 batch[nbatch++] = c;
@@ -246,6 +283,38 @@ static void sweep_comm(const CommCase* cc) {
 }
 
 /* ---- communicators --------------------------------------------------------------------- */
+/* The intercommunicator between the world ranks of color 0 and color 1;
+ * the remote leader is the lowest world rank of the other color. */
+static MPI_Comm make_inter(int color, int remote_leader, int wrank, int tag) {
+  MPI_Comm local, inter;
+  SW_OK(MPI_Comm_split(MPI_COMM_WORLD, color, wrank, &local));
+  SW_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, tag, &inter));
+  SW_OK(MPI_Comm_free(&local));
+  return inter;
+}
+
+/* What MPI leaves undefined on intercommunicators is refused, with the
+ * error class and nothing started. */
+static void check_inter_refusals(const CommCase* cc) {
+  int x[2] = {1, 2}, y[2] = {3, 4}, cls = -1;
+  MPI_Request rq = MPI_REQUEST_NULL;
+  sw_set_ctx("comm=%s: refusals", cc->name);
+  MPI_Error_class(MPI_Scan(x, y, 2, MPI_INT, MPI_SUM, cc->comm), &cls);
+  SW_CHECK(cls == MPI_ERR_COMM, "MPI_Scan on an intercommunicator: class %d", cls);
+  MPI_Error_class(MPI_Iexscan(x, y, 2, MPI_INT, MPI_SUM, cc->comm, &rq), &cls);
+  SW_CHECK(cls == MPI_ERR_COMM && rq == MPI_REQUEST_NULL, "MPI_Iexscan: class %d", cls);
+  MPI_Error_class(MPI_Exscan_init(x, y, 2, MPI_INT, MPI_SUM, cc->comm, MPI_INFO_NULL, &rq), &cls);
+  SW_CHECK(cls == MPI_ERR_COMM && rq == MPI_REQUEST_NULL, "MPI_Exscan_init: class %d", cls);
+  MPI_Error_class(MPI_Allreduce(MPI_IN_PLACE, y, 2, MPI_INT, MPI_SUM, cc->comm), &cls);
+  SW_CHECK(cls == MPI_ERR_BUFFER, "in-place MPI_Allreduce: class %d", cls);
+  MPI_Error_class(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, y, 1, MPI_INT, cc->comm, &rq),
+                  &cls);
+  SW_CHECK(cls == MPI_ERR_BUFFER && rq == MPI_REQUEST_NULL, "in-place MPI_Iallgather: class %d",
+           cls);
+  SW_CHECK(x[0] == 1 && x[1] == 2 && y[0] == 3 && y[1] == 4,
+           "a refused call changed its buffers: %d %d %d %d", x[0], x[1], y[0], y[1]);
+}
+
 static int make_comms(CommCase* out, int wrank, int wsize) {
   int n = 0;
   MPI_Comm c;
@@ -256,11 +325,23 @@ static int make_comms(CommCase* out, int wrank, int wsize) {
       out[n].comm = (comm_);                                          \
       out[n].owned = (owned_);                                        \
       out[n].permille = (pm);                                         \
+      out[n].inter = 0;                                               \
       SW_OK(MPI_Comm_set_errhandler(out[n].comm, MPI_ERRORS_RETURN)); \
       ++n;                                                            \
     }                                                                 \
   } while (0)
   ADD("world", MPI_COMM_WORLD, 0, 120);
+  if (wsize >= 2) {
+    /* Halves of world: first and second (unequal at odd sizes), even and odd ranks. */
+    int half = wsize / 2, color = wrank >= half;
+    c = make_inter(color, color ? 0 : half, wrank, 601);
+    ADD("inter_halves", c, 1, 200);
+    out[n - 1].inter = 1, out[n - 1].lbase = color * 32, out[n - 1].rbase = (1 - color) * 32;
+    color = wrank % 2;
+    c = make_inter(color, color ? 0 : 1, wrank, 602);
+    ADD("inter_evenodd", c, 1, 200);
+    out[n - 1].inter = 1, out[n - 1].lbase = color * 32, out[n - 1].rbase = (1 - color) * 32;
+  }
   SW_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
   ADD("dup", c, 1, 40);
   SW_OK(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &c));
@@ -294,7 +375,7 @@ int main(int argc, char** argv) {
   SW_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   sw_types_init();
   sw_ops_init();
-  CommCase comms[8];
+  CommCase comms[12];
   int ncomms = make_comms(comms, wrank, wsize);
   double t0 = MPI_Wtime();
   for (int i = 0; i < ncomms; ++i) {
@@ -304,6 +385,7 @@ int main(int argc, char** argv) {
       continue;
     double c0 = MPI_Wtime();
     long before = g_cases;
+    if (comms[i].inter) check_inter_refusals(&comms[i]);
     sweep_comm(&comms[i]);
     if (sw_opt.verbose || wrank == 0)
       fprintf(stderr, "[%d] comm %s: %ld cases in %.1f s\n", wrank, comms[i].name, g_cases - before,

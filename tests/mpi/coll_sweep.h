@@ -16,6 +16,10 @@ typedef struct Case {
   MPI_Comm comm;
   const char* comm_name;
   int rank, size;
+  /* Intercommunicators: the remote group's size, the stream ids of rank 0
+   * of the local and the remote group, and whether the rooted case's root
+   * (c->root, a rank of the root group) is in the local group. */
+  int inter, rsize, lbase, rbase, root_local;
   const TypeCase* t;   /* the case's type */
   const TypeCase* stc; /* send side: t or its predefined alternative */
   const TypeCase* rtc; /* receive side */
@@ -56,6 +60,36 @@ int sw_vcount(long count, int i);
 void sw_buf_alloc_blocks(Buf* b, int n, const long* disp, const TypeCase* const* types,
                          const long* counts);
 
+/* Ranks data is exchanged with (the remote group on an intercommunicator)
+ * and the stream ids of this rank, of peer i and of the root. */
+static inline int sw_npeers(const Case* c) {
+  return c->inter ? c->rsize : c->size;
+}
+static inline int sw_me(const Case* c) {
+  return c->inter ? c->lbase + c->rank : c->rank;
+}
+static inline int sw_peer(const Case* c, int i) {
+  return c->inter ? c->rbase + i : i;
+}
+static inline int sw_root_id(const Case* c) {
+  return c->inter ? (c->root_local ? c->lbase : c->rbase) + c->root : c->root;
+}
+/* Rooted collectives: this rank is the root; the root argument it passes
+ * (on an intercommunicator MPI_ROOT, MPI_PROC_NULL in the rest of the root
+ * group, the root's remote rank in the other group); it takes part in the
+ * data flow at all (the root group's non-roots do not). */
+static inline int sw_is_root(const Case* c) {
+  return (!c->inter || c->root_local) && c->rank == c->root;
+}
+static inline int sw_root_arg(const Case* c) {
+  if (!c->inter) return c->root;
+  if (!c->root_local) return c->root;
+  return c->rank == c->root ? MPI_ROOT : MPI_PROC_NULL;
+}
+static inline int sw_idle(const Case* c) {
+  return c->inter && c->root_local && c->rank != c->root;
+}
+
 static inline unsigned sw_seq(const Case* c, unsigned start) {
   return c->salt * 4u + start;
 }
@@ -85,8 +119,8 @@ SW_DECLARE(scan)
 SW_DECLARE(exscan)
 
 /* Reduction helper: writes at item positions [pos, pos+n) of x (at byte
- * offset disp) the fold over ranks [from, to) of items [item, item+n) of
- * the reduction vector. */
+ * offset disp) the fold over the stream ids [from, to) (ranks, or a remote
+ * group's ids) of items [item, item+n) of the reduction vector. */
 void sw_fold(const Case* c, Buf* x, long disp, long pos, long item, long n, int from, int to,
              unsigned seq);
 
