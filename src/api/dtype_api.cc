@@ -211,6 +211,18 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
   return MPI_SUCCESS;
 }
 
+int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  Call c("MPI_Op_create_c");
+  if (!c.NotNull(reinterpret_cast<const void*>(user_fn), "user_fn") || !c.NotNull(op, "op"))
+    return c.Fail();
+  int h = 0;
+  Status st =
+      dtype::OpCreateLarge(reinterpret_cast<dtype::UserFunctionC>(user_fn), commute != 0, &h);
+  if (!st.ok()) return c.Fail(st);
+  *op = h;
+  return MPI_SUCCESS;
+}
+
 int MPI_Op_free(MPI_Op* op) {
   Call c("MPI_Op_free");
   if (!c.NotNull(op, "op")) return c.Fail();

@@ -146,10 +146,6 @@ int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   return Unsupported("MPI_Graphdims_get", comm, "graph topologies");
 }
 
-int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
-  return Unsupported("MPI_Op_create_c", MPI_COMM_NULL, "large-count user reduction operations");
-}
-
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
   return Unsupported("MPI_Type_create_f90_real", MPI_COMM_NULL,
                      "Fortran 90 parameterized datatypes");

@@ -235,6 +235,7 @@ Op* LiveOp(int handle) {
 void RecycleUserOp(Op* o) {
   const int index = IndexOf(o->handle);
   o->fn = nullptr;
+  o->fn_c = nullptr;
   o->freed.store(false, std::memory_order_relaxed);
   Ops().user.Free(index);
 }
@@ -280,10 +281,15 @@ Status Reduce(int op, int type, const void* in, void* inout, std::int64_t count)
   if (!t) return Error(Code::kType, std::string("reduce: invalid datatype ") + TypeName(type));
   if (count <= 0 || op == MPI_NO_OP) return Status::Ok();
   if (!o->predefined) {
-    // User functions take an int count; split huge reductions.
     auto* a = static_cast<char*>(const_cast<void*>(in));
     auto* b = static_cast<char*>(inout);
     int dt = type;
+    if (o->fn_c) {
+      long long len = count;
+      o->fn_c(a, b, &len, &dt);
+      return Status::Ok();
+    }
+    // User functions take an int count; split huge reductions.
     while (count > 0) {
       int len = count > (1 << 30) ? (1 << 30) : static_cast<int>(count);
       o->fn(a, b, &len, &dt);
@@ -350,8 +356,18 @@ Status OpCreate(UserFunction fn, bool commute, int* out) {
   o->predefined = false;
   o->commute = commute;
   o->fn = fn;
+  o->fn_c = nullptr;
   o->refs.store(1, std::memory_order_relaxed);  // the handle's own reference
   *out = o->handle;
+  return Status::Ok();
+}
+
+Status OpCreateLarge(UserFunctionC fn, bool commute, int* out) {
+  if (!fn) return Error(Code::kArg, "MPI_Op_create_c: user_fn is NULL");
+  NICQ_RETURN_IF_ERROR(OpCreate(reinterpret_cast<UserFunction>(fn), commute, out));
+  Op* o = LiveOp(*out);
+  o->fn = nullptr;
+  o->fn_c = fn;
   return Status::Ok();
 }
 

@@ -16,12 +16,15 @@ inline constexpr int kKindOp = 0x58;
 inline constexpr int kFirstUserOp = 32;
 
 using UserFunction = void (*)(void* in, void* inout, int* len, int* datatype);
+// MPI_Op_create_c's functions: the same with a large (MPI_Count) length.
+using UserFunctionC = void (*)(void* in, void* inout, long long* len, int* datatype);
 
 struct Op {
   int handle = 0;
   bool predefined = false;
   bool commute = true;
   UserFunction fn = nullptr;
+  UserFunctionC fn_c = nullptr;  // set instead of fn by MPI_Op_create_c
   // User ops: references (the handle's own, until MPI_Op_free, plus one per
   // operation in flight that uses it), and whether MPI_Op_free was called.
   // A freed op stays callable until the last reference goes (MPI 4.1
@@ -62,6 +65,7 @@ class PreparedReduce {
 };
 
 Status OpCreate(UserFunction fn, bool commute, int* out);
+Status OpCreateLarge(UserFunctionC fn, bool commute, int* out);
 Status OpFree(int* handle);
 
 }  // namespace nicq::dtype
