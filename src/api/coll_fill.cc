@@ -98,7 +98,15 @@ bool FillGatherv(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Datat
   }
   if (!Data(c, sendbuf, sendcount, sendtype, &a->stype, "send", false)) return false;
   a->scount = sendcount;
-  return true;
+  if (!is_root) return true;
+  // The root's own block is a local copy: a block that does not fit its
+  // recvcounts entry is the truncation a message would report.
+  const std::int64_t sent = std::int64_t(sendcount) * a->stype->size;
+  const std::int64_t room = std::int64_t(recvcounts[a->comm->rank]) * a->rtype->size;
+  return c.Check(sent <= room, Code::kTruncate,
+                 "the root's own block (" + std::to_string(sent) +
+                     " bytes) does not fit recvcounts[" + std::to_string(a->comm->rank) + "] (" +
+                     std::to_string(room) + " bytes)");
 }
 
 bool FillScatter(Call& c, Args* a, const void* sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -120,6 +120,15 @@ int main(int argc, char** argv) {
     }
     mp_barrier(MPI_COMM_WORLD);
   }
+  /* The root's own gatherv block larger than its recvcounts entry: refused
+   * before anything moves (so only the root calls). */
+  if (rank == 0) {
+    int mine[4] = {1, 2, 3, 4}, all[64] = {0}, counts[16], displs[16];
+    for (int i = 0; i < size && i < 16; ++i) counts[i] = 2, displs[i] = 4 * i;
+    EXPECT_ERROR(MPI_Gatherv(mine, 4, MPI_INT, all, counts, displs, MPI_INT, 0, MPI_COMM_WORLD),
+                 MPI_ERR_TRUNCATE, "recvcounts[0]");
+    CHECK(all[0] == 0, "the refused gatherv wrote the receive buffer");
+  }
   if (rank == 0) printf("errors OK (%d ranks)\n", size);
   MPI_Finalize();
   return 0;
