@@ -101,15 +101,15 @@ void DropAttrsOnRelease(int handle) {
 namespace nicq::api {
 
 int CopyTypeAttrs(Call& c, MPI_Datatype from, MPI_Datatype to) {
-  std::vector<std::pair<Attr, Keyval>> todo;
+  std::vector<std::pair<Attr, Keyval>> to_copy;
   {
     std::lock_guard<std::mutex> lock(S().mu);
     auto it = S().by_type.find(from);
     if (it == S().by_type.end()) return MPI_SUCCESS;
-    for (const Attr& a : it->second) todo.push_back({a, *S().keyvals.Get(IndexOf(a.keyval))});
+    for (const Attr& a : it->second) to_copy.push_back({a, *S().keyvals.Get(IndexOf(a.keyval))});
   }
   std::vector<Attr> copied;
-  for (auto& [a, k] : todo) {
+  for (auto& [a, k] : to_copy) {
     if (!k.copy) continue;
     void* out = nullptr;
     int flag = 0;

@@ -66,16 +66,10 @@ char* RedIn(Schedule& s, const RedType& red, const void* buf, std::int64_t count
 char* RedOut(Schedule& s, const RedType& red, Unpacks& u, void* buf, std::int64_t count,
              const dtype::Type* t, bool pack_first) {
   if (t->predefined && !IsPredefinedPair(t)) return static_cast<char*>(buf);
-  if (t->predefined) {
-    // A pair type's struct padding is not part of its type map: the result
-    // is built in scratch and only the value and index reach buf.
-    if (count == 0) return static_cast<char*>(buf);
-    char* image = s.Scratch(std::size_t(count * t->extent));
-    if (pack_first) s.CopyTyped(t, buf, count, image);
-    u.list.push_back({t, image, count, buf, true});
-    return image;
-  }
-  if (!red.image) return Out(s, u, buf, count, t, pack_first);
+  // A predefined pair type's struct padding is not part of its type map:
+  // its result goes through an image too (lower bound 0, one extent per
+  // item), so only the value and index reach buf.
+  if (!red.image && !t->predefined) return Out(s, u, buf, count, t, pack_first);
   if (ImageIsBuffer(t) || count == 0) return static_cast<char*>(buf);
   char* image = s.Scratch(std::size_t(count) * red.esize);
   if (pack_first) s.CopyTyped(t, buf, count, image - red.lb);

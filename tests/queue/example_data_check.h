@@ -78,8 +78,10 @@ static int ExampleFence(MPI_Queue q) {
       QT_CHECK(r->buf[i] == want, "receive %d from rank %d: element %d is %.0f, expected %.0f", k,
                r->source, i, r->buf[i], want);
     }
+    int statuses_checked = 0;
     for (int w = 0; w < example_wait_count && example_wait_statuses; ++w) {
       if (&example_wait_reqs[w] != r->req) continue;
+      ++statuses_checked;
       const MPI_Status* st = &example_wait_statuses[w];
       int count = -1;
       MPI_Get_count(st, MPI_DOUBLE, &count);
@@ -87,6 +89,7 @@ static int ExampleFence(MPI_Queue q) {
                "receive %d: status source %d tag %d count %d, expected %d %d %d", k, st->MPI_SOURCE,
                st->MPI_TAG, count, r->source, r->tag, r->count);
     }
+    QT_CHECK(statuses_checked == 1, "receive %d: its status was not in the enqueued waitall", k);
   }
   if (me == 0 && ++example_fences == 1)
     printf("example data check: %d receive buffers and their statuses right after the fence\n",
