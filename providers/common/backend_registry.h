@@ -30,6 +30,7 @@ struct BackendOptions {
   void* context = nullptr;
   std::size_t slot_budget = 0;  // trigger slots this process may use (0: backend default)
   int local_ranks = 1;          // ranks on our CPUs (a progress thread wants a core per rank)
+  int node_ranks = 1;           // ranks on this node (they share the NIC's trigger resources)
 };
 
 // Builds a backend; returns kUnsupportedOperation when the backend cannot

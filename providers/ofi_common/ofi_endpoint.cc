@@ -1,10 +1,14 @@
 #include "providers/ofi_common/ofi_endpoint.h"
 
+#include <unistd.h>
+
 #include <cstring>
 
+#include "core/fabric_env.h"
 #include "core/log.h"
 #include "providers/ofi_common/atomic_map.h"
 #include "providers/ofi_common/ofi_error.h"
+#include "providers/persona/persona_ext.h"
 
 namespace nicq::ofi {
 namespace {
@@ -24,8 +28,14 @@ fi_info* MakeHints(const EndpointOptions& o, bool atomics) {
   hints->domain_attr->threading = FI_THREAD_SAFE;
   hints->domain_attr->data_progress = o.auto_progress ? FI_PROGRESS_AUTO : FI_PROGRESS_UNSPEC;
   hints->domain_attr->control_progress = FI_PROGRESS_UNSPEC;
-  // Requested keys (mr_key.h) and either virtual addresses or offsets.
-  hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED;
+  // Every registration mode we honour: virtual addresses or offsets,
+  // registering only allocated memory, binding MRs to the endpoint, and
+  // (where peers need not compute keys) provider-chosen keys. FI_MR_LOCAL is
+  // not offered: our ops carry no local descriptors, and ofi_rxm (the
+  // verbs stack) registers on our behalf when the app does not set it
+  // (prov/rxm/src/rxm_init.c, rxm_getinfo).
+  hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_ENDPOINT;
+  if (!o.client_keys) hints->domain_attr->mr_mode |= FI_MR_PROV_KEY;
   if (o.remote_cq_data) hints->domain_attr->cq_data_size = 8;
   if (!o.provider.empty()) hints->fabric_attr->prov_name = strdup(o.provider.c_str());
   return hints;
@@ -61,6 +71,7 @@ Status DecodeWire(std::span<const std::uint8_t> blob, WireAddress* out) {
 }
 
 Status OfiEndpoint::Open(const EndpointOptions& options, std::unique_ptr<OfiEndpoint>* out) {
+  PrepareFabricEnvironment(options.provider);
   std::unique_ptr<OfiEndpoint> ep(new OfiEndpoint());
   NICQ_RETURN_IF_ERROR(ep->OpenObjects(options));
   *out = std::move(ep);
@@ -109,10 +120,15 @@ Status OfiEndpoint::OpenObjects(const EndpointOptions& o) {
   NICQ_RETURN_IF_ERROR(
       Check(fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind", "cq"));
   NICQ_RETURN_IF_ERROR(Check(fi_enable(ep_), "fi_enable"));
-  NICQ_LOG(kInfo, kProvider, "offload endpoint on %s (%s progress, mr_mode 0x%x, atomics %s)",
-           info_->fabric_attr->prov_name,
-           info_->domain_attr->data_progress == FI_PROGRESS_AUTO ? "auto" : "manual",
-           info_->domain_attr->mr_mode, has_atomics() ? "yes" : "no");
+  page_aligned_mr_ = std::strstr(info_->fabric_attr->prov_name, "verbs") != nullptr;
+  if (page_aligned_mr_ && !virt_addr())
+    return Error(Code::kUnsupportedOperation,
+                 std::string(info_->fabric_attr->prov_name) +
+                     ": page-aligned registration needs FI_MR_VIRT_ADDR remote addressing");
+  NICQ_LOG(kInfo, kProvider,
+           "offload endpoint on %s (%s progress, mr_mode 0x%x, %zu-byte keys, atomics %s)",
+           info_->fabric_attr->prov_name, manual_progress() ? "manual" : "auto",
+           info_->domain_attr->mr_mode, mr_key_bytes(), has_atomics() ? "yes" : "no");
   return Status::Ok();
 }
 
@@ -143,9 +159,50 @@ Status OfiEndpoint::InsertPeers(std::span<const WireAddress> peers) {
 }
 
 Status OfiEndpoint::RegisterMr(void* addr, std::size_t len, std::uint64_t access, std::uint64_t key,
-                               fid_mr** out) const {
-  return Check(fi_mr_reg(domain_, addr, len, access, 0, key, 0, out, nullptr), "fi_mr_reg",
-               "len=" + std::to_string(len) + ", key=" + std::to_string(key));
+                               fid_mr** out, fid_cntr* counter) const {
+  const std::string what = "len=" + std::to_string(len) + ", key=" + std::to_string(key);
+  if (page_aligned_mr_) {
+    // verbs registers whole pages (fi_verbs(7), ibv_reg_mr granularity):
+    // register the pages around the range. Remote addresses are virtual
+    // (FI_MR_VIRT_ADDR, checked at open), so peers still target `addr`.
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto start = reinterpret_cast<std::uintptr_t>(addr) & ~(page - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(addr) + len + page - 1) & ~(page - 1);
+    addr = reinterpret_cast<void*>(start);
+    len = end - start;
+  }
+  fid_mr* mr = nullptr;
+  NICQ_RETURN_IF_ERROR(
+      Check(fi_mr_reg(domain_, addr, len, access, 0, prov_key() ? 0 : key, 0, &mr, nullptr),
+            "fi_mr_reg", what));
+  // fi_mr(3) "FI_MR_ENDPOINT": bind to the endpoint, then enable; a counter
+  // bound for remote writes must be bound before the enable as well.
+  Status s = Status::Ok();
+  if (counter != nullptr)
+    s = Check(fi_mr_bind(mr, &counter->fid, FI_REMOTE_WRITE), "fi_mr_bind", "counter, " + what);
+  if (s.ok() && mr_endpoint()) {
+    s = Check(fi_mr_bind(mr, &ep_->fid, 0), "fi_mr_bind", "endpoint, " + what);
+    if (s.ok()) s = Check(fi_mr_enable(mr), "fi_mr_enable", what);
+  }
+  if (!s.ok()) {
+    fi_close(&mr->fid);
+    return s;
+  }
+  *out = mr;
+  return Status::Ok();
+}
+
+std::size_t OfiEndpoint::DeferredWorkDepth(bool* known) const {
+  *known = false;
+  nicq_persona_dom_ops* ops = nullptr;
+  if (fi_open_ops(&domain_->fid, NICQ_PERSONA_DOM_OPS, 0, reinterpret_cast<void**>(&ops),
+                  nullptr) != 0 ||
+      ops == nullptr || ops->size < sizeof(nicq_persona_dom_ops))
+    return 0;
+  std::size_t depth = 0;
+  if (ops->get_dwq_depth(&domain_->fid, &depth) != 0) return 0;
+  *known = true;
+  return depth;
 }
 
 void OfiEndpoint::QueryAtomics(offload::Capabilities* caps) const {

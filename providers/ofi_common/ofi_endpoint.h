@@ -2,9 +2,14 @@
 // offload backend, separate from the point-to-point engine's, so the
 // backend's tags, keys and counters never collide with the runtime's.
 //
-// The native backend asks for FI_TRIGGER + FI_RMA_EVENT with automatic data
-// progress (the provider fires triggers by itself); the emulated backend asks
-// for manual progress and remote CQ data and drives the CQ itself.
+// The native backend asks for FI_TRIGGER + FI_RMA_EVENT and client-chosen
+// keys (its doorbell keys name counters, mr_key.h); the emulated backend asks
+// for remote CQ data and drives the CQ itself. Both take whatever progress
+// model and memory-registration mode the provider returns (cxi: manual
+// progress, FI_MR_ENDPOINT; verbs: provider keys) and honour it: MRs are
+// bound to the endpoint and enabled where FI_MR_ENDPOINT says so, keys are
+// narrowed to the provider's mr_key_size, provider keys travel in the wire
+// blob (docs/provider-contracts.md, "What nicq does").
 #pragma once
 
 #include <rdma/fabric.h>
@@ -31,6 +36,7 @@ struct EndpointOptions {
   std::string provider;        // "sockets", "tcp;ofi_rxm", "shm", ... ("" or "auto": backend picks)
   bool triggers = false;       // require FI_TRIGGER and FI_RMA_EVENT (native)
   bool auto_progress = false;  // require FI_PROGRESS_AUTO data progress
+  bool client_keys = false;    // refuse FI_MR_PROV_KEY (keys must be computable by peers)
   bool remote_cq_data = false;    // require FI_REMOTE_CQ_DATA (emulated remote counters)
   bool cq_wait_object = false;    // CQ with a wait object so fi_cq_sread can block
   std::size_t queue_size = 4096;  // tx/rx/CQ depth asked for
@@ -66,6 +72,16 @@ class OfiEndpoint {
   bool virt_addr() const { return (info_->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0; }
   // The provider chooses MR keys: keys cannot carry counter ids (mr_key.h).
   bool prov_key() const { return (info_->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0; }
+  // MRs must be bound to the endpoint and enabled before use (cxi).
+  bool mr_endpoint() const { return (info_->domain_attr->mr_mode & FI_MR_ENDPOINT) != 0; }
+  bool manual_progress() const { return info_->domain_attr->data_progress != FI_PROGRESS_AUTO; }
+  // Width of the keys we may request (fi_info mr_key_size).
+  std::size_t mr_key_bytes() const { return info_->domain_attr->mr_key_size; }
+  // Deferred-work entries the provider's service offers to all processes of
+  // the node together (cxi's get_dwq_depth extension; the cxi persona's
+  // equivalent, providers/persona/persona_ext.h). 0 with *known false when
+  // the provider does not say.
+  std::size_t DeferredWorkDepth(bool* known) const;
   std::size_t tx_size() const { return info_->tx_attr->size; }
   std::size_t inject_size() const { return info_->tx_attr->inject_size; }
 
@@ -78,9 +94,12 @@ class OfiEndpoint {
   }
   std::size_t num_peers() const { return peers_.size(); }
 
-  // Registers [addr, addr+len) with `access` under requested key `key`.
+  // Registers [addr, addr+len) with `access` under requested key `key` (the
+  // provider's own under FI_MR_PROV_KEY), binds `counter` to it for remote
+  // writes when given, and under FI_MR_ENDPOINT binds it to the endpoint and
+  // enables it: the MR is usable on return.
   Status RegisterMr(void* addr, std::size_t len, std::uint64_t access, std::uint64_t key,
-                    fid_mr** out) const;
+                    fid_mr** out, fid_cntr* counter = nullptr) const;
   // Address a peer must use to reach offset 0 of a region registered at addr.
   std::uint64_t RemoteBase(const void* addr) const {
     return virt_addr() ? reinterpret_cast<std::uint64_t>(addr) : 0;
@@ -100,6 +119,7 @@ class OfiEndpoint {
   fid_ep* ep_ = nullptr;
   fid_cq* cq_ = nullptr;
   bool cq_waitable_ = false;
+  bool page_aligned_mr_ = false;  // register whole pages (verbs)
   std::vector<fi_addr_t> peers_;
 };
 

@@ -28,9 +28,10 @@ std::uint64_t EncodeCqData(CounterId counter, std::uint64_t value) {
 }
 
 // The counter a put/atomic must bump at its target: the op names it, or the
-// target region's key carries it (mr_key.h).
-CounterId ArrivalCounter(const TriggeredOp& op) {
-  return op.target_counter != kNoCounter ? op.target_counter : ArrivalCounterOfKey(op.remote_key);
+// target region's key carries it where we chose the key (mr_key.h).
+CounterId ArrivalCounter(const TriggeredOp& op, const MrKeyLayout* keys) {
+  if (op.target_counter != kNoCounter || keys == nullptr) return op.target_counter;
+  return keys->ArrivalCounterOfKey(op.remote_key);
 }
 
 constexpr int kCqBatch = 16;
@@ -64,8 +65,9 @@ Status EmulatedBackend::Init() {
   caps_.max_msg_bytes = ep_->info()->ep_attr->max_msg_size;
   inject_max_ = ep_->inject_size();
   caps_.memory_poll = std::string_view(ep_->provider_name()) == "shm";
+  keys_ = MrKeyLayout(ep_->mr_key_bytes());
   NICQ_RETURN_IF_ERROR(ep_->RegisterMr(&doorbell_, sizeof(doorbell_), FI_REMOTE_WRITE,
-                                       kDoorbellKeyBit, &doorbell_mr_));
+                                       keys_.DoorbellKey(0), &doorbell_mr_));
   want_thread_ = config_.progress_thread < 0 ? ProgressThread::WantedByConfig(config_.local_ranks)
                                              : config_.progress_thread != 0;
   return Status::Ok();
@@ -177,7 +179,7 @@ Status EmulatedBackend::RegisterMemory(void* addr, std::size_t len, CounterId ar
   if (arrival_counter != kNoCounter && !queue_.CounterInUse(arrival_counter))
     return Error(Code::kArg, "emulated RegisterMemory: arrival_counter " +
                                  std::to_string(arrival_counter) + " is not allocated");
-  const std::uint64_t key = UserKey(arrival_counter, next_key_.fetch_add(1));
+  const std::uint64_t key = keys_.UserKey(arrival_counter, next_key_.fetch_add(1));
   fid_mr* mr = nullptr;
   NICQ_RETURN_IF_ERROR(
       ep_->RegisterMr(addr, len, FI_REMOTE_WRITE | FI_REMOTE_READ | FI_READ | FI_WRITE, key, &mr)
@@ -389,9 +391,10 @@ long EmulatedBackend::Issue(EmuNode* n) {
     // node reused) on another thread before fi_writedata returns.
     n->stage = 3;
     NICQ_TSAN_RELEASE(n);
-    const long r = fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
-                                EncodeCqData(ArrivalCounter(op), 1), ep_->Peer(op.peer),
-                                doorbells_[op.peer], doorbell_keys_[op.peer], &n->ctx);
+    const long r =
+        fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
+                     EncodeCqData(ArrivalCounter(op, key_arrival()), 1), ep_->Peer(op.peer),
+                     doorbells_[op.peer], doorbell_keys_[op.peer], &n->ctx);
     if (r != 0) n->stage = 2;  // not posted: retried as a doorbell
     return r;
   }
@@ -429,7 +432,7 @@ long EmulatedBackend::Issue(EmuNode* n) {
       // Delivery completion: the op completes once the target accepted the
       // data, so a bad key or a dead target becomes an error completion here
       // instead of a silent drop at the target.
-      const CounterId arrival = ArrivalCounter(op);
+      const CounterId arrival = ArrivalCounter(op, key_arrival());
       iovec iov{const_cast<void*>(op.local_buf), op.bytes};
       fi_rma_iov riov{op.remote_addr, op.bytes, op.remote_key};
       fi_msg_rma msg{};
@@ -448,7 +451,7 @@ long EmulatedBackend::Issue(EmuNode* n) {
     case OpKind::kAtomic: {
       // With an arrival counter the doorbell may only ring once the atomic
       // has been applied at the target: ask for delivery completion.
-      const bool bump = ArrivalCounter(op) != kNoCounter;
+      const bool bump = ArrivalCounter(op, key_arrival()) != kNoCounter;
       fi_ioc ioc{const_cast<void*>(op.local_buf), op.bytes / offload::AtomicTypeSize(op.atype)};
       fi_rma_ioc rioc{op.remote_addr, ioc.count, op.remote_key};
       fi_msg_atomic msg{};

@@ -20,6 +20,7 @@
 
 #include "providers/backend.h"
 #include "providers/common/backend_registry.h"
+#include "providers/ofi_common/mr_key.h"
 #include "providers/ofi_common/ofi_endpoint.h"
 #include "providers/ofi_common/progress_thread.h"
 #include "providers/ofi_emulated/trigger_queue.h"
@@ -107,6 +108,10 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::vector<std::uint64_t> doorbells_;      // per peer: remote address of its doorbell
   std::vector<std::uint64_t> doorbell_keys_;  // per peer: key of its doorbell
   std::atomic<std::uint32_t> next_key_{1};
+  MrKeyLayout keys_;
+  // The layout that decodes a peer's user key, or null where keys do not
+  // carry the arrival counter (provider keys): ops then name it.
+  const MrKeyLayout* key_arrival() const { return ep_->prov_key() ? nullptr : &keys_; }
   // Sends up to this size go out with fi_tinject and complete at issue.
   std::size_t inject_max_ = 0;
   static constexpr int kIssueBatch = 16;      // ready ops popped under one lock

@@ -32,14 +32,24 @@ Status NativeBackend::Init() {
   EndpointOptions o;
   o.provider = config_.provider;
   o.triggers = true;
-  o.auto_progress = true;
+  // Doorbell keys name counters, so peers must be able to compute them.
+  o.client_keys = true;
   NICQ_RETURN_IF_ERROR(OfiEndpoint::Open(o, &ep_));
-  const bool sockets = std::strcmp(ep_->provider_name(), "sockets") == 0;
-  cxi_ = std::strcmp(ep_->provider_name(), "cxi") == 0;
+  const std::string prov = ep_->provider_name();
+  const bool sockets = prov == "sockets";
+  // The cxi family (the NIC and its test persona) shares cxi's deferred-work
+  // rules (CheckOps).
+  cxi_ = prov.rfind("cxi", 0) == 0;
+  keys_ = MrKeyLayout(ep_->mr_key_bytes());
+  if (config_.num_counters > keys_.MaxCounters())
+    return Error(Code::kUnsupportedOperation,
+                 "the provider's " + std::to_string(ep_->mr_key_bytes()) +
+                     "-byte MR keys cannot name " + std::to_string(config_.num_counters) +
+                     " counters (NICQ_OFFLOAD_COUNTERS)");
   // sockets keeps counters in a signed 32-bit atomic.
   hw_limit_ = config_.counter_limit ? config_.counter_limit
                                     : (sockets ? INT32_MAX : (std::uint64_t{1} << 48) - 1);
-  budget_ = config_.slot_budget ? config_.slot_budget : 1024;
+  NICQ_RETURN_IF_ERROR(BudgetDeferredWork());
   caps_.native_triggers = true;
   caps_.counter_op_cycles_deadlock = sockets;
   caps_.max_remote_add = kMaxDoorbellWrites;
@@ -75,6 +85,29 @@ Status NativeBackend::Init() {
   }
   host_ops_.reserve(budget_);
   retired_slots_.reserve(4 * budget_);
+  return Status::Ok();
+}
+
+// The provider's deferred-work queue is shared by the node's processes
+// (fi_cxi(7), "Triggered Operation": exhausting it is undefined): this
+// process takes its share and never posts past it. A depth the provider
+// does not report leaves the configured budget alone.
+Status NativeBackend::BudgetDeferredWork() {
+  bool known = false;
+  const std::size_t depth = ep_->DeferredWorkDepth(&known);
+  const std::size_t ranks = std::max(1, config_.node_ranks);
+  entry_budget_ = known ? depth / ranks : 0;
+  if (known && entry_budget_ < kMinEntries)
+    return Error(Code::kUnsupportedOperation,
+                 "deferred work queue depth " + std::to_string(depth) + " of provider " +
+                     ep_->provider_name() + " shared by " + std::to_string(ranks) +
+                     " rank(s) of this node leaves " + std::to_string(entry_budget_) +
+                     " entries per rank (at least " + std::to_string(kMinEntries) + " needed)");
+  budget_ = config_.slot_budget ? config_.slot_budget : 1024;
+  if (known) budget_ = std::min(budget_, entry_budget_);
+  if (known)
+    NICQ_LOG(kInfo, kProvider, "native: deferred work queue depth %zu / %zu rank(s): %zu entries",
+             depth, ranks, entry_budget_);
   return Status::Ok();
 }
 
@@ -130,9 +163,8 @@ Status NativeBackend::OpenCounter(CounterId id) {
                                "counter " + std::to_string(id)));
     // The counter's doorbell: a remote write to it counts as one arrival.
     NICQ_RETURN_IF_ERROR(ep_->RegisterMr(&doorbells_[id], sizeof(std::uint64_t), FI_REMOTE_WRITE,
-                                         DoorbellKey(id), &c.doorbell_mr));
-    NICQ_RETURN_IF_ERROR(Check(fi_mr_bind(c.doorbell_mr, &c.cntr->fid, FI_REMOTE_WRITE),
-                               "fi_mr_bind", "doorbell of counter " + std::to_string(id)));
+                                         keys_.DoorbellKey(id), &c.doorbell_mr, c.cntr)
+                             .WithContext("doorbell of counter " + std::to_string(id)));
   } else {
     NICQ_RETURN_IF_ERROR(Check(fi_cntr_set(c.cntr, 0), "fi_cntr_set", "reused counter"));
     fi_cntr_seterr(c.cntr, 0);
@@ -242,18 +274,11 @@ Status NativeBackend::RegisterMemory(void* addr, std::size_t len, CounterId arri
     return Error(Code::kArg, "native RegisterMemory: arrival_counter " +
                                  std::to_string(arrival_counter) + " is not allocated");
   fid_mr* mr = nullptr;
-  NICQ_RETURN_IF_ERROR(ep_->RegisterMr(addr, len,
-                                       FI_REMOTE_WRITE | FI_REMOTE_READ | FI_READ | FI_WRITE,
-                                       UserKey(arrival_counter, next_key_.fetch_add(1)), &mr)
-                           .WithContext("native RegisterMemory"));
-  if (arrival_counter != kNoCounter) {
-    Status s = Check(fi_mr_bind(mr, &counters_[arrival_counter].cntr->fid, FI_REMOTE_WRITE),
-                     "fi_mr_bind", "arrival counter " + std::to_string(arrival_counter));
-    if (!s.ok()) {
-      fi_close(&mr->fid);
-      return s.WithContext("native RegisterMemory");
-    }
-  }
+  fid_cntr* arrival = arrival_counter == kNoCounter ? nullptr : counters_[arrival_counter].cntr;
+  NICQ_RETURN_IF_ERROR(
+      ep_->RegisterMr(addr, len, FI_REMOTE_WRITE | FI_REMOTE_READ | FI_READ | FI_WRITE,
+                      keys_.UserKey(arrival_counter, next_key_.fetch_add(1)), &mr, arrival)
+          .WithContext("native RegisterMemory"));
   out->addr = addr;
   out->len = len;
   out->remote_addr = ep_->RemoteBase(addr);

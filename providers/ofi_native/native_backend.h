@@ -29,6 +29,7 @@
 
 #include "providers/backend.h"
 #include "providers/common/backend_registry.h"
+#include "providers/ofi_common/mr_key.h"
 #include "providers/ofi_common/ofi_endpoint.h"
 
 namespace nicq::ofi {
@@ -38,6 +39,7 @@ struct NativeConfig {
   std::size_t num_counters = 4096;
   std::size_t slot_budget = 0;      // NIC trigger entries (0: provider default)
   std::uint64_t counter_limit = 0;  // largest hardware counter value (0: provider default)
+  int node_ranks = 1;               // processes of this node sharing the NIC's trigger resources
 };
 
 class NativeBackend final : public offload::OffloadBackend {
@@ -80,6 +82,7 @@ class NativeBackend final : public offload::OffloadBackend {
 
   explicit NativeBackend(const NativeConfig& config);
   Status Init();
+  Status BudgetDeferredWork();
   Status OpenCounter(offload::CounterId id);
   std::uint64_t HwLimit() const { return hw_limit_; }
   std::uint64_t Logical(const Counter& c) const;
@@ -109,6 +112,11 @@ class NativeBackend final : public offload::OffloadBackend {
   // posted directly and Cancel refuses unfired data ops.
   bool arm_data_ops_ = false;
   std::size_t budget_ = 0;
+  // This rank's share of the provider's deferred-work queue (0: the
+  // provider does not report one). A plan needs a few entries at least.
+  std::size_t entry_budget_ = 0;
+  static constexpr std::size_t kMinEntries = 8;
+  MrKeyLayout keys_;
 
   std::unique_ptr<Counter[]> counters_;
   std::unique_ptr<std::uint64_t[]> doorbells_;  // one 8-byte doorbell per counter

@@ -103,9 +103,12 @@ Status NativeBackend::Post(std::span<const TriggeredOp> ops) {
     }
     // A slot is one op (a NIC op takes up to two deferred-work entries: the
     // op and its completion report; a host op sits in the host list).
+    // The provider's deferred-work queue (entry_budget_, this rank's share
+    // of the node's) is never overrun, however the slots are counted.
     auto fits = [&] {
       return SlotsInUseLocked() + records + hosts <= budget_ && records <= free_records_.size() &&
-             host_ops_.size() + hosts <= host_ops_.capacity();
+             host_ops_.size() + hosts <= host_ops_.capacity() &&
+             (entry_budget_ == 0 || entries_in_use_.load() + entries <= entry_budget_);
     };
     if (!fits()) ReclaimLocked();
     if (!fits())
@@ -297,7 +300,7 @@ Status NativeBackend::PostOne(const TriggeredOp& op) {
         const std::uint64_t db =
             ep_->virt_addr() ? peer_doorbells_[op.peer] + 8 * std::uint64_t{op.target_counter} : 0;
         r->riov = {put ? op.remote_addr : db, r->iov.iov_len,
-                   put ? op.remote_key : DoorbellKey(op.target_counter)};
+                   put ? op.remote_key : keys_.DoorbellKey(op.target_counter)};
         fi_op_rma& m = r->data.rma;
         m = {};
         m.ep = ep;

@@ -249,6 +249,7 @@ Status CreateNativeBackend(const offload::BackendOptions& options,
                       ? options.slot_budget
                       : static_cast<std::size_t>(config::GetInt("NICQ_NATIVE_SLOTS"));
   c.counter_limit = static_cast<std::uint64_t>(config::GetInt("NICQ_NATIVE_COUNTER_LIMIT"));
+  c.node_ranks = options.node_ranks;
   std::unique_ptr<NativeBackend> b;
   NICQ_RETURN_IF_ERROR(NativeBackend::Create(c, &b));
   *out = std::move(b);

@@ -75,6 +75,7 @@ Status Create(const std::string& which, Context& c) {
   o.rank = rt::WorldRank();
   o.world_size = rt::WorldSize();
   o.local_ranks = rt::RanksSharingMyCpus();
+  o.node_ranks = rt::Boot().LocalSize();
   Status st = offload::CreateBackend(which, o, &c.owner);
   if (!st.ok()) return st;
   c.name = which;

@@ -13,6 +13,7 @@
 
 #include "boot/bootstrap.h"
 #include "core/config.h"
+#include "core/fabric_env.h"
 #include "core/log.h"
 
 namespace nicq::transport {
@@ -127,6 +128,7 @@ Status Fabric::OpenWith(fi_info* info) {
 Status Fabric::Open(Bootstrap& boot) {
   const bool single_node = boot.LocalSize() == boot.Size();
   const std::string want = config::GetString("NICQ_PROVIDER");
+  PrepareFabricEnvironment(want);
   const bool is_auto = want.empty() || want == "auto";
   std::vector<std::string> cands = ProviderCandidates(want, single_node);
 

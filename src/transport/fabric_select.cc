@@ -3,12 +3,14 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/fabric_env.h"
 #include "transport/fabric.h"
 
 namespace nicq::transport {
@@ -135,8 +137,13 @@ fi_info* PickClosestNic(fi_info* list, bool multi_node, std::string* why) {
 
 std::string DescribeFabric() {
   std::ostringstream os;
-  const char* names[] = {"shm", "tcp;ofi_rxm", "sockets", "verbs;ofi_rxm", "cxi"};
-  for (const char* prov : names) {
+  PrepareFabricEnvironment();
+  std::vector<std::string> names = {"shm", "tcp;ofi_rxm", "sockets", "verbs;ofi_rxm", "cxi"};
+  // The test providers, where the environment points libfabric at them.
+  if (std::getenv("FI_PROVIDER_PATH") != nullptr)
+    for (const char* p : {"cxi_persona", "verbs_persona"}) names.push_back(p);
+  for (const std::string& name : names) {
+    const char* prov = name.c_str();
     fi_info* hints = MakeHints(true);
     hints->fabric_attr->prov_name = strdup(prov);
     fi_info* list = nullptr;

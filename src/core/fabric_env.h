@@ -1,0 +1,22 @@
+// Libfabric environment that must be in place before the process's first
+// libfabric call (libfabric reads it once, when it loads its providers).
+#pragma once
+
+#include <string>
+
+namespace nicq {
+
+// True when `provider` names one of the build's contract-faithful test
+// providers ("cxi_persona", "verbs_persona", or a stack naming one).
+bool NamesPersona(const std::string& provider);
+
+// When NICQ_PROVIDER (or `provider`, if given) names a persona and
+// FI_PROVIDER_PATH is unset, points libfabric at the build's persona folder
+// so that `NICQ_PROVIDER=cxi_persona nicqrun ...` needs no other setup.
+// Idempotent; call before the first fi_getinfo.
+void PrepareFabricEnvironment(const std::string& provider = "");
+
+// The folder the personas were built into.
+const char* PersonaDir();
+
+}  // namespace nicq
