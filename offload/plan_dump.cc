@@ -37,10 +37,18 @@ std::string OpDetail(const TriggeredOp& op) {
 
 }  // namespace
 
+std::string ExecutorName(const OffloadBackend* backend) {
+  if (backend == nullptr) return "none (not bound)";
+  const std::string name = backend->Name();
+  if (backend->Caps().native_triggers) return name + " (triggered ops on the NIC)";
+  if (backend->HostDriven()) return name + " (software counters, fired inside host calls)";
+  return name + " (software counters, fired by the emulator)";
+}
+
 std::string TriggerPlan::DumpText() const {
   std::ostringstream o;
   o << "plan " << name_ << ": " << proto_.size() << " ops, " << counters_.size() << " counters, "
-    << slots_needed() << " trigger slots per epoch\n";
+    << slots_needed() << " trigger slots per epoch, executor " << ExecutorName(backend_) << "\n";
   for (std::size_t c = 0; c < counters_.size(); ++c) {
     o << "  c" << c << " " << CounterRoleName(counters_[c].role) << " '" << counters_[c].name
       << "' +" << counters_[c].delta << "/epoch\n";

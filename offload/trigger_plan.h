@@ -158,5 +158,8 @@ Status Lower(Schedule& schedule, std::unique_ptr<TriggerPlan>* out);
 // NICQ_PLAN_DUMP=text|dot: print the plan to stderr or NICQ_PLAN_DUMP_FILE
 // (appended). Called by plan builders once per plan; no-op when unset.
 void MaybeDumpPlan(const TriggerPlan& plan, int rank);
+// Who fires a plan's ops on `backend`, for dumps: "native (triggered ops on
+// the NIC)", "emulated (software counters, fired by the emulator)".
+std::string ExecutorName(const OffloadBackend* backend);
 
 }  // namespace nicq::offload

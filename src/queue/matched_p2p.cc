@@ -2,10 +2,14 @@
 // preposted triggered ops (see matched_p2p.h for the protocol).
 #include "queue/matched_p2p.h"
 
+#include <cstdio>
 #include <string>
 
+#include "core/config.h"
+#include "offload/trigger_plan.h"
 #include "queue/epoch_ops.h"
 #include "queue/offload_context.h"
+#include "runtime/runtime.h"
 
 namespace nicq::queue {
 
@@ -43,6 +47,20 @@ void MatchedP2p::ResolveWire() {
   w.remote_addr = remote_addr_;
   w.remote_key = remote_key_;
   eager_tag_ = kEagerTag | (a_.is_send ? peer_arrival_ : done_);
+  DumpPlan();
+}
+
+// NICQ_PLAN_DUMP: what a start of this matched request becomes and who runs it.
+void MatchedP2p::DumpPlan() const {
+  static const bool dump = !config::GetString("NICQ_PLAN_DUMP").empty();
+  if (!dump || wire_.role == P2pWire::Role::kProcNull) return;
+  const char* how =
+      eager_ ? "tagged send into the receiver's matched receive"
+             : (a_.is_send ? "put into the receive buffer gated on ready + start"
+                           : "ready token to the sender, the put's arrival counted here");
+  std::fprintf(stderr, "nicq[%d] p2p plan: %s peer=%d bytes=%zu: %s, executor %s\n",
+               rt::WorldRank(), a_.is_send ? "send" : "recv", peer_world_, a_.bytes, how,
+               offload::ExecutorName(Backend()).c_str());
 }
 
 Status MatchedP2p::BuildStart(CounterId gate, std::uint64_t threshold, TriggeredOp* ops,

@@ -96,6 +96,7 @@ class MatchedP2p final : public Enqueueable {
   Status PollReceiver(bool* done);
   // The wire as the match resolved it (set once matched: starts read it).
   void ResolveWire();
+  void DumpPlan() const;
 
   P2pArgs a_;
   State state_ = State::kIdle;
