@@ -91,9 +91,12 @@ const char* PickAlgorithm(const Args& a) {
 void DumpSchedule(const Args& a, const Schedule& s) {
   static const std::string mode = config::GetString("NICQ_PLAN_DUMP");
   if (mode.empty()) return;
+  // An offloaded schedule is empty here: its trigger plan is dumped on its own.
+  const bool offloaded = std::strstr(s.algorithm, "offloaded") != nullptr;
   std::fprintf(stderr,
-               "nicq[%d] coll plan: %s algorithm=%s ranks=%d phases=%d steps=%zu engine=host\n",
-               a.comm->rank, KindName(a.kind), s.algorithm, a.comm->size, s.phases(), s.steps());
+               "nicq[%d] coll plan: %s algorithm=%s ranks=%d phases=%d steps=%zu engine=%s\n",
+               a.comm->rank, KindName(a.kind), s.algorithm, a.comm->size, s.phases(), s.steps(),
+               offloaded ? "trigger plan" : "host");
 }
 
 }  // namespace nicq::coll
