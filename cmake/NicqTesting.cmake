@@ -58,4 +58,29 @@ function(nicq_add_mp_test name)
         TIMEOUT ${_ctest_timeout})
     endforeach()
   endforeach()
+  # The same test on the contract-faithful test providers (providers/persona):
+  # what runs on sockets runs on the cxi persona (native backend, triggered
+  # ops under cxi's rules), what runs on tcp;ofi_rxm on the verbs persona
+  # (emulated backend under verbs;ofi_rxm's rules). Label `persona`.
+  if(NICQ_PERSONA_TESTS)
+    set(_personas "")
+    if("sockets" IN_LIST A_PROVIDERS)
+      list(APPEND _personas cxi_persona)
+    endif()
+    if("tcp+ofi_rxm" IN_LIST A_PROVIDERS)
+      list(APPEND _personas verbs_persona)
+    endif()
+    foreach(prov IN LISTS _personas)
+      foreach(n IN LISTS A_RANKS)
+        set(tname "mp.${name}.${prov}.n${n}")
+        add_test(NAME ${tname}
+                 COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT}
+                         ${CMAKE_BINARY_DIR}/tests/${A_PROGRAM} ${A_ARGS})
+        set_tests_properties(${tname} PROPERTIES
+          ENVIRONMENT "NICQ_PROVIDER=${prov};${A_ENV}"
+          LABELS "mp;${prov};persona;${A_LABELS}"
+          TIMEOUT ${_ctest_timeout})
+      endforeach()
+    endforeach()
+  endif()
 endfunction()
