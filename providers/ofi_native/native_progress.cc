@@ -183,7 +183,11 @@ std::size_t NativeBackend::NeutralizeLocked(CounterId trigger) {
 bool NativeBackend::Progress() {
   bool did = RunHostOps();
   std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-  if (lock.owns_lock() && busy_head_ != nullptr) did |= ReclaimLocked() > 0;
+  if (!lock.owns_lock()) return did;
+  if (busy_head_ != nullptr)
+    did |= ReclaimLocked() > 0;
+  else if (ep_->manual_progress())
+    ReadCqErrorsLocked();  // a manual-progress provider moves only inside our calls
   return did;
 }
 
