@@ -158,16 +158,27 @@ Status TriggerPlan::Resolve(const std::function<const PlanExports*(PeerId)>& exp
       op.target_counter = b.arrival;
     }
   }
-  return Status::Ok();
+  resolved_ = true;
+  // Every remote reference is known: the window goes on the backend now.
+  return Refill();
 }
 
 bool TriggerPlan::Test() const {
   return backend_ != nullptr && backend_->ReadCounter(done_counter()) >= done_target_;
 }
 
+bool TriggerPlan::NeedsRebase(std::uint64_t epoch) const {
+  // Leave room for one epoch of early increments beyond this one.
+  return (epoch - epoch_base_ + 2) * max_delta_ > backend_->Caps().max_counter_value;
+}
+
 Status TriggerPlan::Arm(std::uint64_t epoch) {
   if (backend_ == nullptr)
     return Error(Code::kIntern, "TriggerPlan::Arm(" + name_ + "): not bound");
+  if (epoch != armed_upto_)
+    return Error(Code::kIntern, "TriggerPlan::Arm(" + name_ + "): epoch " + std::to_string(epoch) +
+                                    " armed out of order (next is " + std::to_string(armed_upto_) +
+                                    ")");
   const std::uint64_t done_delta = counters_[1].delta;
   if (epoch >= epoch_base_ + depth_) {  // the array we are about to rewrite must be finished
     const std::uint64_t need = (epoch - depth_ - epoch_base_ + 1) * done_delta;
@@ -176,8 +187,7 @@ Status TriggerPlan::Arm(std::uint64_t epoch) {
                                      std::to_string(epoch - depth_) + " still running");
     }
   }
-  // Leave room for one epoch of early increments beyond this one.
-  if ((epoch - epoch_base_ + 2) * max_delta_ > backend_->Caps().max_counter_value) {
+  if (NeedsRebase(epoch)) {
     NICQ_RETURN_IF_ERROR(Rebase());
     epoch_base_ = epoch;
   }
@@ -186,7 +196,24 @@ Status TriggerPlan::Arm(std::uint64_t epoch) {
   TriggeredOp* ops = live_.data() + (epoch % depth_) * n;
   for (std::size_t i = 0; i < n; ++i) ops[i].threshold = base_[i] + rel * delta_[i];
   NICQ_RETURN_IF_ERROR(backend_->Post(std::span<const TriggeredOp>(ops, n)));
-  done_target_ = (rel + 1) * done_delta;
+  armed_upto_ = epoch + 1;
+  return Status::Ok();
+}
+
+// Resident window: epochs are armed ahead of their starts, so a start is
+// one counter add. An epoch's descriptor array is reused only once the
+// epoch depth_ before it completed, and an epoch that would need a rebase
+// (narrow counters: the plan must be quiescent) is left to its own start.
+// Only where the backend withdraws unfired ops when the plan is freed: an
+// epoch armed but never started must not hold NIC entries for good.
+Status TriggerPlan::Refill() {
+  if (backend_ == nullptr || !resolved_ || !backend_->Caps().withdraws_unfired_ops)
+    return Status::Ok();
+  while (armed_upto_ < next_epoch_ + depth_ && !NeedsRebase(armed_upto_)) {
+    Status st = Arm(armed_upto_);
+    if (st.code() == Code::kAgain) return Status::Ok();  // not done yet, or no slots: later
+    NICQ_RETURN_IF_ERROR(st);
+  }
   return Status::Ok();
 }
 
@@ -233,7 +260,8 @@ Status TriggerPlan::Rebase() {
 }
 
 Status TriggerPlan::ArmNext() {
-  NICQ_RETURN_IF_ERROR(Arm(next_epoch_));
+  if (armed_upto_ <= next_epoch_) NICQ_RETURN_IF_ERROR(Arm(next_epoch_));  // not resident
+  done_target_ = (next_epoch_ - epoch_base_ + 1) * counters_[1].delta;
   ++next_epoch_;
   return Status::Ok();
 }
@@ -247,6 +275,7 @@ Status TriggerPlan::Wait() {
   if (backend_ == nullptr)
     return Error(Code::kIntern, "TriggerPlan::Wait(" + name_ + "): not bound");
   Status s = backend_->WaitCounter(done_counter(), done_target_, -1);
+  if (s.ok()) s = Refill();
   return s.WithContext("TriggerPlan::Wait(" + name_ + ")");
 }
 

@@ -7,9 +7,15 @@
 //                             copy ops into `depth` preallocated arrays
 //   Exports()/Resolve()    the match exchange: peers' counter ids, buffer
 //                             addresses and keys fill in remote references
-//   Arm(k) / Start()       compute epoch k's thresholds into array k % depth
+//   Arm(k)                 compute epoch k's thresholds into array k % depth
 //                             in place and Post() it in one call: no
 //                             allocation, no rewrite of anything in flight
+//   Resolve() / Refill()   resident window: epochs next..next+depth-1 are
+//                             armed ahead (at Resolve, then whenever the host
+//                             sees an epoch done: Wait, Poll), so that
+//   Start()                is one counter add; a start that finds its epoch
+//                             not armed (the program ran depth epochs ahead,
+//                             or slots ran out) arms it itself
 //   Wait() / Test()        epoch done when the done counter reaches its target
 //
 // Epoch k may be armed only after epoch k - depth completed (its descriptor
@@ -100,11 +106,19 @@ class TriggerPlan {
   PlanExports Exports() const;
   Status Resolve(const std::function<const PlanExports*(PeerId)>& exports_of);
 
-  Status Arm(std::uint64_t epoch);  // hot path
-  Status ArmNext();                 // Arm(next epoch) and count it as started
+  Status Arm(std::uint64_t epoch);  // epochs in order; kAgain: its array is still in use
+  Status Refill();                  // arm the window ahead of the starts (not the hot path)
+  Status ArmNext();                 // count the next epoch started, arming it if not resident
   Status Start();                   // ArmNext(), then bump the start counter
-  Status Wait();                    // block (backend's wait) until this epoch is done
+  Status Wait();                    // block (backend's wait) until this epoch is done, refill
   bool Test() const;
+  // Test(), and refill the window once the epoch is done (host progress).
+  bool Poll() {
+    if (!Test()) return false;
+    (void)Refill();  // a failure shows again at the start that needs the epoch
+    return true;
+  }
+  std::uint64_t epochs_armed() const { return armed_upto_; }
   std::uint64_t epochs_started() const { return next_epoch_; }
   std::uint64_t rebases() const { return rebases_; }
   CounterId start_counter() const { return counters_[0].id; }
@@ -127,6 +141,7 @@ class TriggerPlan {
   TriggerPlan() = default;
   Status Rebase();
   void BuildRebaseOps();
+  bool NeedsRebase(std::uint64_t epoch) const;
 
   std::string name_;
   std::vector<TriggeredOp> proto_;
@@ -146,6 +161,8 @@ class TriggerPlan {
   std::vector<MemRegion> regions_;
   std::uint64_t max_delta_ = 0;
   std::uint64_t next_epoch_ = 0;
+  std::uint64_t armed_upto_ = 0;   // epochs [0, armed_upto_) were posted
+  bool resolved_ = false;          // remote references filled: epochs may be armed
   std::uint64_t epoch_base_ = 0;   // epoch at which counters were last zero
   std::uint64_t done_target_ = 0;  // done counter value that ends the last armed epoch
   std::uint64_t rebases_ = 0;

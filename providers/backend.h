@@ -132,6 +132,12 @@ struct Capabilities {
   // queues are shared memory; tcp would read sockets), so callers on a hot
   // path (an enqueued wait) may poll it once.
   bool memory_poll = false;
+  // Freeing a counter (or Cancel) withdraws ops posted on it that have not
+  // fired, data ops included (emulator, simulator, native on sockets with
+  // its arm hops). Plans arm epochs ahead of their starts only where this
+  // holds: on a NIC that cannot withdraw deferred work (cxi), an epoch armed
+  // but never started would hold its trigger entries until the process ends.
+  bool withdraws_unfired_ops = false;
 
   void AllowAtomic(AtomicOp op, AtomicType t) {
     atomic_mask[static_cast<int>(op)] |= std::uint64_t{1} << static_cast<int>(t);

@@ -58,6 +58,7 @@ Status EmulatedBackend::Init() {
   o.cq_wait_object = true;
   NICQ_RETURN_IF_ERROR(OfiEndpoint::Open(o, &ep_));
   caps_.native_triggers = false;
+  caps_.withdraws_unfired_ops = true;  // the trigger queue cancels them (trigger_queue.cc)
   caps_.max_remote_add = 0xffffffffu;  // remote CQ data carries 32 bits
   caps_.remote_counters = true;
   ep_->QueryAtomics(&caps_);

@@ -54,6 +54,7 @@ Status NativeBackend::Init() {
   caps_.counter_op_cycles_deadlock = sockets;
   caps_.max_remote_add = kMaxDoorbellWrites;
   arm_data_ops_ = sockets;
+  caps_.withdraws_unfired_ops = arm_data_ops_;
   caps_.remote_counters = true;
   ep_->QueryAtomics(&caps_);
   caps_.max_trigger_slots = budget_;

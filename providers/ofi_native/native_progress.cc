@@ -167,8 +167,11 @@ std::size_t NativeBackend::NeutralizeLocked(CounterId trigger) {
       fi_cntr_attr attr{};
       attr.events = FI_CNTR_EVENTS_COMP;
       attr.wait_obj = FI_WAIT_UNSPEC;
-      if (retired_slots_.size() == retired_slots_.capacity() ||
-          fi_cntr_open(ep_->domain(), &attr, &r->spare_slot, nullptr) != 0) {
+      // Cold path (a free or cancel): the list grows rather than leave the
+      // op armed.
+      if (retired_slots_.size() == retired_slots_.capacity())
+        retired_slots_.reserve(2 * retired_slots_.capacity() + 16);
+      if (fi_cntr_open(ep_->domain(), &attr, &r->spare_slot, nullptr) != 0) {
         ++stuck;
         continue;
       }

@@ -29,6 +29,7 @@ SimBackend::SimBackend(std::shared_ptr<SimWorld> world, std::uint32_t nic)
   caps_.native_triggers = true;
   caps_.remote_counters = true;
   caps_.atomics = true;
+  caps_.withdraws_unfired_ops = true;  // World::FreeCounter cancels what is armed on it
   caps_.max_trigger_slots = world_->fw().SlotLimit(nic);
   caps_.max_counter_value = world_->fw().params().CounterMax();
   for (int op = 0; op <= static_cast<int>(fwsim::AluOp::kReplace); ++op) {

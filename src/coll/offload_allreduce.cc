@@ -267,7 +267,7 @@ bool PollOffloaded() {
   for (std::size_t i = 0; i < w.active.size();) {
     OffloadedAllreduce* op = w.active[i];
     op->plan().backend()->Progress();  // software parts (emulator without a thread)
-    if (!op->Done()) {
+    if (!op->plan().Poll()) {  // done: the plan re-arms its window here, not in the next start
       ++i;
       continue;
     }
