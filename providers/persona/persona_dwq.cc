@@ -1,0 +1,436 @@
+// Deferred work of the cxi persona (fi_control FI_QUEUE_WORK / FI_FLUSH_WORK)
+// and the trigger-list budget it draws from.
+//
+// The budget is per service and shared by the processes of the node that
+// use it (fi_cxi(7) "Triggered Operation"): a small POSIX shm segment named
+// after the service holds one slot per open domain (pid, entries held). An
+// entry is held from FI_QUEUE_WORK until the persona sees its trigger fire
+// (or FI_FLUSH_WORK / domain close); slots of dead processes are reclaimed.
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "providers/persona/persona.h"
+
+namespace nicq::persona {
+
+constexpr int kSlots = 256;
+
+struct DwqShm {
+  std::atomic<uint32_t> ready;
+  pthread_mutex_t mutex;
+  struct Slot {
+    pid_t pid;
+    uint32_t held;
+  } slots[kSlots];
+};
+
+namespace {
+
+std::string service_name() {
+  const char* s = std::getenv("NICQ_PERSONA_SERVICE");
+  // nicqrun / mpirun is the parent of every local rank: its pid names the job.
+  std::string key = s && *s ? s : std::to_string(static_cast<long>(getppid()));
+  std::string name = "/nicq_persona_dwq_";
+  for (char c : key) name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  return name;
+}
+
+bool alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+void shm_lock(DwqShm* s) {
+  if (pthread_mutex_lock(&s->mutex) == EOWNERDEAD) pthread_mutex_consistent(&s->mutex);
+}
+
+void nap() {
+  timespec ts{0, 200000};
+  nanosleep(&ts, nullptr);
+}
+
+size_t in_use(DwqShm* s) {
+  size_t total = 0;
+  for (auto& slot : s->slots) {
+    if (!slot.pid) continue;
+    if (!alive(slot.pid)) {
+      slot.pid = 0;
+      slot.held = 0;
+      continue;
+    }
+    total += slot.held;
+  }
+  return total;
+}
+
+bool reserve(Domain* d) {
+  DwqShm* s = d->dwq;
+  shm_lock(s);
+  const bool ok = in_use(s) + 1 <= dwq_depth();
+  if (ok) s->slots[d->dwq_slot].held++;
+  pthread_mutex_unlock(&s->mutex);
+  if (ok) d->dwq_held++;
+  return ok;
+}
+
+void release(Domain* d, size_t n) {
+  if (!n || !d->dwq) return;
+  DwqShm* s = d->dwq;
+  shm_lock(s);
+  auto& slot = s->slots[d->dwq_slot];
+  slot.held = slot.held >= n ? slot.held - static_cast<uint32_t>(n) : 0;
+  pthread_mutex_unlock(&s->mutex);
+  d->dwq_held -= n < d->dwq_held ? n : d->dwq_held;
+}
+
+[[noreturn]] void exhausted(Domain* d) {
+  fatal(*d->spec,
+        "trigger resources exhausted: all %zu deferred-work entries of service %s are in use "
+        "(undefined on the real NIC; NICQ_PERSONA_TRIG_OP_LIMIT=1 makes FI_QUEUE_WORK return "
+        "-FI_ENOSPC instead)",
+        dwq_depth(), service_name().c_str() + 1);
+}
+
+int check_descs(Ep* e, void** desc, const iovec* iov, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    void* cd;
+    if (int r = translate_desc(e, desc ? desc[i] : nullptr, iov[i].iov_base, iov[i].iov_len, &cd))
+      return r;
+  }
+  return 0;
+}
+
+// A deferred send becomes a core FI_TRIGGER-flagged send: sockets' own
+// deferred SEND deadlocks its progress thread when work is chained after it.
+int post_send(Domain* d, Ep* e, fi_deferred_work* w, bool tagged) {
+  const fi_msg* msg = tagged ? nullptr : &w->op.msg->msg;
+  const fi_msg_tagged* tmsg = tagged ? &w->op.tagged->msg : nullptr;
+  const uint64_t app_flags = tagged ? w->op.tagged->flags : w->op.msg->flags;
+  const iovec* iov = tagged ? tmsg->msg_iov : msg->msg_iov;
+  const size_t count = tagged ? tmsg->iov_count : msg->iov_count;
+  void** desc = tagged ? tmsg->desc : msg->desc;
+  auto* rec = new TriggeredSend();
+  rec->tctx.event_type = FI_TRIGGER_THRESHOLD;
+  rec->tctx.trigger.threshold.cntr = w->triggering_cntr;
+  rec->tctx.trigger.threshold.threshold = w->threshold;
+  rec->app_context = tagged ? tmsg->context : msg->context;
+  rec->app_wants_completion = !e->tx_selective || (app_flags & FI_COMPLETION);
+  rec->iov = count ? iov[0] : iovec{nullptr, 0};
+  rec->desc = nullptr;
+  if (count && translate_desc(e, desc ? desc[0] : nullptr, rec->iov.iov_base, rec->iov.iov_len,
+                              &rec->desc)) {
+    delete rec;
+    return -FI_EINVAL;
+  }
+  uint64_t flags = (app_flags & ~static_cast<uint64_t>(FI_MORE)) | FI_TRIGGER;
+  if (e->tx_cq) flags |= FI_COMPLETION;
+  {
+    std::lock_guard<std::recursive_mutex> g(d->lock);
+    d->sends.insert(rec);
+  }
+  ssize_t ret;
+  if (tagged) {
+    fi_msg_tagged m = *tmsg;
+    m.msg_iov = &rec->iov;
+    m.desc = &rec->desc;
+    m.context = rec;
+    ret = e->core_tagged->sendmsg(e->self, &m, flags);
+  } else {
+    fi_msg m = *msg;
+    m.msg_iov = &rec->iov;
+    m.desc = &rec->desc;
+    m.context = rec;
+    ret = e->core_msg->sendmsg(e->self, &m, flags);
+  }
+  if (ret) {
+    std::lock_guard<std::recursive_mutex> g(d->lock);
+    d->sends.erase(rec);
+    delete rec;
+  }
+  return static_cast<int>(ret);
+}
+
+// A deferred receive (threshold 0) goes to the core's deferred work with its
+// completion counter replaced by that counter's shadow: fi_cxi(7) counts
+// message receives only under software progress. The core requires the op
+// context to be the work item's own, so the persona posts its own copy.
+int post_recv(Domain* d, Ep* e, fi_deferred_work* w, bool tagged) {
+  struct Owned {
+    fi_deferred_work work;
+    union {
+      fi_op_msg msg;
+      fi_op_tagged tagged;
+    } op;
+    iovec iov;
+    void* desc;
+  };
+  auto* o = static_cast<Owned*>(std::calloc(1, sizeof(Owned)));
+  if (!o) return -FI_ENOMEM;
+  o->work.threshold = 0;
+  o->work.triggering_cntr = w->triggering_cntr;
+  o->work.op_type = w->op_type;
+  if (w->completion_cntr) {
+    Cntr* c = d->cntr_of(&w->completion_cntr->fid);
+    if (!c || ensure_cntr_shadow(c)) {
+      std::free(o);
+      return -FI_EINVAL;
+    }
+    o->work.completion_cntr = c->shadow;
+  }
+  const size_t count = tagged ? w->op.tagged->msg.iov_count : w->op.msg->msg.iov_count;
+  const iovec* iov = tagged ? w->op.tagged->msg.msg_iov : w->op.msg->msg.msg_iov;
+  void** desc = tagged ? w->op.tagged->msg.desc : w->op.msg->msg.desc;
+  o->iov = count ? iov[0] : iovec{nullptr, 0};
+  if (count && translate_desc(e, desc ? desc[0] : nullptr, o->iov.iov_base, o->iov.iov_len,
+                              &o->desc)) {
+    std::free(o);
+    return -FI_EINVAL;
+  }
+  if (tagged) {
+    o->op.tagged = *w->op.tagged;
+    o->op.tagged.msg.msg_iov = &o->iov;
+    o->op.tagged.msg.desc = &o->desc;
+    o->op.tagged.msg.iov_count = count;
+    o->op.tagged.msg.context = &o->work.context;
+    o->work.op.tagged = &o->op.tagged;
+  } else {
+    o->op.msg = *w->op.msg;
+    o->op.msg.msg.msg_iov = &o->iov;
+    o->op.msg.msg.desc = &o->desc;
+    o->op.msg.msg.iov_count = count;
+    o->op.msg.msg.context = &o->work.context;
+    o->work.op.msg = &o->op.msg;
+  }
+  int ret = d->core_fid_ops->control(&d->self->fid, FI_QUEUE_WORK, &o->work);
+  if (ret) {
+    std::free(o);
+    return ret;
+  }
+  std::lock_guard<std::recursive_mutex> g(d->lock);
+  d->owned_work.push_back(&o->work);
+  return 0;
+}
+
+// RMA, atomics and counter ops go to the core's deferred work as the app
+// wrote them; the core requires the op's context to be the work item's.
+int post_other(Domain* d, fi_deferred_work* w, void** op_context) {
+  if (op_context && *op_context != &w->context) {
+    note(*d->spec, "deferred op context must be &work->context on this persona (a sockets limit)");
+    *op_context = &w->context;
+  }
+  return d->core_fid_ops->control(&d->self->fid, FI_QUEUE_WORK, w);
+}
+
+}  // namespace
+
+size_t dwq_depth() {
+  const char* s = std::getenv("NICQ_PERSONA_DWQ_DEPTH");
+  return s && *s ? std::strtoull(s, nullptr, 10) : 504;  // fi_cxi(7): 512 per service, 8 reserved
+}
+
+int dwq_attach(Domain* d) {
+  const std::string name = service_name();
+  for (int attempt = 0; attempt < 100; attempt++) {
+    bool creator = true;
+    int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {
+      creator = false;
+      fd = shm_open(name.c_str(), O_RDWR, 0600);
+    }
+    if (fd < 0) {
+      if (errno == ENOENT) continue;  // unlinked between the two opens
+      return -FI_EIO;
+    }
+    if (creator && ftruncate(fd, sizeof(DwqShm)) != 0) {
+      close(fd);
+      shm_unlink(name.c_str());
+      return -FI_EIO;
+    }
+    struct stat st{};
+    for (int i = 0; i < 5000 && fstat(fd, &st) == 0 && st.st_size < (off_t)sizeof(DwqShm); i++)
+      nap();
+    auto* s = static_cast<DwqShm*>(
+        mmap(nullptr, sizeof(DwqShm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    if (s == MAP_FAILED) {
+      close(fd);
+      return -FI_EIO;
+    }
+    if (creator) {
+      pthread_mutexattr_t a;
+      pthread_mutexattr_init(&a);
+      pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+      pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+      pthread_mutex_init(&s->mutex, &a);
+      s->ready.store(1, std::memory_order_release);
+    }
+    for (int i = 0; i < 5000 && !s->ready.load(std::memory_order_acquire); i++) nap();
+    shm_lock(s);
+    // A segment unlinked by its last user meanwhile is not the service's any more.
+    if (fstat(fd, &st) != 0 || st.st_nlink == 0) {
+      pthread_mutex_unlock(&s->mutex);
+      munmap(s, sizeof(DwqShm));
+      close(fd);
+      continue;
+    }
+    in_use(s);  // reclaims slots of dead processes
+    int slot = -1;
+    for (int i = 0; i < kSlots && slot < 0; i++)
+      if (!s->slots[i].pid) slot = i;
+    if (slot >= 0) s->slots[slot] = {getpid(), 0};
+    pthread_mutex_unlock(&s->mutex);
+    if (slot < 0) {
+      munmap(s, sizeof(DwqShm));
+      close(fd);
+      return -FI_ENOSPC;
+    }
+    d->dwq = s;
+    d->dwq_fd = fd;
+    d->dwq_slot = slot;
+    return 0;
+  }
+  return -FI_EIO;
+}
+
+void dwq_detach(Domain* d) {
+  DwqShm* s = d->dwq;
+  if (!s) return;
+  shm_lock(s);
+  s->slots[d->dwq_slot] = {0, 0};
+  bool others = false;
+  for (auto& slot : s->slots) others |= slot.pid && alive(slot.pid);
+  if (!others) shm_unlink(service_name().c_str());
+  pthread_mutex_unlock(&s->mutex);
+  munmap(s, sizeof(DwqShm));
+  close(d->dwq_fd);
+  d->dwq = nullptr;
+}
+
+void dwq_release_fired(Domain* d) {
+  size_t fired = 0;
+  for (auto& [c, thresholds] : d->dwq_pending) {
+    if (thresholds.empty()) continue;
+    const uint64_t v = c->core_read();
+    auto end = thresholds.upper_bound(v);
+    fired += static_cast<size_t>(std::distance(thresholds.begin(), end));
+    thresholds.erase(thresholds.begin(), end);
+  }
+  release(d, fired);
+}
+
+int flush_work(Domain* d) {
+  std::lock_guard<std::recursive_mutex> g(d->lock);
+  d->core_fid_ops->control(&d->self->fid, FI_FLUSH_WORK, nullptr);
+  d->dwq_pending.clear();
+  release(d, d->dwq_held);
+  return 0;
+}
+
+int queue_work(Domain* d, fi_deferred_work* w) {
+  const Spec& spec = *d->spec;
+  // cxip_dom.c cxip_dom_dwq_queue_work_validate and the per-op checks.
+  if (!w->triggering_cntr) return -FI_EINVAL;
+  Cntr* trig = d->cntr_of(&w->triggering_cntr->fid);
+  if (!trig) return -FI_EINVAL;
+  Ep* e = nullptr;
+  bool uses_entry = true;
+  switch (w->op_type) {
+    case FI_OP_SEND:
+    case FI_OP_TSEND: {
+      const bool tagged = w->op_type == FI_OP_TSEND;
+      if (tagged ? !w->op.tagged : !w->op.msg) return -FI_EINVAL;
+      e = d->ep_of(tagged ? &w->op.tagged->ep->fid : &w->op.msg->ep->fid);
+      const size_t count = tagged ? w->op.tagged->msg.iov_count : w->op.msg->msg.iov_count;
+      const uint64_t flags = tagged ? w->op.tagged->flags : w->op.msg->flags;
+      if (!e || count > 1 || (flags & FI_INJECT)) return -FI_EINVAL;
+      if (w->completion_cntr && (!e->send_cntr || &e->send_cntr->self->fid != &w->completion_cntr->fid)) {
+        note(spec, "deferred send with a completion counter other than the endpoint's send "
+                   "counter is not emulated");
+        return -FI_ENOSYS;
+      }
+      break;
+    }
+    case FI_OP_RECV:
+    case FI_OP_TRECV: {
+      const bool tagged = w->op_type == FI_OP_TRECV;
+      if (tagged ? !w->op.tagged : !w->op.msg) return -FI_EINVAL;
+      e = d->ep_of(tagged ? &w->op.tagged->ep->fid : &w->op.msg->ep->fid);
+      const size_t count = tagged ? w->op.tagged->msg.iov_count : w->op.msg->msg.iov_count;
+      // "Non-zero thresholds for triggered receives are not supported."
+      if (!e || count > 1 || w->threshold) return -FI_EINVAL;
+      uses_entry = false;  // posted at once, no trigger-list entry
+      break;
+    }
+    case FI_OP_READ:
+    case FI_OP_WRITE: {
+      fi_op_rma* r = w->op.rma;
+      if (!r || !r->msg.msg_iov || r->msg.iov_count > 1 || !r->msg.rma_iov ||
+          r->msg.rma_iov_count != 1)
+        return -FI_EINVAL;
+      e = d->ep_of(&r->ep->fid);
+      if (!e) return -FI_EINVAL;
+      if (int ret = check_descs(e, r->msg.desc, r->msg.msg_iov, r->msg.iov_count)) return ret;
+      break;
+    }
+    case FI_OP_ATOMIC:
+    case FI_OP_FETCH_ATOMIC:
+    case FI_OP_COMPARE_ATOMIC: {
+      const fi_msg_atomic* m = w->op_type == FI_OP_ATOMIC         ? (w->op.atomic ? &w->op.atomic->msg : nullptr)
+                               : w->op_type == FI_OP_FETCH_ATOMIC ? (w->op.fetch_atomic ? &w->op.fetch_atomic->msg : nullptr)
+                                                                  : (w->op.compare_atomic ? &w->op.compare_atomic->msg : nullptr);
+      if (!m) return -FI_EINVAL;
+      fid_ep* ep = w->op_type == FI_OP_ATOMIC         ? w->op.atomic->ep
+                   : w->op_type == FI_OP_FETCH_ATOMIC ? w->op.fetch_atomic->ep
+                                                      : w->op.compare_atomic->ep;
+      e = d->ep_of(&ep->fid);
+      if (!e || m->iov_count != 1 || !m->msg_iov) return -FI_EINVAL;
+      if (spec.amo_max_count && m->msg_iov[0].count > spec.amo_max_count) return -FI_EINVAL;
+      break;
+    }
+    case FI_OP_CNTR_SET:
+    case FI_OP_CNTR_ADD:
+      // "Completion counter must be NULL."
+      if (!w->op.cntr || !w->op.cntr->cntr || w->completion_cntr) return -FI_EINVAL;
+      if (!d->cntr_of(&w->op.cntr->cntr->fid)) return -FI_EINVAL;
+      break;
+    default:
+      return -FI_EINVAL;
+  }
+
+  if (uses_entry && !reserve(d)) {
+    const char* limit = std::getenv("NICQ_PERSONA_TRIG_OP_LIMIT");
+    if (limit && std::strcmp(limit, "1") == 0) return -FI_ENOSPC;
+    exhausted(d);
+  }
+
+  int ret;
+  switch (w->op_type) {
+    case FI_OP_SEND: ret = post_send(d, e, w, false); break;
+    case FI_OP_TSEND: ret = post_send(d, e, w, true); break;
+    case FI_OP_RECV: ret = post_recv(d, e, w, false); break;
+    case FI_OP_TRECV: ret = post_recv(d, e, w, true); break;
+    case FI_OP_READ:
+    case FI_OP_WRITE: ret = post_other(d, w, &w->op.rma->msg.context); break;
+    case FI_OP_ATOMIC: ret = post_other(d, w, &w->op.atomic->msg.context); break;
+    case FI_OP_FETCH_ATOMIC: ret = post_other(d, w, &w->op.fetch_atomic->msg.context); break;
+    case FI_OP_COMPARE_ATOMIC: ret = post_other(d, w, &w->op.compare_atomic->msg.context); break;
+    default: ret = post_other(d, w, nullptr); break;
+  }
+  if (!uses_entry) return ret;
+  if (ret) {
+    release(d, 1);
+    return ret;
+  }
+  std::lock_guard<std::recursive_mutex> g(d->lock);
+  d->dwq_pending[trig].insert(w->threshold);
+  return 0;
+}
+
+}  // namespace nicq::persona
