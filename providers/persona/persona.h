@@ -110,6 +110,7 @@ struct Mr {
   const char* base;
   size_t len;
   uint64_t access;
+  uint64_t flags;  // fi_mr_reg flags (FI_RMA_EVENT ...), passed to the core
   uint64_t key;
 };
 
@@ -144,6 +145,9 @@ struct Domain {
   std::unordered_set<Cntr*> cntrs;
   std::set<TriggeredSend*> sends;
   std::vector<fi_deferred_work*> owned_work;  // core copies, kept until close
+  // Completion counter given to the core for deferred work that has none:
+  // sockets dereferences it unconditionally when the work completes.
+  fid_cntr* sink = nullptr;
   // Deferred-work entries this domain holds: triggering counter -> thresholds.
   std::map<Cntr*, std::multiset<uint64_t>> dwq_pending;
   size_t dwq_held = 0;

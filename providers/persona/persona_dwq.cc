@@ -108,6 +108,17 @@ int check_descs(Ep* e, void** desc, const iovec* iov, size_t count) {
   return 0;
 }
 
+fid_cntr* sink(Domain* d) {
+  std::lock_guard<std::recursive_mutex> g(d->lock);
+  if (!d->sink) {
+    fi_cntr_attr attr{};
+    attr.events = FI_CNTR_EVENTS_COMP;
+    attr.wait_obj = FI_WAIT_UNSPEC;
+    if (d->core_ops->cntr_open(d->self, &attr, &d->sink, nullptr)) d->sink = nullptr;
+  }
+  return d->sink;
+}
+
 // A deferred send becomes a core FI_TRIGGER-flagged send: sockets' own
 // deferred SEND deadlocks its progress thread when work is chained after it.
 int post_send(Domain* d, Ep* e, fi_deferred_work* w, bool tagged) {
@@ -184,6 +195,8 @@ int post_recv(Domain* d, Ep* e, fi_deferred_work* w, bool tagged) {
       return -FI_EINVAL;
     }
     o->work.completion_cntr = c->shadow;
+  } else {
+    o->work.completion_cntr = sink(d);
   }
   const size_t count = tagged ? w->op.tagged->msg.iov_count : w->op.msg->msg.iov_count;
   const iovec* iov = tagged ? w->op.tagged->msg.msg_iov : w->op.msg->msg.msg_iov;
@@ -219,13 +232,23 @@ int post_recv(Domain* d, Ep* e, fi_deferred_work* w, bool tagged) {
   return 0;
 }
 
-// RMA, atomics and counter ops go to the core's deferred work as the app
-// wrote them; the core requires the op's context to be the work item's.
+// RMA and atomics go to the core's deferred work as the app wrote them, with
+// two core requirements met for the duration of the call only (the core
+// copies both at queue time): the op's context must be the work item's own,
+// and a completion counter must exist.
 int post_other(Domain* d, fi_deferred_work* w, void** op_context) {
-  if (op_context && *op_context != &w->context) {
-    note(*d->spec, "deferred op context must be &work->context on this persona (a sockets limit)");
-    *op_context = &w->context;
-  }
+  void* const saved_context = *op_context;
+  fid_cntr* const saved_cntr = w->completion_cntr;
+  *op_context = &w->context;
+  if (!w->completion_cntr) w->completion_cntr = sink(d);
+  if (!w->completion_cntr) return -FI_ENOMEM;
+  int ret = d->core_fid_ops->control(&d->self->fid, FI_QUEUE_WORK, w);
+  *op_context = saved_context;
+  w->completion_cntr = saved_cntr;
+  return ret;
+}
+
+int post_cntr_op(Domain* d, fi_deferred_work* w) {
   return d->core_fid_ops->control(&d->self->fid, FI_QUEUE_WORK, w);
 }
 
@@ -421,7 +444,7 @@ int queue_work(Domain* d, fi_deferred_work* w) {
     case FI_OP_ATOMIC: ret = post_other(d, w, &w->op.atomic->msg.context); break;
     case FI_OP_FETCH_ATOMIC: ret = post_other(d, w, &w->op.fetch_atomic->msg.context); break;
     case FI_OP_COMPARE_ATOMIC: ret = post_other(d, w, &w->op.compare_atomic->msg.context); break;
-    default: ret = post_other(d, w, nullptr); break;
+    default: ret = post_cntr_op(d, w); break;
   }
   if (!uses_entry) return ret;
   if (ret) {

@@ -27,7 +27,7 @@ int register_core(Mr* m) {
   attr.iov_count = 1;
   attr.access = m->access;
   attr.requested_key = m->key;
-  int ret = d->core_mr_ops->regattr(&d->self->fid, &attr, 0, &m->core);
+  int ret = d->core_mr_ops->regattr(&d->self->fid, &attr, m->flags, &m->core);
   if (ret) return ret;
   if (d->spec->verbs && d->prov_key) m->key = fi_mr_key(m->core);
   m->mr.key = m->key;
@@ -126,6 +126,7 @@ int mr_reg(Domain* d, const iovec* iov, size_t count, uint64_t access, uint64_t 
   m->base = static_cast<const char*>(iov[0].iov_base);
   m->len = iov[0].iov_len;
   m->access = access;
+  m->flags = flags;
   {
     std::lock_guard<std::recursive_mutex> g(d->lock);
     // Provider keys: high bits set so an app that stores keys in 32 bits
@@ -155,7 +156,6 @@ int mr_reg(Domain* d, const iovec* iov, size_t count, uint64_t access, uint64_t 
     d->mrs.insert(m);
   }
   *out = &m->mr;
-  (void)flags;
   return 0;
 }
 

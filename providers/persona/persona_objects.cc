@@ -309,6 +309,7 @@ int d_control(fid* f, int command, void* arg) {
 int d_close(fid* f) {
   Domain* d = owner_of(f->ops, &Domain::fid_ops);
   if (d->spec->cxi) flush_work(d);
+  if (d->sink && fi_close(&d->sink->fid) == 0) d->sink = nullptr;
   int ret = d->core_fid_ops->close(f);
   if (ret) return ret;
   dwq_detach(d);
