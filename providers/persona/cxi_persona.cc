@@ -16,6 +16,7 @@ const nicq::persona::Spec kCxi = {
     .verbs = false,
     .core_mr_mode = 0,    // sockets: keys chosen by the caller, offsets as remote addresses
     .amo_max_count = 1,   // CXIP_AMO_MAX_IOV == 1
+    .key_encodes_base = false,
     .cq_data_size = 8,
 };
 

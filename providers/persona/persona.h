@@ -45,6 +45,10 @@ struct Spec {
   bool verbs;             // verbs;ofi_rxm rules: FI_MR_LOCAL variants, page-aligned MRs
   uint64_t core_mr_mode;  // mr_mode asked of the core
   size_t amo_max_count;   // elements per atomic op (0: as the core)
+  // The persona offers FI_MR_VIRT_ADDR over a core that takes offsets: its
+  // provider keys carry the region's page-aligned base (see key_base), and
+  // the initiator turns the app's virtual address into the core's offset.
+  bool key_encodes_base;
   size_t cq_data_size;
 };
 
@@ -203,6 +207,13 @@ int getinfo(const Spec& spec, uint32_t version, const char* node, const char* se
 fi_info* core_info_for(const Spec& spec, const fi_info* info);
 
 fi_provider make_provider(const Spec& spec);
+
+// Keys of a key_encodes_base persona: base page number in the high 36 bits
+// (48-bit virtual addresses), a per-domain serial in the low 28.
+inline uint64_t make_base_key(const void* base, uint64_t serial) {
+  return ((reinterpret_cast<uint64_t>(base) >> 12) << 28) | (serial & 0xfffffffu);
+}
+inline uint64_t key_base(uint64_t key) { return (key >> 28) << 12; }
 
 }  // namespace nicq::persona
 

@@ -105,7 +105,6 @@ int getinfo(const Spec& spec, uint32_t version, const char* node, const char* se
   fi_info* core_hints = hints ? fi_dupinfo(hints) : fi_allocinfo();
   if (!core_hints) return -FI_ENOMEM;
   strip_for_core(spec, core_hints);
-  if (core_hints->caps) core_hints->caps &= ~static_cast<uint64_t>(FI_TRIGGER) | spec.caps;
   fi_info* core = nullptr;
   int ret = fi_getinfo(version, node, service, flags, core_hints, &core);
   fi_freeinfo(core_hints);

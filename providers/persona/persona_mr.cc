@@ -29,7 +29,6 @@ int register_core(Mr* m) {
   attr.requested_key = m->key;
   int ret = d->core_mr_ops->regattr(&d->self->fid, &attr, m->flags, &m->core);
   if (ret) return ret;
-  if (d->spec->verbs && d->prov_key) m->key = fi_mr_key(m->core);
   m->mr.key = m->key;
   return 0;
 }
@@ -131,7 +130,12 @@ int mr_reg(Domain* d, const iovec* iov, size_t count, uint64_t access, uint64_t 
     std::lock_guard<std::recursive_mutex> g(d->lock);
     // Provider keys: high bits set so an app that stores keys in 32 bits
     // fails visibly, as on cxi (64-bit provider keys).
-    m->key = d->prov_key ? (0x5eull << 56) | (d->next_key++ << 8) : requested_key;
+    if (!d->prov_key)
+      m->key = requested_key;
+    else if (spec.key_encodes_base)
+      m->key = make_base_key(m->base, d->next_key++);
+    else
+      m->key = (0x5eull << 56) | (d->next_key++ << 8);
   }
   std::memset(&m->fid_ops, 0, sizeof m->fid_ops);
   m->fid_ops.size = sizeof(fi_ops);

@@ -16,6 +16,7 @@ const nicq::persona::Spec kVerbs = {
     .verbs = true,
     .core_mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY,
     .amo_max_count = 0,
+    .key_encodes_base = true,
     .cq_data_size = 4,  // verbs immediate data: 32 bits
 };
 

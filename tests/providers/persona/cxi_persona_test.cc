@@ -1,6 +1,7 @@
 // cxi_persona refuses what cxi refuses and accepts what cxi accepts
 // (docs/provider-contracts.md, one test per rule).
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -438,6 +439,8 @@ TEST_F(CxiPersona, DwqExhaustionWithoutTheLimitAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
+        // The parent unlinks the segment the aborted child leaves behind.
+        setenv("NICQ_PERSONA_SERVICE", ("gtest_death_" + std::to_string(getppid())).c_str(), 1);
         setenv("NICQ_PERSONA_DWQ_DEPTH", "1", 1);
         open_pair();
         fid_cntr* t = a.cntr();
@@ -448,6 +451,7 @@ TEST_F(CxiPersona, DwqExhaustionWithoutTheLimitAborts) {
         queue_cntr_add(a, t, x, 10, &w[1], &op[1]);
       },
       "cxi_persona: trigger resources exhausted");
+  shm_unlink(("/nicq_persona_dwq_gtest_death_" + std::to_string(getpid())).c_str());
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ struct Node {
 
   // Reads one completion (or error) with progress; -FI_EAGAIN after limit_ms.
   int complete(fi_cq_tagged_entry* e, fi_cq_err_entry* err = nullptr, int limit_ms = 5000) {
-    for (int waited = 0; waited < limit_ms * 10; waited++) {
+    for (int waited = 0;; waited++) {
       ssize_t n = fi_cq_read(cq, e, 1);
       if (n == 1) return 0;
       if (n == -FI_EAVAIL) {
@@ -128,9 +128,9 @@ struct Node {
         return -FI_EAVAIL;
       }
       if (n != -FI_EAGAIN) return static_cast<int>(n);
+      if (waited >= limit_ms * 10) return -FI_EAGAIN;
       nap_us(100);
     }
-    return -FI_EAGAIN;
   }
 
   void close() {
