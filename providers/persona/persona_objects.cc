@@ -29,10 +29,14 @@ Cntr* cntr_ops(fid_cntr* c) {
 }
 uint64_t c_read(fid_cntr* c) { return cntr_ops(c)->core_ops->read(c); }
 uint64_t c_readerr(fid_cntr* c) { return cntr_ops(c)->core_ops->readerr(c); }
-int c_add(fid_cntr* c, uint64_t v) { return cntr_ops(c)->core_ops->add(c, v); }
-int c_set(fid_cntr* c, uint64_t v) { return cntr_ops(c)->core_ops->set(c, v); }
-int c_adderr(fid_cntr* c, uint64_t v) { return cntr_ops(c)->core_ops->adderr(c, v); }
-int c_seterr(fid_cntr* c, uint64_t v) { return cntr_ops(c)->core_ops->seterr(c, v); }
+// Writes do not progress: sockets itself calls fi_cntr_add/set on these
+// counters from its own thread when deferred counter work fires, and that
+// must not count as an application call.
+const fi_ops_cntr* core_cntr(fid_cntr* c) { return owner_of(c->ops, &Cntr::ops)->core_ops; }
+int c_add(fid_cntr* c, uint64_t v) { return core_cntr(c)->add(c, v); }
+int c_set(fid_cntr* c, uint64_t v) { return core_cntr(c)->set(c, v); }
+int c_adderr(fid_cntr* c, uint64_t v) { return core_cntr(c)->adderr(c, v); }
+int c_seterr(fid_cntr* c, uint64_t v) { return core_cntr(c)->seterr(c, v); }
 
 // Waiting is itself an application call: progress runs on every poll, so a
 // receive counted through a shadow advances while the app waits. Polls back
@@ -433,9 +437,14 @@ Ep* Domain::ep_of(fid* f) {
 // the domain. Events counted by shadows reach the app's counters here (and
 // may fire deferred work gated on them); fired deferred work gives its
 // entries back to the service.
+//
+// A thread that finds another one progressing leaves it the work: waiting
+// would invert lock order with the core's own locks (the core may call into
+// this persona while holding them).
 void Domain::progress() {
   if (!spec->cxi) return;
-  std::lock_guard<std::recursive_mutex> g(lock);
+  std::unique_lock<std::recursive_mutex> g(lock, std::try_to_lock);
+  if (!g.owns_lock()) return;
   for (Cntr* c : cntrs) {
     if (!c->shadow) continue;
     const uint64_t v = fi_cntr_read(c->shadow);
