@@ -14,8 +14,8 @@ const nicq::persona::Spec kCxi = {
     .forbidden_caps = 0,
     .cxi = true,
     .verbs = false,
-    .core_mr_mode = 0,    // sockets: keys chosen by the caller, offsets as remote addresses
-    .amo_max_count = 1,   // CXIP_AMO_MAX_IOV == 1
+    .core_mr_mode = 0,   // sockets: keys chosen by the caller, offsets as remote addresses
+    .amo_max_count = 1,  // CXIP_AMO_MAX_IOV == 1
     .key_encodes_base = false,
     .cq_data_size = 8,
 };

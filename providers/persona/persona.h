@@ -37,9 +37,9 @@ namespace nicq::persona {
 // What one persona advertises and enforces; the rule set is chosen by flags
 // so the two personas share every wrapper.
 struct Spec {
-  const char* name;       // provider name registered with libfabric
-  const char* core_name;  // provider string of the wrapped core
-  uint64_t caps;          // capabilities advertised (intersected with the core's)
+  const char* name;         // provider name registered with libfabric
+  const char* core_name;    // provider string of the wrapped core
+  uint64_t caps;            // capabilities advertised (intersected with the core's)
   uint64_t forbidden_caps;  // hints asking any of these get -FI_ENODATA
   bool cxi;               // cxi rules: FI_MR_ENDPOINT state machine, deferred work, manual progress
   bool verbs;             // verbs;ofi_rxm rules: FI_MR_LOCAL variants, page-aligned MRs
@@ -138,10 +138,10 @@ struct Domain {
   fid_domain* self;
   Fabric* fabric;
   const Spec* spec;
-  fi_info* info;       // the persona info the domain was opened with
-  bool prov_key;       // FI_MR_PROV_KEY in the domain's mr_mode
-  bool mr_local;       // FI_MR_LOCAL in the domain's mr_mode
-  uint64_t next_key;   // persona-chosen keys
+  fi_info* info;      // the persona info the domain was opened with
+  bool prov_key;      // FI_MR_PROV_KEY in the domain's mr_mode
+  bool mr_local;      // FI_MR_LOCAL in the domain's mr_mode
+  uint64_t next_key;  // persona-chosen keys
 
   std::recursive_mutex lock;
   std::unordered_set<Mr*> mrs;
@@ -213,7 +213,9 @@ fi_provider make_provider(const Spec& spec);
 inline uint64_t make_base_key(const void* base, uint64_t serial) {
   return ((reinterpret_cast<uint64_t>(base) >> 12) << 28) | (serial & 0xfffffffu);
 }
-inline uint64_t key_base(uint64_t key) { return (key >> 28) << 12; }
+inline uint64_t key_base(uint64_t key) {
+  return (key >> 28) << 12;
+}
 
 }  // namespace nicq::persona
 

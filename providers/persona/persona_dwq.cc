@@ -46,7 +46,9 @@ std::string service_name() {
   return name;
 }
 
-bool alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+bool alive(pid_t pid) {
+  return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
 
 void shm_lock(DwqShm* s) {
   if (pthread_mutex_lock(&s->mutex) == EOWNERDEAD) pthread_mutex_consistent(&s->mutex);
@@ -202,8 +204,8 @@ int post_recv(Domain* d, Ep* e, fi_deferred_work* w, bool tagged) {
   const iovec* iov = tagged ? w->op.tagged->msg.msg_iov : w->op.msg->msg.msg_iov;
   void** desc = tagged ? w->op.tagged->msg.desc : w->op.msg->msg.desc;
   o->iov = count ? iov[0] : iovec{nullptr, 0};
-  if (count && translate_desc(e, desc ? desc[0] : nullptr, o->iov.iov_base, o->iov.iov_len,
-                              &o->desc)) {
+  if (count &&
+      translate_desc(e, desc ? desc[0] : nullptr, o->iov.iov_base, o->iov.iov_len, &o->desc)) {
     std::free(o);
     return -FI_EINVAL;
   }
@@ -277,7 +279,7 @@ int dwq_attach(Domain* d) {
       shm_unlink(name.c_str());
       return -FI_EIO;
     }
-    struct stat st{};
+    struct stat st {};
     for (int i = 0; i < 5000 && fstat(fd, &st) == 0 && st.st_size < (off_t)sizeof(DwqShm); i++)
       nap();
     auto* s = static_cast<DwqShm*>(
@@ -373,9 +375,11 @@ int queue_work(Domain* d, fi_deferred_work* w) {
       const size_t count = tagged ? w->op.tagged->msg.iov_count : w->op.msg->msg.iov_count;
       const uint64_t flags = tagged ? w->op.tagged->flags : w->op.msg->flags;
       if (!e || count > 1 || (flags & FI_INJECT)) return -FI_EINVAL;
-      if (w->completion_cntr && (!e->send_cntr || &e->send_cntr->self->fid != &w->completion_cntr->fid)) {
-        note(spec, "deferred send with a completion counter other than the endpoint's send "
-                   "counter is not emulated");
+      if (w->completion_cntr &&
+          (!e->send_cntr || &e->send_cntr->self->fid != &w->completion_cntr->fid)) {
+        note(spec,
+             "deferred send with a completion counter other than the endpoint's send "
+             "counter is not emulated");
         return -FI_ENOSYS;
       }
       break;
@@ -405,9 +409,11 @@ int queue_work(Domain* d, fi_deferred_work* w) {
     case FI_OP_ATOMIC:
     case FI_OP_FETCH_ATOMIC:
     case FI_OP_COMPARE_ATOMIC: {
-      const fi_msg_atomic* m = w->op_type == FI_OP_ATOMIC         ? (w->op.atomic ? &w->op.atomic->msg : nullptr)
-                               : w->op_type == FI_OP_FETCH_ATOMIC ? (w->op.fetch_atomic ? &w->op.fetch_atomic->msg : nullptr)
-                                                                  : (w->op.compare_atomic ? &w->op.compare_atomic->msg : nullptr);
+      const fi_msg_atomic* m = w->op_type == FI_OP_ATOMIC
+                                   ? (w->op.atomic ? &w->op.atomic->msg : nullptr)
+                               : w->op_type == FI_OP_FETCH_ATOMIC
+                                   ? (w->op.fetch_atomic ? &w->op.fetch_atomic->msg : nullptr)
+                                   : (w->op.compare_atomic ? &w->op.compare_atomic->msg : nullptr);
       if (!m) return -FI_EINVAL;
       fid_ep* ep = w->op_type == FI_OP_ATOMIC         ? w->op.atomic->ep
                    : w->op_type == FI_OP_FETCH_ATOMIC ? w->op.fetch_atomic->ep
@@ -435,16 +441,34 @@ int queue_work(Domain* d, fi_deferred_work* w) {
 
   int ret;
   switch (w->op_type) {
-    case FI_OP_SEND: ret = post_send(d, e, w, false); break;
-    case FI_OP_TSEND: ret = post_send(d, e, w, true); break;
-    case FI_OP_RECV: ret = post_recv(d, e, w, false); break;
-    case FI_OP_TRECV: ret = post_recv(d, e, w, true); break;
+    case FI_OP_SEND:
+      ret = post_send(d, e, w, false);
+      break;
+    case FI_OP_TSEND:
+      ret = post_send(d, e, w, true);
+      break;
+    case FI_OP_RECV:
+      ret = post_recv(d, e, w, false);
+      break;
+    case FI_OP_TRECV:
+      ret = post_recv(d, e, w, true);
+      break;
     case FI_OP_READ:
-    case FI_OP_WRITE: ret = post_other(d, w, &w->op.rma->msg.context); break;
-    case FI_OP_ATOMIC: ret = post_other(d, w, &w->op.atomic->msg.context); break;
-    case FI_OP_FETCH_ATOMIC: ret = post_other(d, w, &w->op.fetch_atomic->msg.context); break;
-    case FI_OP_COMPARE_ATOMIC: ret = post_other(d, w, &w->op.compare_atomic->msg.context); break;
-    default: ret = post_cntr_op(d, w); break;
+    case FI_OP_WRITE:
+      ret = post_other(d, w, &w->op.rma->msg.context);
+      break;
+    case FI_OP_ATOMIC:
+      ret = post_other(d, w, &w->op.atomic->msg.context);
+      break;
+    case FI_OP_FETCH_ATOMIC:
+      ret = post_other(d, w, &w->op.fetch_atomic->msg.context);
+      break;
+    case FI_OP_COMPARE_ATOMIC:
+      ret = post_other(d, w, &w->op.compare_atomic->msg.context);
+      break;
+    default:
+      ret = post_cntr_op(d, w);
+      break;
   }
   if (!uses_entry) return ret;
   if (ret) {

@@ -20,13 +20,28 @@ Ep* ep_from(const M* table, const M Ep::*field) {
 
 size_t datatype_size(fi_datatype dt) {
   switch (dt) {
-    case FI_INT8: case FI_UINT8: return 1;
-    case FI_INT16: case FI_UINT16: return 2;
-    case FI_INT32: case FI_UINT32: case FI_FLOAT: return 4;
-    case FI_INT64: case FI_UINT64: case FI_DOUBLE: case FI_FLOAT_COMPLEX: return 8;
-    case FI_DOUBLE_COMPLEX: case FI_LONG_DOUBLE: return 16;
-    case FI_LONG_DOUBLE_COMPLEX: return 32;
-    default: return 1;
+    case FI_INT8:
+    case FI_UINT8:
+      return 1;
+    case FI_INT16:
+    case FI_UINT16:
+      return 2;
+    case FI_INT32:
+    case FI_UINT32:
+    case FI_FLOAT:
+      return 4;
+    case FI_INT64:
+    case FI_UINT64:
+    case FI_DOUBLE:
+    case FI_FLOAT_COMPLEX:
+      return 8;
+    case FI_DOUBLE_COMPLEX:
+    case FI_LONG_DOUBLE:
+      return 16;
+    case FI_LONG_DOUBLE_COMPLEX:
+      return 32;
+    default:
+      return 1;
   }
 }
 
@@ -49,8 +64,8 @@ int xlat_iov(Ep* e, void* const* desc, const iovec* iov, size_t count, void** ou
   return 0;
 }
 
-int xlat_ioc(Ep* e, void* const* desc, const fi_ioc* ioc, size_t count, fi_datatype dt,
-             void** out, size_t* elements) {
+int xlat_ioc(Ep* e, void* const* desc, const fi_ioc* ioc, size_t count, fi_datatype dt, void** out,
+             size_t* elements) {
   if (count > kMaxIov) return -FI_EINVAL;
   *elements = 0;
   for (size_t i = 0; i < count; i++) {
@@ -246,8 +261,8 @@ ssize_t r_readmsg(fid_ep* ep, const fi_msg_rma* msg, uint64_t flags) {
   m.rma_iov = riov;
   return e->core_rma->readmsg(ep, &m, flags);
 }
-ssize_t r_write(fid_ep* ep, const void* buf, size_t len, void* desc, fi_addr_t dest,
-                uint64_t addr, uint64_t key, void* ctx) {
+ssize_t r_write(fid_ep* ep, const void* buf, size_t len, void* desc, fi_addr_t dest, uint64_t addr,
+                uint64_t key, void* ctx) {
   Ep* e = EP(rma);
   void* cd;
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
@@ -258,7 +273,8 @@ ssize_t r_writev(fid_ep* ep, const iovec* iov, void** desc, size_t count, fi_add
   Ep* e = EP(rma);
   void* cd[kMaxIov];
   if (int r = xlat_iov(e, desc, iov, count, cd)) return r;
-  return e->core_rma->writev(ep, iov, cd, count, dest, raddr(e, raddr(e, addr, key), key), key, ctx);
+  return e->core_rma->writev(ep, iov, cd, count, dest, raddr(e, raddr(e, addr, key), key), key,
+                             ctx);
 }
 ssize_t r_writemsg(fid_ep* ep, const fi_msg_rma* msg, uint64_t flags) {
   Ep* e = EP(rma);
@@ -283,7 +299,8 @@ ssize_t r_writedata(fid_ep* ep, const void* buf, size_t len, void* desc, uint64_
   Ep* e = EP(rma);
   void* cd;
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
-  return e->core_rma->writedata(ep, buf, len, cd, data, dest, raddr(e, raddr(e, addr, key), key), key, ctx);
+  return e->core_rma->writedata(ep, buf, len, cd, data, dest, raddr(e, raddr(e, addr, key), key),
+                                key, ctx);
 }
 ssize_t r_injectdata(fid_ep* ep, const void* buf, size_t len, uint64_t data, fi_addr_t dest,
                      uint64_t addr, uint64_t key) {
@@ -298,7 +315,8 @@ ssize_t a_write(fid_ep* ep, const void* buf, size_t count, void* desc, fi_addr_t
   void* cd;
   if (int r = check_amo(e, count)) return r;
   if (int r = xlat_one(e, desc, buf, count * datatype_size(dt), &cd)) return r;
-  return e->core_atomic->write(ep, buf, count, cd, dest, raddr(e, raddr(e, addr, key), key), key, dt, op, ctx);
+  return e->core_atomic->write(ep, buf, count, cd, dest, raddr(e, raddr(e, addr, key), key), key,
+                               dt, op, ctx);
 }
 ssize_t a_writev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count, fi_addr_t dest,
                  uint64_t addr, uint64_t key, fi_datatype dt, fi_op op, void* ctx) {
@@ -307,15 +325,15 @@ ssize_t a_writev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count, fi_ad
   size_t n;
   if (int r = xlat_ioc(e, desc, iov, count, dt, cd, &n)) return r;
   if (int r = check_amo(e, n)) return r;
-  return e->core_atomic->writev(ep, iov, cd, count, dest, raddr(e, raddr(e, addr, key), key), key, dt, op, ctx);
+  return e->core_atomic->writev(ep, iov, cd, count, dest, raddr(e, raddr(e, addr, key), key), key,
+                                dt, op, ctx);
 }
 ssize_t a_writemsg(fid_ep* ep, const fi_msg_atomic* msg, uint64_t flags) {
   Ep* e = EP(atomic);
   void* cd[kMaxIov];
   size_t n;
   if (int r = check_flags(e, flags)) return r;
-  if (int r = xlat_ioc(e, msg->desc, msg->msg_iov, msg->iov_count, msg->datatype, cd, &n))
-    return r;
+  if (int r = xlat_ioc(e, msg->desc, msg->msg_iov, msg->iov_count, msg->datatype, cd, &n)) return r;
   if (int r = check_amo(e, n)) return r;
   fi_rma_ioc rioc[kMaxIov];
   if (int r = xlat_rma_iov(e, msg->rma_iov, msg->rma_iov_count, rioc)) return r;
@@ -328,18 +346,20 @@ ssize_t a_inject(fid_ep* ep, const void* buf, size_t count, fi_addr_t dest, uint
                  uint64_t key, fi_datatype dt, fi_op op) {
   Ep* e = EP(atomic);
   if (int r = check_amo(e, count)) return r;
-  return e->core_atomic->inject(ep, buf, count, dest, raddr(e, raddr(e, addr, key), key), key, dt, op);
+  return e->core_atomic->inject(ep, buf, count, dest, raddr(e, raddr(e, addr, key), key), key, dt,
+                                op);
 }
 ssize_t a_readwrite(fid_ep* ep, const void* buf, size_t count, void* desc, void* result,
-                    void* result_desc, fi_addr_t dest, uint64_t addr, uint64_t key,
-                    fi_datatype dt, fi_op op, void* ctx) {
+                    void* result_desc, fi_addr_t dest, uint64_t addr, uint64_t key, fi_datatype dt,
+                    fi_op op, void* ctx) {
   Ep* e = EP(atomic);
   void *cd = nullptr, *rd;
   if (int r = check_amo(e, count)) return r;
   if (buf || desc)
     if (int r = xlat_one(e, desc, buf, count * datatype_size(dt), &cd)) return r;
   if (int r = xlat_one(e, result_desc, result, count * datatype_size(dt), &rd)) return r;
-  return e->core_atomic->readwrite(ep, buf, count, cd, result, rd, dest, raddr(e, raddr(e, addr, key), key), key, dt, op, ctx);
+  return e->core_atomic->readwrite(ep, buf, count, cd, result, rd, dest,
+                                   raddr(e, raddr(e, addr, key), key), key, dt, op, ctx);
 }
 ssize_t a_readwritev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count, fi_ioc* resultv,
                      void** result_desc, size_t result_count, fi_addr_t dest, uint64_t addr,
@@ -350,8 +370,8 @@ ssize_t a_readwritev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count, f
   if (int r = xlat_ioc(e, desc, iov, count, dt, cd, &n)) return r;
   if (int r = xlat_ioc(e, result_desc, resultv, result_count, dt, rd, &rn)) return r;
   if (int r = check_amo(e, n > rn ? n : rn)) return r;
-  return e->core_atomic->readwritev(ep, iov, cd, count, resultv, rd, result_count, dest, raddr(e, raddr(e, addr, key), key), key,
-                                    dt, op, ctx);
+  return e->core_atomic->readwritev(ep, iov, cd, count, resultv, rd, result_count, dest,
+                                    raddr(e, raddr(e, addr, key), key), key, dt, op, ctx);
 }
 ssize_t a_readwritemsg(fid_ep* ep, const fi_msg_atomic* msg, fi_ioc* resultv, void** result_desc,
                        size_t result_count, uint64_t flags) {
@@ -359,8 +379,7 @@ ssize_t a_readwritemsg(fid_ep* ep, const fi_msg_atomic* msg, fi_ioc* resultv, vo
   void *cd[kMaxIov], *rd[kMaxIov];
   size_t n, rn;
   if (int r = check_flags(e, flags)) return r;
-  if (int r = xlat_ioc(e, msg->desc, msg->msg_iov, msg->iov_count, msg->datatype, cd, &n))
-    return r;
+  if (int r = xlat_ioc(e, msg->desc, msg->msg_iov, msg->iov_count, msg->datatype, cd, &n)) return r;
   if (int r = xlat_ioc(e, result_desc, resultv, result_count, msg->datatype, rd, &rn)) return r;
   if (int r = check_amo(e, n > rn ? n : rn)) return r;
   fi_rma_ioc rioc[kMaxIov];
@@ -380,8 +399,8 @@ ssize_t a_compwrite(fid_ep* ep, const void* buf, size_t count, void* desc, const
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
   if (int r = xlat_one(e, compare_desc, compare, len, &kd)) return r;
   if (int r = xlat_one(e, result_desc, result, len, &rd)) return r;
-  return e->core_atomic->compwrite(ep, buf, count, cd, compare, kd, result, rd, dest, raddr(e, raddr(e, addr, key), key), key,
-                                   dt, op, ctx);
+  return e->core_atomic->compwrite(ep, buf, count, cd, compare, kd, result, rd, dest,
+                                   raddr(e, raddr(e, addr, key), key), key, dt, op, ctx);
 }
 ssize_t a_compwritev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count,
                      const fi_ioc* comparev, void** compare_desc, size_t compare_count,
@@ -404,8 +423,7 @@ ssize_t a_compwritemsg(fid_ep* ep, const fi_msg_atomic* msg, const fi_ioc* compa
   void *cd[kMaxIov], *kd[kMaxIov], *rd[kMaxIov];
   size_t n, kn, rn;
   if (int r = check_flags(e, flags)) return r;
-  if (int r = xlat_ioc(e, msg->desc, msg->msg_iov, msg->iov_count, msg->datatype, cd, &n))
-    return r;
+  if (int r = xlat_ioc(e, msg->desc, msg->msg_iov, msg->iov_count, msg->datatype, cd, &n)) return r;
   if (int r = xlat_ioc(e, compare_desc, comparev, compare_count, msg->datatype, kd, &kn)) return r;
   if (int r = xlat_ioc(e, result_desc, resultv, result_count, msg->datatype, rd, &rn)) return r;
   if (int r = check_amo(e, n)) return r;
@@ -498,7 +516,9 @@ void copy_table(T* dst, const T* src) {
 
 }  // namespace
 
-int ensure_cntr_shadow(Cntr* c) { return ensure_shadow(c); }
+int ensure_cntr_shadow(Cntr* c) {
+  return ensure_shadow(c);
+}
 
 int wrap_ep(Domain* dom, fid_ep* core) {
   Ep* e = new Ep();
@@ -513,27 +533,36 @@ int wrap_ep(Domain* dom, fid_ep* core) {
   if (core->msg) {
     e->core_msg = core->msg;
     copy_table(&e->msg, core->msg);
-    e->msg = {sizeof(fi_ops_msg), m_recv, m_recvv, m_recvmsg, m_send, m_sendv,
-              m_sendmsg, m_inject, m_senddata, m_injectdata};
+    e->msg = {sizeof(fi_ops_msg), m_recv,   m_recvv,    m_recvmsg,   m_send, m_sendv,
+              m_sendmsg,          m_inject, m_senddata, m_injectdata};
     core->msg = &e->msg;
   }
   if (core->tagged) {
     e->core_tagged = core->tagged;
-    e->tagged = {sizeof(fi_ops_tagged), t_recv, t_recvv, t_recvmsg, t_send, t_sendv,
-                 t_sendmsg, t_inject, t_senddata, t_injectdata};
+    e->tagged = {sizeof(fi_ops_tagged),
+                 t_recv,
+                 t_recvv,
+                 t_recvmsg,
+                 t_send,
+                 t_sendv,
+                 t_sendmsg,
+                 t_inject,
+                 t_senddata,
+                 t_injectdata};
     core->tagged = &e->tagged;
   }
   if (core->rma) {
     e->core_rma = core->rma;
-    e->rma = {sizeof(fi_ops_rma), r_read, r_readv, r_readmsg, r_write, r_writev,
-              r_writemsg, r_inject, r_writedata, r_injectdata};
+    e->rma = {sizeof(fi_ops_rma), r_read,     r_readv,  r_readmsg,   r_write,
+              r_writev,           r_writemsg, r_inject, r_writedata, r_injectdata};
     core->rma = &e->rma;
   }
   if (core->atomic) {
     e->core_atomic = core->atomic;
-    e->atomic = {sizeof(fi_ops_atomic), a_write, a_writev, a_writemsg, a_inject,
-                 a_readwrite, a_readwritev, a_readwritemsg, a_compwrite, a_compwritev,
-                 a_compwritemsg, a_writevalid, a_readwritevalid, a_compwritevalid};
+    e->atomic = {
+        sizeof(fi_ops_atomic), a_write,      a_writev,         a_writemsg,      a_inject,
+        a_readwrite,           a_readwritev, a_readwritemsg,   a_compwrite,     a_compwritev,
+        a_compwritemsg,        a_writevalid, a_readwritevalid, a_compwritevalid};
     core->atomic = &e->atomic;
   }
   std::lock_guard<std::recursive_mutex> g(dom->lock);

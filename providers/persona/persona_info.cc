@@ -96,8 +96,8 @@ int getinfo(const Spec& spec, uint32_t version, const char* node, const char* se
       have_domain_hints ? static_cast<uint64_t>(hints->domain_attr->mr_mode) : ~0ull;
   // FI_MR_BASIC / FI_MR_SCALABLE are pre-1.5 enums, not mode bits: the
   // targets require bits such an app does not know about.
-  if (have_domain_hints && (hints->domain_attr->mr_mode == FI_MR_BASIC ||
-                            hints->domain_attr->mr_mode == FI_MR_SCALABLE))
+  if (have_domain_hints &&
+      (hints->domain_attr->mr_mode == FI_MR_BASIC || hints->domain_attr->mr_mode == FI_MR_SCALABLE))
     return -FI_ENODATA;
   const auto variants = mr_variants(spec, hint_mode, hints != nullptr);
   if (variants.empty()) return -FI_ENODATA;
@@ -148,8 +148,8 @@ fi_info* core_info_for(const Spec& spec, const fi_info* info) {
   const uint64_t rx_flags = info->rx_attr ? info->rx_attr->op_flags : 0;
   strip_for_core(spec, h);
   fi_info* core = nullptr;
-  int ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, h,
-                       &core);
+  int ret =
+      fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, h, &core);
   fi_freeinfo(h);
   if (ret || !core) return nullptr;
   if (core->next) {

@@ -17,7 +17,9 @@ namespace {
 
 constexpr uint64_t kMrMagic = 0x6e69637170724d52ull;  // "nicqprMR"
 
-Mr* mr_from(fid* f) { return owner_of(f->ops, &Mr::fid_ops); }
+Mr* mr_from(fid* f) {
+  return owner_of(f->ops, &Mr::fid_ops);
+}
 
 int register_core(Mr* m) {
   Domain* d = m->dom;
@@ -79,7 +81,8 @@ int mr_control(fid* f, int command, void* arg) {
   Mr* m = mr_from(f);
   Domain* d = m->dom;
   d->progress();
-  if (command != FI_ENABLE || !d->spec->cxi) return m->core ? fi_control(&m->core->fid, command, arg) : -FI_ENOSYS;
+  if (command != FI_ENABLE || !d->spec->cxi)
+    return m->core ? fi_control(&m->core->fid, command, arg) : -FI_ENOSYS;
   if (m->state == MrState::enabled) return 0;
   if (m->state != MrState::bound || !m->ep) {
     note(*d->spec, "fi_mr_enable before fi_mr_bind(mr, ep) refused");

@@ -27,16 +27,30 @@ Cntr* cntr_ops(fid_cntr* c) {
   p->dom->progress();
   return p;
 }
-uint64_t c_read(fid_cntr* c) { return cntr_ops(c)->core_ops->read(c); }
-uint64_t c_readerr(fid_cntr* c) { return cntr_ops(c)->core_ops->readerr(c); }
+uint64_t c_read(fid_cntr* c) {
+  return cntr_ops(c)->core_ops->read(c);
+}
+uint64_t c_readerr(fid_cntr* c) {
+  return cntr_ops(c)->core_ops->readerr(c);
+}
 // Writes do not progress: sockets itself calls fi_cntr_add/set on these
 // counters from its own thread when deferred counter work fires, and that
 // must not count as an application call.
-const fi_ops_cntr* core_cntr(fid_cntr* c) { return owner_of(c->ops, &Cntr::ops)->core_ops; }
-int c_add(fid_cntr* c, uint64_t v) { return core_cntr(c)->add(c, v); }
-int c_set(fid_cntr* c, uint64_t v) { return core_cntr(c)->set(c, v); }
-int c_adderr(fid_cntr* c, uint64_t v) { return core_cntr(c)->adderr(c, v); }
-int c_seterr(fid_cntr* c, uint64_t v) { return core_cntr(c)->seterr(c, v); }
+const fi_ops_cntr* core_cntr(fid_cntr* c) {
+  return owner_of(c->ops, &Cntr::ops)->core_ops;
+}
+int c_add(fid_cntr* c, uint64_t v) {
+  return core_cntr(c)->add(c, v);
+}
+int c_set(fid_cntr* c, uint64_t v) {
+  return core_cntr(c)->set(c, v);
+}
+int c_adderr(fid_cntr* c, uint64_t v) {
+  return core_cntr(c)->adderr(c, v);
+}
+int c_seterr(fid_cntr* c, uint64_t v) {
+  return core_cntr(c)->seterr(c, v);
+}
 
 // Waiting is itself an application call: progress runs on every poll, so a
 // receive counted through a shadow advances while the app waits. Polls back
@@ -103,10 +117,14 @@ int wrap_cntr(Domain* d, fid_cntr* core) {
 // ---- CQ ----
 size_t entry_size(fi_cq_format f) {
   switch (f) {
-    case FI_CQ_FORMAT_MSG: return sizeof(fi_cq_msg_entry);
-    case FI_CQ_FORMAT_DATA: return sizeof(fi_cq_data_entry);
-    case FI_CQ_FORMAT_TAGGED: return sizeof(fi_cq_tagged_entry);
-    default: return sizeof(fi_cq_entry);
+    case FI_CQ_FORMAT_MSG:
+      return sizeof(fi_cq_msg_entry);
+    case FI_CQ_FORMAT_DATA:
+      return sizeof(fi_cq_data_entry);
+    case FI_CQ_FORMAT_TAGGED:
+      return sizeof(fi_cq_tagged_entry);
+    default:
+      return sizeof(fi_cq_entry);
   }
 }
 
@@ -252,7 +270,9 @@ int d_endpoint(fid_domain* dom, fi_info* info, fid_ep** ep, void* ctx) {
   return d_endpoint2(dom, info, ep, 0, ctx);
 }
 
-int d_scalable_ep(fid_domain*, fi_info*, fid_ep**, void*) { return -FI_ENOSYS; }
+int d_scalable_ep(fid_domain*, fi_info*, fid_ep**, void*) {
+  return -FI_ENOSYS;
+}
 
 int d_query_atomic(fid_domain* dom, fi_datatype dt, fi_op op, fi_atomic_attr* attr,
                    uint64_t flags) {

@@ -17,7 +17,7 @@ const nicq::persona::Spec kVerbs = {
     .core_mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY,
     .amo_max_count = 0,
     .key_encodes_base = true,
-    .cq_data_size = 4,  // verbs immediate data: 32 bits
+    .cq_data_size = 8,  // rxm_init.c: sizeof ofi_op_hdr.data
 };
 
 fi_provider g_provider = nicq::persona::make_provider(kVerbs);

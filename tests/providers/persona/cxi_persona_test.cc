@@ -1,13 +1,18 @@
 // cxi_persona refuses what cxi refuses and accepts what cxi accepts
 // (docs/provider-contracts.md, one test per rule).
 #include <gtest/gtest.h>
+#include <spawn.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "providers/persona/persona_ext.h"
+
+extern char** environ;
 #include "tests/providers/persona/persona_fixture.h"
 
 namespace nicq::persona_test {
@@ -152,17 +157,17 @@ TEST_F(CxiPersona, MrIsUsableOnlyOnceBoundAndEnabled) {
   fid_mr* dst_mr = b.reg(&dst, sizeof dst, FI_REMOTE_WRITE, 0, /*enable=*/false);
   ASSERT_NE(dst_mr, nullptr);
   // Local descriptor of an MR not bound to the endpoint: refused.
-  EXPECT_EQ(fi_write(a.ep, &src, sizeof src, fi_mr_desc(src_mr), a_to_b, 0, fi_mr_key(dst_mr),
-                     nullptr),
-            -FI_EINVAL);
+  EXPECT_EQ(
+      fi_write(a.ep, &src, sizeof src, fi_mr_desc(src_mr), a_to_b, 0, fi_mr_key(dst_mr), nullptr),
+      -FI_EINVAL);
   // Enable before bind: refused.
   EXPECT_EQ(fi_mr_enable(src_mr), -FI_EINVAL);
   ASSERT_EQ(fi_mr_bind(src_mr, &a.ep->fid, 0), 0);
   ASSERT_EQ(fi_mr_enable(src_mr), 0);
   // Remote MR not enabled: the put fails at the target.
-  ASSERT_EQ(fi_write(a.ep, &src, sizeof src, fi_mr_desc(src_mr), a_to_b, 0, fi_mr_key(dst_mr),
-                     nullptr),
-            0);
+  ASSERT_EQ(
+      fi_write(a.ep, &src, sizeof src, fi_mr_desc(src_mr), a_to_b, 0, fi_mr_key(dst_mr), nullptr),
+      0);
   fi_cq_tagged_entry e{};
   fi_cq_err_entry err{};
   EXPECT_EQ(a.complete(&e, &err), -FI_EAVAIL);
@@ -171,9 +176,9 @@ TEST_F(CxiPersona, MrIsUsableOnlyOnceBoundAndEnabled) {
   // Bound and enabled: the put lands.
   ASSERT_EQ(fi_mr_bind(dst_mr, &b.ep->fid, 0), 0);
   ASSERT_EQ(fi_mr_enable(dst_mr), 0);
-  ASSERT_EQ(fi_write(a.ep, &src, sizeof src, fi_mr_desc(src_mr), a_to_b, 0, fi_mr_key(dst_mr),
-                     nullptr),
-            0);
+  ASSERT_EQ(
+      fi_write(a.ep, &src, sizeof src, fi_mr_desc(src_mr), a_to_b, 0, fi_mr_key(dst_mr), nullptr),
+      0);
   ASSERT_EQ(a.complete(&e), 0);
   EXPECT_EQ(dst, 0x1234u);
   fi_close(&src_mr->fid);
@@ -397,9 +402,9 @@ TEST_F(CxiPersona, DwqDepthIsSharedAndEnforcedWithTheLimitSet) {
   setenv("NICQ_PERSONA_TRIG_OP_LIMIT", "1", 1);
   open_pair();
   nicq_persona_dom_ops* ext = nullptr;
-  ASSERT_EQ(fi_open_ops(&a.domain->fid, NICQ_PERSONA_DOM_OPS, 0, reinterpret_cast<void**>(&ext),
-                        nullptr),
-            0);
+  ASSERT_EQ(
+      fi_open_ops(&a.domain->fid, NICQ_PERSONA_DOM_OPS, 0, reinterpret_cast<void**>(&ext), nullptr),
+      0);
   size_t depth = 0;
   ASSERT_EQ(ext->get_dwq_depth(&a.domain->fid, &depth), 0);
   EXPECT_EQ(depth, 3u);
@@ -420,6 +425,42 @@ TEST_F(CxiPersona, DwqDepthIsSharedAndEnforcedWithTheLimitSet) {
   EXPECT_TRUE(eventually([&] { return fi_cntr_read(xa) == 2; }));
   EXPECT_EQ(queue_cntr_add(b, tb, xb, 10, &w[3], &op[3]), 0);
   for (fid_cntr* c : {ta, xa, tb, xb}) fi_close(&c->fid);
+}
+
+// Runs tests/persona_dwq_peer (another process of the node, same service)
+// with the expected result of each of its FI_QUEUE_WORK calls; its exit code.
+int run_peer(std::vector<const char*> args) {
+  args.insert(args.begin(), NICQ_PERSONA_DWQ_PEER);
+  args.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawn(&pid, NICQ_PERSONA_DWQ_PEER, nullptr, nullptr, const_cast<char**>(args.data()),
+                  environ) != 0)
+    return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(CxiPersona, DwqDepthIsSharedByTheProcessesOfTheService) {
+  setenv("NICQ_PERSONA_DWQ_DEPTH", "3", 1);
+  setenv("NICQ_PERSONA_TRIG_OP_LIMIT", "1", 1);
+  open_pair();
+  fid_cntr* t = a.cntr();
+  fid_cntr* x = a.cntr();
+  fi_deferred_work w[2];
+  fi_op_cntr op[2];
+  ASSERT_EQ(queue_cntr_add(a, t, x, 10, &w[0], &op[0]), 0);
+  ASSERT_EQ(queue_cntr_add(a, t, x, 10, &w[1], &op[1]), 0);
+  // One entry is left for the other process.
+  EXPECT_EQ(run_peer({"0", "enospc"}), 0);
+  // A peer that dies holding entries does not keep them.
+  EXPECT_EQ(run_peer({"0", "--leak"}), 0);
+  EXPECT_EQ(run_peer({"0", "enospc"}), 0);
+  // Closing the domain gives this process's entries back.
+  fi_close(&t->fid);
+  fi_close(&x->fid);
+  a.close();
+  EXPECT_EQ(run_peer({"0", "0", "0", "enospc"}), 0);
 }
 
 TEST_F(CxiPersona, DwqDepthZeroRefusesEveryTrigger) {

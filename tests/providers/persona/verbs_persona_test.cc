@@ -139,8 +139,8 @@ TEST_F(VerbsPersona, WithoutMrLocalMessagesNeedNoDescriptor) {
 }
 
 // One RDMA write, completed only once it reached the target memory.
-ssize_t write_delivered(Node& n, void* buf, size_t len, fid_mr* mr, fi_addr_t dest,
-                        uint64_t addr, uint64_t key) {
+ssize_t write_delivered(Node& n, void* buf, size_t len, fid_mr* mr, fi_addr_t dest, uint64_t addr,
+                        uint64_t key) {
   iovec iov{buf, len};
   void* desc = fi_mr_desc(mr);
   fi_rma_iov riov{addr, len, key};
