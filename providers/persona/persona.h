@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -98,6 +99,9 @@ struct Cq {
   fid_cq* self;
   Domain* dom;
   size_t entry_size;  // bytes per entry of the CQ's format
+  // Completions the persona reports itself (sends past the rendezvous
+  // threshold); every CQ format is a prefix of the tagged entry.
+  std::deque<fi_cq_tagged_entry> synthetic;
 };
 
 enum class MrState { registered, bound, enabled };
@@ -117,6 +121,8 @@ struct Mr {
   uint64_t flags;  // fi_mr_reg flags (FI_RMA_EVENT ...), passed to the core
   uint64_t key;
 };
+
+struct SlowSend;
 
 // A deferred send posted as a core FI_TRIGGER-flagged op: its context is
 // this record, translated back to the app's context when read from a CQ.
@@ -152,6 +158,10 @@ struct Domain {
   // Completion counter given to the core for deferred work that has none:
   // sockets dereferences it unconditionally when the work completes.
   fid_cntr* sink = nullptr;
+  // Sends past the rendezvous threshold in flight, and idle core counters
+  // that count their completion (persona_rdzv.cc).
+  std::vector<SlowSend*> slow_sends;
+  std::vector<fid_cntr*> done_pool;
   // Deferred-work entries this domain holds: triggering counter -> thresholds.
   std::map<Cntr*, std::multiset<uint64_t>> dwq_pending;
   size_t dwq_held = 0;
@@ -181,6 +191,7 @@ struct Ep {
   Cntr* send_cntr = nullptr;
   bool tx_cq = false;         // a CQ is bound for FI_TRANSMIT
   bool tx_selective = false;  // ... with FI_SELECTIVE_COMPLETION
+  Cq* tx_cq_obj = nullptr;
 };
 
 // Object wrappers (persona_objects.cc, persona_ep.cc, persona_mr.cc).
@@ -191,6 +202,17 @@ int mr_reg(Domain* dom, const iovec* iov, size_t count, uint64_t access, uint64_
 // The core descriptor for one local buffer of a data op on ep, or an error
 // when the contract refuses the descriptor.
 int translate_desc(Ep* ep, void* desc, const void* buf, size_t len, void** core_desc);
+
+// Sends at or past the rendezvous threshold (persona_rdzv.cc): counted and
+// completed only under software progress (fi_cxi(7) "Counters").
+size_t rdzv_threshold();
+// iov/desc are the app's (desc already translated to the core's).
+ssize_t post_slow_send(Ep* e, const iovec* iov, void* const* core_desc, size_t count,
+                       fi_addr_t dest, uint64_t tag, uint64_t data, uint64_t flags, void* context,
+                       bool tagged, bool cq_entry, fi_deferred_work* deferred);
+void progress_slow_sends(Domain* d);
+void close_slow_sends(Domain* d);
+fid_cntr* sink_cntr(Domain* d);
 
 // Deferred work (persona_dwq.cc).
 int queue_work(Domain* dom, fi_deferred_work* work);

@@ -110,17 +110,6 @@ int check_descs(Ep* e, void** desc, const iovec* iov, size_t count) {
   return 0;
 }
 
-fid_cntr* sink(Domain* d) {
-  std::lock_guard<std::recursive_mutex> g(d->lock);
-  if (!d->sink) {
-    fi_cntr_attr attr{};
-    attr.events = FI_CNTR_EVENTS_COMP;
-    attr.wait_obj = FI_WAIT_UNSPEC;
-    if (d->core_ops->cntr_open(d->self, &attr, &d->sink, nullptr)) d->sink = nullptr;
-  }
-  return d->sink;
-}
-
 // A deferred send becomes a core FI_TRIGGER-flagged send: sockets' own
 // deferred SEND deadlocks its progress thread when work is chained after it.
 int post_send(Domain* d, Ep* e, fi_deferred_work* w, bool tagged) {
@@ -198,7 +187,7 @@ int post_recv(Domain* d, Ep* e, fi_deferred_work* w, bool tagged) {
     }
     o->work.completion_cntr = c->shadow;
   } else {
-    o->work.completion_cntr = sink(d);
+    o->work.completion_cntr = sink_cntr(d);
   }
   const size_t count = tagged ? w->op.tagged->msg.iov_count : w->op.msg->msg.iov_count;
   const iovec* iov = tagged ? w->op.tagged->msg.msg_iov : w->op.msg->msg.msg_iov;
@@ -242,7 +231,7 @@ int post_other(Domain* d, fi_deferred_work* w, void** op_context) {
   void* const saved_context = *op_context;
   fid_cntr* const saved_cntr = w->completion_cntr;
   *op_context = &w->context;
-  if (!w->completion_cntr) w->completion_cntr = sink(d);
+  if (!w->completion_cntr) w->completion_cntr = sink_cntr(d);
   if (!w->completion_cntr) return -FI_ENOMEM;
   int ret = d->core_fid_ops->control(&d->self->fid, FI_QUEUE_WORK, w);
   *op_context = saved_context;
@@ -366,6 +355,7 @@ int queue_work(Domain* d, fi_deferred_work* w) {
   if (!trig) return -FI_EINVAL;
   Ep* e = nullptr;
   bool uses_entry = true;
+  bool slow_send = false;  // at or past the rendezvous threshold
   switch (w->op_type) {
     case FI_OP_SEND:
     case FI_OP_TSEND: {
@@ -375,7 +365,9 @@ int queue_work(Domain* d, fi_deferred_work* w) {
       const size_t count = tagged ? w->op.tagged->msg.iov_count : w->op.msg->msg.iov_count;
       const uint64_t flags = tagged ? w->op.tagged->flags : w->op.msg->flags;
       if (!e || count > 1 || (flags & FI_INJECT)) return -FI_EINVAL;
-      if (w->completion_cntr &&
+      const iovec* iov = tagged ? w->op.tagged->msg.msg_iov : w->op.msg->msg.msg_iov;
+      slow_send = count && iov[0].iov_len >= rdzv_threshold();
+      if (!slow_send && w->completion_cntr &&
           (!e->send_cntr || &e->send_cntr->self->fid != &w->completion_cntr->fid)) {
         note(spec,
              "deferred send with a completion counter other than the endpoint's send "
@@ -442,11 +434,25 @@ int queue_work(Domain* d, fi_deferred_work* w) {
   int ret;
   switch (w->op_type) {
     case FI_OP_SEND:
-      ret = post_send(d, e, w, false);
+    case FI_OP_TSEND: {
+      const bool tagged = w->op_type == FI_OP_TSEND;
+      if (!slow_send) {
+        ret = post_send(d, e, w, tagged);
+        break;
+      }
+      const fi_msg m = tagged ? fi_msg{w->op.tagged->msg.msg_iov,   w->op.tagged->msg.desc,
+                                       w->op.tagged->msg.iov_count, w->op.tagged->msg.addr,
+                                       w->op.tagged->msg.context,   w->op.tagged->msg.data}
+                              : w->op.msg->msg;
+      void* cd = nullptr;
+      ret = translate_desc(e, m.desc ? m.desc[0] : nullptr, m.msg_iov[0].iov_base,
+                           m.msg_iov[0].iov_len, &cd);
+      if (!ret)
+        ret = static_cast<int>(post_slow_send(
+            e, m.msg_iov, &cd, 1, m.addr, tagged ? w->op.tagged->msg.tag : 0, m.data,
+            tagged ? w->op.tagged->flags : w->op.msg->flags, m.context, tagged, false, w));
       break;
-    case FI_OP_TSEND:
-      ret = post_send(d, e, w, true);
-      break;
+    }
     case FI_OP_RECV:
       ret = post_recv(d, e, w, false);
       break;

@@ -91,6 +91,18 @@ int xlat_one(Ep* e, void* desc, const void* buf, size_t len, void** out) {
   return translate_desc(e, desc, buf, len, out);
 }
 
+// fi_cxi(7) "Counters": sends at or past the rendezvous threshold complete
+// and count only under software progress (persona_rdzv.cc).
+bool is_slow(Ep* e, const iovec* iov, size_t count) {
+  if (!e->dom->spec->cxi) return false;
+  size_t n = 0;
+  for (size_t i = 0; i < count; i++) n += iov[i].iov_len;
+  return n >= rdzv_threshold();
+}
+bool wants_cq_entry(Ep* e, uint64_t flags) {
+  return !e->tx_selective || (flags & FI_COMPLETION);
+}
+
 // ---- msg ----
 ssize_t m_recv(fid_ep* ep, void* buf, size_t len, void* desc, fi_addr_t src, void* ctx) {
   Ep* e = EP(msg);
@@ -117,6 +129,9 @@ ssize_t m_send(fid_ep* ep, const void* buf, size_t len, void* desc, fi_addr_t de
   Ep* e = EP(msg);
   void* cd;
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
+  const iovec v{const_cast<void*>(buf), len};
+  if (is_slow(e, &v, 1))
+    return post_slow_send(e, &v, &cd, 1, dest, 0, 0, 0, ctx, false, wants_cq_entry(e, 0), nullptr);
   return e->core_msg->send(ep, buf, len, cd, dest, ctx);
 }
 ssize_t m_sendv(fid_ep* ep, const iovec* iov, void** desc, size_t count, fi_addr_t dest,
@@ -124,6 +139,9 @@ ssize_t m_sendv(fid_ep* ep, const iovec* iov, void** desc, size_t count, fi_addr
   Ep* e = EP(msg);
   void* cd[kMaxIov];
   if (int r = xlat_iov(e, desc, iov, count, cd)) return r;
+  if (is_slow(e, iov, count))
+    return post_slow_send(e, iov, cd, count, dest, 0, 0, 0, ctx, false, wants_cq_entry(e, 0),
+                          nullptr);
   return e->core_msg->sendv(ep, iov, cd, count, dest, ctx);
 }
 ssize_t m_sendmsg(fid_ep* ep, const fi_msg* msg, uint64_t flags) {
@@ -131,6 +149,9 @@ ssize_t m_sendmsg(fid_ep* ep, const fi_msg* msg, uint64_t flags) {
   void* cd[kMaxIov];
   if (int r = check_flags(e, flags)) return r;
   if (int r = xlat_iov(e, msg->desc, msg->msg_iov, msg->iov_count, cd)) return r;
+  if (is_slow(e, msg->msg_iov, msg->iov_count))
+    return post_slow_send(e, msg->msg_iov, cd, msg->iov_count, msg->addr, 0, msg->data, flags,
+                          msg->context, false, wants_cq_entry(e, flags), nullptr);
   fi_msg m = *msg;
   m.desc = cd;
   return e->core_msg->sendmsg(ep, &m, flags);
@@ -144,6 +165,10 @@ ssize_t m_senddata(fid_ep* ep, const void* buf, size_t len, void* desc, uint64_t
   Ep* e = EP(msg);
   void* cd;
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
+  const iovec v{const_cast<void*>(buf), len};
+  if (is_slow(e, &v, 1))
+    return post_slow_send(e, &v, &cd, 1, dest, 0, data, FI_REMOTE_CQ_DATA, ctx, false,
+                          wants_cq_entry(e, 0), nullptr);
   return e->core_msg->senddata(ep, buf, len, cd, data, dest, ctx);
 }
 ssize_t m_injectdata(fid_ep* ep, const void* buf, size_t len, uint64_t data, fi_addr_t dest) {
@@ -180,6 +205,9 @@ ssize_t t_send(fid_ep* ep, const void* buf, size_t len, void* desc, fi_addr_t de
   Ep* e = EP(tagged);
   void* cd;
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
+  const iovec v{const_cast<void*>(buf), len};
+  if (is_slow(e, &v, 1))
+    return post_slow_send(e, &v, &cd, 1, dest, tag, 0, 0, ctx, true, wants_cq_entry(e, 0), nullptr);
   return e->core_tagged->send(ep, buf, len, cd, dest, tag, ctx);
 }
 ssize_t t_sendv(fid_ep* ep, const iovec* iov, void** desc, size_t count, fi_addr_t dest,
@@ -187,6 +215,9 @@ ssize_t t_sendv(fid_ep* ep, const iovec* iov, void** desc, size_t count, fi_addr
   Ep* e = EP(tagged);
   void* cd[kMaxIov];
   if (int r = xlat_iov(e, desc, iov, count, cd)) return r;
+  if (is_slow(e, iov, count))
+    return post_slow_send(e, iov, cd, count, dest, tag, 0, 0, ctx, true, wants_cq_entry(e, 0),
+                          nullptr);
   return e->core_tagged->sendv(ep, iov, cd, count, dest, tag, ctx);
 }
 ssize_t t_sendmsg(fid_ep* ep, const fi_msg_tagged* msg, uint64_t flags) {
@@ -194,6 +225,9 @@ ssize_t t_sendmsg(fid_ep* ep, const fi_msg_tagged* msg, uint64_t flags) {
   void* cd[kMaxIov];
   if (int r = check_flags(e, flags)) return r;
   if (int r = xlat_iov(e, msg->desc, msg->msg_iov, msg->iov_count, cd)) return r;
+  if (is_slow(e, msg->msg_iov, msg->iov_count))
+    return post_slow_send(e, msg->msg_iov, cd, msg->iov_count, msg->addr, msg->tag, msg->data,
+                          flags, msg->context, true, wants_cq_entry(e, flags), nullptr);
   fi_msg_tagged m = *msg;
   m.desc = cd;
   return e->core_tagged->sendmsg(ep, &m, flags);
@@ -207,6 +241,10 @@ ssize_t t_senddata(fid_ep* ep, const void* buf, size_t len, void* desc, uint64_t
   Ep* e = EP(tagged);
   void* cd;
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
+  const iovec v{const_cast<void*>(buf), len};
+  if (is_slow(e, &v, 1))
+    return post_slow_send(e, &v, &cd, 1, dest, tag, data, FI_REMOTE_CQ_DATA, ctx, true,
+                          wants_cq_entry(e, 0), nullptr);
   return e->core_tagged->senddata(ep, buf, len, cd, data, dest, tag, ctx);
 }
 ssize_t t_injectdata(fid_ep* ep, const void* buf, size_t len, uint64_t data, fi_addr_t dest,
@@ -485,6 +523,7 @@ int ep_bind(fid* f, fid* bfid, uint64_t flags) {
   if (bfid->fclass == FI_CLASS_CQ && (flags & FI_TRANSMIT)) {
     e->tx_cq = true;
     e->tx_selective = flags & FI_SELECTIVE_COMPLETION;
+    e->tx_cq_obj = owner_of(reinterpret_cast<fid_cq*>(bfid)->ops, &Cq::ops);
   }
   if (bfid->fclass != FI_CLASS_CNTR) return e->core_fid_ops->bind(f, bfid, flags);
   Cntr* c = d->cntr_of(bfid);

@@ -164,12 +164,25 @@ Cq* cq_ops(fid_cq* c) {
   q->dom->progress();
   return q;
 }
+// Completions the persona made itself come first.
+ssize_t read_synthetic(Cq* q, void* buf, size_t count, fi_addr_t* src) {
+  std::lock_guard<std::recursive_mutex> g(q->dom->lock);
+  size_t n = 0;
+  for (; n < count && !q->synthetic.empty(); n++) {
+    std::memcpy(static_cast<char*>(buf) + n * q->entry_size, &q->synthetic.front(), q->entry_size);
+    if (src) src[n] = FI_ADDR_NOTAVAIL;
+    q->synthetic.pop_front();
+  }
+  return static_cast<ssize_t>(n);
+}
 ssize_t q_read(fid_cq* c, void* buf, size_t count) {
   Cq* q = cq_ops(c);
+  if (ssize_t n = read_synthetic(q, buf, count, nullptr)) return n;
   return fix_entries(q, static_cast<char*>(buf), q->core_ops->read(c, buf, count), nullptr);
 }
 ssize_t q_readfrom(fid_cq* c, void* buf, size_t count, fi_addr_t* src) {
   Cq* q = cq_ops(c);
+  if (ssize_t n = read_synthetic(q, buf, count, src)) return n;
   return fix_entries(q, static_cast<char*>(buf), q->core_ops->readfrom(c, buf, count, src), src);
 }
 ssize_t q_readerr(fid_cq* c, fi_cq_err_entry* buf, uint64_t flags) {
@@ -333,6 +346,7 @@ int d_control(fid* f, int command, void* arg) {
 int d_close(fid* f) {
   Domain* d = owner_of(f->ops, &Domain::fid_ops);
   if (d->spec->cxi) flush_work(d);
+  close_slow_sends(d);
   if (d->sink && fi_close(&d->sink->fid) == 0) d->sink = nullptr;
   int ret = d->core_fid_ops->close(f);
   if (ret) return ret;
@@ -465,6 +479,7 @@ void Domain::progress() {
   if (!spec->cxi) return;
   std::unique_lock<std::recursive_mutex> g(lock, std::try_to_lock);
   if (!g.owns_lock()) return;
+  progress_slow_sends(this);
   for (Cntr* c : cntrs) {
     if (!c->shadow) continue;
     const uint64_t v = fi_cntr_read(c->shadow);

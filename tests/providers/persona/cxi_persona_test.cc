@@ -333,6 +333,86 @@ TEST_F(CxiPersona, ReceiveCounterAdvancesOnlyInAppCalls) {
   fi_close(&recv_cntr->fid);
 }
 
+// A send's counter, with a deferred write gated on it; the send is done
+// once B has the data (B's calls only); true when the write fired before
+// A made any further call.
+class CxiPersonaSend : public CxiPersona {
+ protected:
+  bool counter_fires_without_a_call(size_t len) {
+    open_pair();
+    fid_cntr* sent = a.cntr();
+    EXPECT_EQ(fi_ep_bind(a.ep, &sent->fid, FI_SEND), 0);
+    enable_pair();
+    FlagWrite fw;
+    EXPECT_EQ(fw.queue(a, sent, 1), 0);
+    std::vector<char> sbuf(len, 's'), rbuf(len, 0);
+    int ctx = 0;
+    EXPECT_EQ(fi_recv(b.ep, rbuf.data(), len, nullptr, FI_ADDR_UNSPEC, nullptr), 0);
+    EXPECT_EQ(fi_send(a.ep, sbuf.data(), len, nullptr, a_to_b, &ctx), 0);
+    fi_cq_tagged_entry e{};
+    EXPECT_EQ(b.complete(&e), 0);
+    EXPECT_EQ(rbuf, sbuf);
+    const bool fired = eventually([&] { return fw.flag == 0x77; }, 300);
+    // Any call on A's domain completes the send: counter, write, CQ entry.
+    EXPECT_EQ(a.complete(&e), 0);
+    EXPECT_EQ(e.op_context, &ctx);
+    EXPECT_EQ(fi_cntr_read(sent), 1u);
+    EXPECT_TRUE(eventually([&] { return fw.flag == 0x77; }));
+    fi_close(&a.ep->fid);
+    a.ep = nullptr;
+    fw.close();
+    fi_close(&sent->fid);
+    return fired;
+  }
+};
+
+TEST_F(CxiPersonaSend, SendBelowRendezvousCountsWithoutSoftware) {
+  EXPECT_TRUE(counter_fires_without_a_call(1024));
+}
+
+TEST_F(CxiPersonaSend, RendezvousSendCountsOnlyInAppCalls) {
+  EXPECT_FALSE(counter_fires_without_a_call(64 * 1024));
+}
+
+TEST_F(CxiPersona, DeferredRendezvousSendCountsItsCompletionCounterInAppCalls) {
+  open_pair();
+  fid_cntr* trig = a.cntr();
+  fid_cntr* done = a.cntr();
+  enable_pair();
+  FlagWrite fw;
+  ASSERT_EQ(fw.queue(a, done, 1), 0);
+  std::vector<char> sbuf(64 * 1024, 'd'), rbuf(64 * 1024, 0);
+  iovec iov{sbuf.data(), sbuf.size()};
+  fi_op_tagged op{};
+  op.ep = a.ep;
+  op.msg.msg_iov = &iov;
+  op.msg.iov_count = 1;
+  op.msg.addr = a_to_b;
+  op.msg.tag = 3;
+  fi_deferred_work w{};
+  op.msg.context = &w.context;
+  w.threshold = 1;
+  w.triggering_cntr = trig;
+  w.completion_cntr = done;  // not the endpoint's counter: fine past the threshold
+  w.op_type = FI_OP_TSEND;
+  w.op.tagged = &op;
+  ASSERT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), 0);
+  ASSERT_EQ(fi_trecv(b.ep, rbuf.data(), rbuf.size(), nullptr, FI_ADDR_UNSPEC, 3, 0, nullptr), 0);
+  ASSERT_EQ(fi_cntr_add(trig, 1), 0);
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(b.complete(&e), 0);
+  EXPECT_EQ(rbuf, sbuf);
+  nap_us(200000);
+  EXPECT_EQ(fw.flag, 0u);
+  EXPECT_EQ(fi_cntr_read(done), 1u);
+  EXPECT_TRUE(eventually([&] { return fw.flag == 0x77; }));
+  fi_close(&a.ep->fid);
+  a.ep = nullptr;
+  fw.close();
+  fi_close(&trig->fid);
+  fi_close(&done->fid);
+}
+
 TEST_F(CxiPersona, RemoteWriteCounterAdvancesWhileTargetSleeps) {
   open_pair();
   fid_cntr* arrivals = b.cntr();
