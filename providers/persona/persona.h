@@ -196,6 +196,8 @@ struct Ep {
 
 // Object wrappers (persona_objects.cc, persona_ep.cc, persona_mr.cc).
 int ensure_cntr_shadow(Cntr* c);
+int wrap_counter(Domain* dom, fid_cntr* core);
+int wrap_queue(Domain* dom, fid_cq* core, fi_cq_format format);
 int wrap_ep(Domain* dom, fid_ep* core);
 int mr_reg(Domain* dom, const iovec* iov, size_t count, uint64_t access, uint64_t requested_key,
            uint64_t flags, fid_mr** mr, void* context);
@@ -220,6 +222,9 @@ int flush_work(Domain* dom);
 int dwq_attach(Domain* dom);
 void dwq_detach(Domain* dom);
 void dwq_release_fired(Domain* dom);
+bool dwq_reserve(Domain* dom);  // one entry; false when the service has none left
+void dwq_release(Domain* dom, size_t n);
+[[noreturn]] void dwq_exhausted(Domain* dom);
 size_t dwq_depth();
 
 // getinfo (persona_info.cc).
