@@ -145,5 +145,83 @@ TEST_F(CxiPersona, AtomicsCarryOneElement) {
   fi_close(&tmr->fid);
 }
 
+// cxip_dom.c: deferred sends take one iov and no FI_INJECT, deferred RMA
+// one local and exactly one remote iov, deferred atomics one element.
+TEST_F(CxiPersona, DeferredOpFormsCxiRefuses) {
+  open_pair();
+  fid_cntr* trig = a.cntr();
+  enable_pair();
+  alignas(64) static uint64_t words[4];
+  fid_mr* mr = a.reg(words, sizeof words, FI_WRITE | FI_REMOTE_WRITE | FI_SEND);
+  ASSERT_NE(mr, nullptr);
+  void* desc[2] = {fi_mr_desc(mr), fi_mr_desc(mr)};
+  iovec iov[2] = {{&words[0], 8}, {&words[1], 8}};
+  fi_deferred_work w{};
+  w.threshold = 100;
+  w.triggering_cntr = trig;
+
+  fi_op_tagged send{};
+  send.ep = a.ep;
+  send.msg.msg_iov = iov;
+  send.msg.desc = desc;
+  send.msg.iov_count = 2;
+  send.msg.addr = a_to_b;
+  send.msg.context = &w.context;
+  w.op_type = FI_OP_TSEND;
+  w.op.tagged = &send;
+  EXPECT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), -FI_EINVAL);
+  send.msg.iov_count = 1;
+  send.flags = FI_INJECT;
+  EXPECT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), -FI_EINVAL);
+
+  fi_rma_iov riov[2] = {{16, 8, fi_mr_key(mr)}, {24, 8, fi_mr_key(mr)}};
+  fi_op_rma rma{};
+  rma.ep = a.ep;
+  rma.msg.msg_iov = iov;
+  rma.msg.desc = desc;
+  rma.msg.iov_count = 1;
+  rma.msg.addr = a.self_addr;
+  rma.msg.rma_iov = riov;
+  rma.msg.rma_iov_count = 2;
+  rma.msg.context = &w.context;
+  w.op_type = FI_OP_WRITE;
+  w.op.rma = &rma;
+  EXPECT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), -FI_EINVAL);
+
+  fi_ioc ioc{&words[0], 2};
+  fi_rma_ioc rioc{16, 2, fi_mr_key(mr)};
+  fi_op_atomic amo{};
+  amo.ep = a.ep;
+  amo.msg.msg_iov = &ioc;
+  amo.msg.desc = desc;
+  amo.msg.iov_count = 1;
+  amo.msg.addr = a.self_addr;
+  amo.msg.rma_iov = &rioc;
+  amo.msg.rma_iov_count = 1;
+  amo.msg.datatype = FI_UINT64;
+  amo.msg.op = FI_SUM;
+  amo.msg.context = &w.context;
+  w.op_type = FI_OP_ATOMIC;
+  w.op.atomic = &amo;
+  EXPECT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), -FI_EINVAL);
+
+  // The accepted form of each: nothing refused.
+  rma.msg.rma_iov_count = 1;
+  w.op_type = FI_OP_WRITE;
+  w.op.rma = &rma;
+  EXPECT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), 0);
+  fi_deferred_work w2 = w;
+  ioc.count = 1;
+  rioc.count = 1;
+  amo.msg.context = &w2.context;
+  w2.op_type = FI_OP_ATOMIC;
+  w2.op.atomic = &amo;
+  EXPECT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w2), 0);
+  fi_close(&a.ep->fid);
+  a.ep = nullptr;
+  fi_close(&mr->fid);
+  fi_close(&trig->fid);
+}
+
 }  // namespace
 }  // namespace nicq::persona_test
