@@ -91,13 +91,17 @@ Status OpenBackend(const std::string& name, const offload::BackendOptions& optio
   // A backend that opens but cannot hold one enqueued waitall would hang
   // the first such wait: refused here, while another backend can take over.
   const std::size_t slots = b->Caps().max_trigger_slots;
-  if (slots != 0 && slots < kMinTriggerSlots)
+  if (slots != 0 && slots < kMinTriggerSlots) {
+    const std::string knob = name == "native"
+                                 ? "NICQ_NATIVE_SLOTS, or the provider's deferred-work queue "
+                                   "depth shared by the node's ranks"
+                             : name == "emulated" ? "NICQ_EMU_OPS"
+                                                  : "the backend's slot limit";
     return Error(Code::kUnsupportedOperation,
-                 "trigger slots: its deferred-work queue gives this process " +
-                     std::to_string(slots) + ", fewer than the " +
-                     std::to_string(kMinTriggerSlots) +
-                     " one enqueued waitall posts (NICQ_NATIVE_SLOTS, or the provider's "
-                     "deferred-work queue depth shared by the node's ranks)");
+                 "trigger slots: " + std::to_string(slots) + " for this process (" + knob +
+                     "), fewer than the " + std::to_string(kMinTriggerSlots) +
+                     " one enqueued waitall posts");
+  }
   *out = std::move(b);
   return Status::Ok();
 }
