@@ -5,9 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/config.h"
-#include "providers/ofi_emulated/emulated_backend.h"
-#include "providers/ofi_native/native_backend.h"
+#include "providers/ofi_common/register_ofi.h"
 
 namespace nicq::queue {
 namespace {
@@ -67,10 +65,7 @@ std::string ExplainOpenFailure(const std::string& name, const std::string& provi
 }  // namespace
 
 void RegisterOffloadBackends() {
-  offload::RegisterBackend("native", 20, &ofi::CreateNativeBackend,
-                           "libfabric triggered ops (FI_TRIGGER, deferred work)");
-  offload::RegisterBackend("emulated", 10, &ofi::CreateEmulatedBackend,
-                           "software counter emulator with a progress thread");
+  ofi::RegisterOfiBackends();
   offload::RegisterSimBackend();
 }
 

@@ -28,8 +28,8 @@ struct Refusal {
   std::string reason;   // names the missing capability where one is known
 };
 
-// Registers native, emulated and sim with the backend registry (the ofi
-// backends do not register themselves). Idempotent.
+// Registers native, emulated and sim with the backend registry (programs
+// linking the layer archives get no static registration). Idempotent.
 void RegisterOffloadBackends();
 
 // The backends to try, in order, for NICQ_OFFLOAD=`want` ("" is auto):
