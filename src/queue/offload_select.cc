@@ -116,21 +116,19 @@ std::string FallbackMessage(const std::string& provider, const std::vector<Refus
 }
 
 void ProbeProvider(const std::string& provider, const std::string& want, std::string* chosen,
-                   std::vector<Refusal>* refused) {
+                   std::vector<Refusal>* refused, std::vector<Refusal>* later) {
   RegisterOffloadBackends();
   chosen->clear();
   refused->clear();
+  later->clear();
   offload::BackendOptions o;
   o.provider = provider;
   for (const std::string& name : BackendChain(want)) {
     std::unique_ptr<offload::OffloadBackend> b;
     Status st = OpenBackend(name, o, &b);
-    if (st.ok()) {
-      *chosen = name;
-      (void)b->Flush();
-      return;
-    }
-    refused->push_back({name, st.message()});
+    if (st.ok() && chosen->empty()) *chosen = name;
+    if (!st.ok()) (chosen->empty() ? refused : later)->push_back({name, st.message()});
+    if (b) (void)b->Flush();
   }
 }
 

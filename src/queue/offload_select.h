@@ -54,8 +54,9 @@ std::string FallbackMessage(const std::string& provider, const std::vector<Refus
 
 // nicq_info: walks the chain for `provider` as a single process would
 // (rank 0 of 1), opening each backend and closing it again. *chosen is the
-// backend it would get ("" if none opens).
+// backend it would get ("" if none opens), *refused the ones before it (the
+// fallback line), *later the ones after it that would not open either.
 void ProbeProvider(const std::string& provider, const std::string& want, std::string* chosen,
-                   std::vector<Refusal>* refused);
+                   std::vector<Refusal>* refused, std::vector<Refusal>* later);
 
 }  // namespace nicq::queue

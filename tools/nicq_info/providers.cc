@@ -70,21 +70,27 @@ int PrintProviders() {
   std::vector<std::string> notes;
   for (const auto& [name, p] : provs) {
     std::string chosen;
-    std::vector<queue::Refusal> refused;
-    queue::ProbeProvider(name, want, &chosen, &refused);
+    std::vector<queue::Refusal> refused, later;
+    queue::ProbeProvider(name, want, &chosen, &refused, &later);
     std::printf("  %-16s %-9s %-5s %-6s %-6s %-9s %-14s %s\n", name.c_str(),
                 chosen.empty() ? "none" : chosen.c_str(), p.tagged ? "yes" : "no",
                 p.rma ? "yes" : "no", p.atomic ? "yes" : "no", p.rma_event ? "yes" : "no",
                 p.ep_types.c_str(), p.fabrics.c_str());
-    if (!refused.empty()) notes.push_back(queue::FallbackMessage(name, refused, chosen));
+    if (!refused.empty())
+      notes.push_back("offload: " + queue::FallbackMessage(name, refused, chosen));
+    for (const queue::Refusal& r : later)
+      notes.push_back(name + ": " + r.backend + " would not open either: " + r.reason);
   }
   std::printf(
       "  backend (NICQ_OFFLOAD=%s): native = FI_TRIGGER ops run on the NIC/provider; emulated =\n"
       "  nicq's software counters fire the ops; none = queues and matching unavailable, all else\n"
       "  runs on the host\n",
       want.empty() ? "auto" : want.c_str());
-  if (!notes.empty()) std::printf("offload fallbacks (the line MPI_Init logs at NICQ_LOG=info):\n");
-  for (const std::string& n : notes) std::printf("  offload: %s\n", n.c_str());
+  if (!notes.empty())
+    std::printf(
+        "offload fallbacks (\"offload:\" is the line MPI_Init logs at NICQ_LOG=info), and\n"
+        "backends that would not open on a provider:\n");
+  for (const std::string& n : notes) std::printf("  %s\n", n.c_str());
   return 0;
 }
 
