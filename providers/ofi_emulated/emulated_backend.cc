@@ -500,7 +500,7 @@ int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
   int ndone = 0, finished = 0;
   for (int i = 0; i < n; ++i) {
     const fi_cq_data_entry& e = entries[i];
-    if (e.flags & FI_REMOTE_CQ_DATA) {
+    if ((e.flags & FI_REMOTE_CQ_DATA) && (e.flags & FI_REMOTE_WRITE)) {
       done[ndone++] = {nullptr, static_cast<CounterId>(e.data & 0xffffffffu), e.data >> 32};
       continue;
     }

@@ -166,8 +166,10 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
     if (!(mode == "native" || (mode == "auto" && (prov == "sockets" || prov == "cxi"))))
       return Status::Ok();
   }
-  NICQ_RETURN_IF_ERROR(queue::EnsureOffloadContext());
-  offload::OffloadBackend* be = queue::Backend();
+  // No context (none opens here, or NICQ_OFFLOAD=none) is no reason to
+  // fail: the host engine runs it. Every rank has the same context (it is
+  // agreed in MPI_Init), and the exchange below makes it one verdict anyway.
+  offload::OffloadBackend* be = queue::EnsureOffloadContext().ok() ? queue::Backend() : nullptr;
   const std::size_t bytes = std::size_t(a.rcount) * offload::AtomicTypeSize(type);
   bool ok = be != nullptr && (forced || std::strcmp(queue::BackendName(), "native") == 0) &&
             offload::PickAllreduce(be->Caps(), a.comm->size, bytes, type, op) == "nic_tree";
@@ -175,23 +177,13 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   auto self = std::make_unique<OffloadedAllreduce>();
   std::vector<std::uint64_t> words;
   if (ok) {
-    offload::Schedule s("allreduce nic_tree (coll, put-to-self copy)");
-    NicTreeArgs t;
-    t.rank = a.comm->rank;
-    t.size = a.comm->size;
-    t.world_ranks = a.comm->world_ranks.data();
-    t.sendbuf = a.sendbuf;
-    t.recvbuf = a.recvbuf;
-    t.bytes = bytes;
-    t.type = type;
-    t.op = op;
-    Status st = BuildNicTree(t, &s);
-    if (st.ok()) st = offload::Lower(s, &self->plan_);
-    if (st.ok()) st = self->plan_->Bind(be, 2);
+    Status st = self->BuildPlan(a, be, type, op, bytes);
     if (st.ok()) {
       words = self->plan_->Exports().Serialize();
     } else {
-      NICQ_LOG(kInfo, kColl, "allreduce offload unavailable: %s", st.message().c_str());
+      NICQ_LOG(kInfo, kColl, "persistent allreduce: NIC plan not used (%s); host schedule",
+               st.message().c_str());
+      self->plan_.reset();
       ok = false;
     }
   }
@@ -211,11 +203,20 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   for (int r = 0; r < a.comm->size; ++r)
     NICQ_RETURN_IF_ERROR(
         offload::PlanExports::Deserialize(&all[maxw * r], heads[2 * r + 1], &ex[r]));
-  NICQ_RETURN_IF_ERROR(
-      self->plan_->Resolve([&](offload::PeerId world) -> const offload::PlanExports* {
-        const int r = a.comm->RankOfWorld(world);
-        return r >= 0 && r < a.comm->size ? &ex[r] : nullptr;
-      }));
+  Status resolved = self->plan_->Resolve([&](offload::PeerId world) -> const offload::PlanExports* {
+    const int r = a.comm->RankOfWorld(world);
+    return r >= 0 && r < a.comm->size ? &ex[r] : nullptr;
+  });
+  // A rank whose plan cannot take its peers' references runs the host
+  // schedule, and so must every other: one more verdict.
+  if (!resolved.ok())
+    NICQ_LOG(kInfo, kColl, "persistent allreduce: NIC plan not used (%s); host schedule",
+             resolved.message().c_str());
+  const std::uint64_t mine_ok = resolved.ok() ? 1 : 0;
+  std::vector<std::uint64_t> oks(a.comm->size);
+  NICQ_RETURN_IF_ERROR(Exchange(a.comm, &mine_ok, sizeof mine_ok, oks.data()));
+  for (std::uint64_t v : oks)
+    if (!v) return Status::Ok();  // host engine on every rank
   offload::MaybeDumpPlan(*self->plan_, a.comm->rank);
   if (a.sendbuf != kInPlace && a.sendbuf != a.recvbuf) {
     self->send_ = a.sendbuf;
@@ -224,6 +225,32 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   }
   *out = std::move(self);
   return Status::Ok();
+}
+
+Status OffloadedAllreduce::BuildPlan(const Args& a, offload::OffloadBackend* be, AtomicType type,
+                                     AtomicOp op, std::size_t bytes) {
+  offload::Schedule s("allreduce nic_tree (coll, put-to-self copy)");
+  NicTreeArgs t;
+  t.rank = a.comm->rank;
+  t.size = a.comm->size;
+  t.world_ranks = a.comm->world_ranks.data();
+  t.sendbuf = a.sendbuf;
+  t.recvbuf = a.recvbuf;
+  t.bytes = bytes;
+  t.type = type;
+  t.op = op;
+  NICQ_RETURN_IF_ERROR(BuildNicTree(t, &s));
+  NICQ_RETURN_IF_ERROR(offload::Lower(s, &plan_));
+  // Two epochs in flight (the queue arms the next before the previous is
+  // done) must fit the backend's trigger slots whole, or Start would wait
+  // for slots that only its own plan holds.
+  const std::size_t slots = be->Caps().max_trigger_slots;
+  if (slots != 0 && kPlanDepth * plan_->slots_needed() > slots)
+    return Error(Code::kUnsupportedOperation,
+                 "trigger slots: the plan needs " +
+                     std::to_string(kPlanDepth * plan_->slots_needed()) + ", the " +
+                     std::string(be->Name()) + " backend has " + std::to_string(slots));
+  return plan_->Bind(be, kPlanDepth);  // refuses ops the backend cannot run (CheckOps)
 }
 
 Status OffloadedAllreduce::Start(Request* owner) {
@@ -242,13 +269,18 @@ void OffloadedAllreduce::CopyContribution(void* self) {
 }
 
 Status OffloadedAllreduce::StartNow() {
-  if (copy_bytes_) std::memcpy(recv_, send_, copy_bytes_);
-  Status st = plan_->Start();
+  Status st = plan_->ArmNext();
   for (rt::Backoff b; st.code() == Code::kAgain;) {  // previous epoch's ops still draining
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
-    st = plan_->Start();
+    st = plan_->ArmNext();
   }
-  return st;
+  NICQ_RETURN_IF_ERROR(st);
+  return StartArmed();
+}
+
+Status OffloadedAllreduce::StartArmed() {
+  if (copy_bytes_) std::memcpy(recv_, send_, copy_bytes_);
+  return plan_->backend()->AddCounter(plan_->start_counter(), 1);
 }
 
 void WatchOffloaded(OffloadedAllreduce* op) {

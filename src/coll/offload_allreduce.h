@@ -44,6 +44,9 @@ class OffloadedAllreduce {
   Status Start(Request* owner);
   // A queue start whose gate is already reached (no request to watch).
   Status StartNow();
+  // Starts the epoch an earlier plan().ArmNext() armed (copy, then the
+  // start counter): a gated start whose gate op could not be posted then.
+  Status StartArmed();
   bool NeedsCopy() const { return copy_bytes_ != 0; }
   // Host step of a gated (enqueued) start of the not-in-place form.
   static void CopyContribution(void* self);
@@ -52,6 +55,11 @@ class OffloadedAllreduce {
   offload::TriggerPlan& plan() { return *plan_; }
 
  private:
+  static constexpr std::size_t kPlanDepth = 2;  // epochs armed at once
+  // Lowers and binds the nic_tree plan; an error means the host runs it.
+  Status BuildPlan(const Args& a, offload::OffloadBackend* be, offload::AtomicType type,
+                   offload::AtomicOp op, std::size_t bytes);
+
   std::unique_ptr<offload::TriggerPlan> plan_;
   Request* owner_ = nullptr;
   const void* send_ = nullptr;

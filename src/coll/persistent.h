@@ -117,6 +117,9 @@ struct Persistent final : queue::Enqueueable {
   // op kGateRing starts earlier completed (fired_counter_).
   static constexpr int kGateRing = 8;
   offload::TriggeredOp gate_ops_[kGateRing];
+  // Offloaded (off): an epoch armed by StartGated whose gate op the
+  // backend refused for now (kAgain); the retry posts the gate only.
+  bool off_armed_ = false;
 };
 
 }  // namespace nicq::coll

@@ -113,10 +113,17 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
   if (!matched_) return Error(Code::kMatch, "request is not matched");
   if (off) {
     offload::OffloadBackend* b = off->plan().backend();
-    if (gate == offload::kNoCounter || b->ReadCounter(gate) >= threshold) return off->StartNow();
-    // Arm the epoch, then let the gate bump the start counter (after the
-    // host copy of the contribution, for the not-in-place form).
-    NICQ_RETURN_IF_ERROR(off->plan().ArmNext());
+    const bool reached = gate == offload::kNoCounter || b->ReadCounter(gate) >= threshold;
+    if (!off_armed_) {
+      if (reached) return off->StartNow();
+      // Arm the epoch, then let the gate bump the start counter (after the
+      // host copy of the contribution, for the not-in-place form).
+      NICQ_RETURN_IF_ERROR(off->plan().ArmNext());
+      off_armed_ = true;
+    } else if (reached) {
+      off_armed_ = false;
+      return off->StartArmed();
+    }
     offload::TriggeredOp& op = gate_ops_[off->plan().epochs_started() % 2];
     op = offload::TriggeredOp{};
     op.trigger = gate;
@@ -132,7 +139,11 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
       op.target_counter = off->plan().start_counter();
       op.value = 1;
     }
-    return b->Post({&op, 1});
+    // kAgain (no trigger slot now): the queue retries this start later,
+    // which then must not arm a second epoch.
+    NICQ_RETURN_IF_ERROR(b->Post({&op, 1}));
+    off_armed_ = false;
+    return Status::Ok();
   }
   const std::uint64_t n = gated_posted_ + 1;
   // The ring entry's previous op must have completed (its descriptor may

@@ -1,5 +1,6 @@
 #include "queue/offload_context.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -10,9 +11,7 @@
 #include "boot/bootstrap.h"
 #include "core/config.h"
 #include "core/log.h"
-#include "providers/common/backend_registry.h"
-#include "providers/ofi_emulated/emulated_backend.h"
-#include "providers/ofi_native/native_backend.h"
+#include "queue/offload_select.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
@@ -30,16 +29,6 @@ struct Context {
 Context& Ctx() {
   static auto* c = new Context();  // never destroyed: read during exit
   return *c;
-}
-
-// The ofi backends do not register themselves by name (only sim does), so
-// the context registers them; registration is idempotent (replace).
-void RegisterOfiBackends() {
-  offload::RegisterBackend("native", 20, &ofi::CreateNativeBackend,
-                           "libfabric triggered ops (FI_TRIGGER, deferred work)");
-  offload::RegisterBackend("emulated", 10, &ofi::CreateEmulatedBackend,
-                           "software counter emulator with a progress thread");
-  offload::RegisterSimBackend();
 }
 
 // Addresses have one length per provider, but Allgather needs equal lengths
@@ -69,16 +58,44 @@ Status ExchangeAddresses(offload::OffloadBackend* b) {
   return b->SetPeers(addrs);
 }
 
-Status Create(const std::string& which, Context& c) {
+// Every rank must end up with the same backend (their ops address each
+// other's counters): each tries the candidate, then all share whether it
+// opened and, where not, why (a fixed frame: ok byte, reason text).
+constexpr std::size_t kVerdictFrame = 384;
+
+// Opens `name` here and agrees on it with every rank. Ok: every rank has
+// it open in c.owner. Otherwise nobody keeps it and *why is the first
+// failing rank's reason (this rank's own when it failed itself).
+Status OpenAgreed(const std::string& name, Context& c, std::string* why) {
   offload::BackendOptions o;
   o.provider = rt::ProviderName();
   o.rank = rt::WorldRank();
   o.world_size = rt::WorldSize();
   o.local_ranks = rt::RanksSharingMyCpus();
   o.node_ranks = rt::Boot().LocalSize();
-  Status st = offload::CreateBackend(which, o, &c.owner);
-  if (!st.ok()) return st;
-  c.name = which;
+  Status st = OpenBackend(name, o, &c.owner);
+  std::vector<std::uint8_t> frame(kVerdictFrame, 0), all;
+  frame[0] = st.ok() ? 1 : 0;
+  if (!st.ok()) {
+    const std::string& m = st.message();
+    std::memcpy(frame.data() + 1, m.data(), std::min(m.size(), kVerdictFrame - 2));
+  }
+  Status ag = rt::Boot().Allgather(frame.data(), frame.size(), all);
+  if (!ag.ok()) {
+    c.owner.reset();
+    return ag;  // the bootstrap itself failed: no agreement is possible
+  }
+  *why = st.ok() ? std::string() : st.message();
+  for (int r = 0; r < rt::WorldSize() && why->empty(); ++r) {
+    const std::uint8_t* f = all.data() + std::size_t(r) * kVerdictFrame;
+    if (!f[0])
+      *why = "rank " + std::to_string(r) + ": " + std::string(reinterpret_cast<const char*>(f + 1));
+  }
+  if (!why->empty()) {
+    c.owner.reset();
+    return Error(Code::kUnsupportedOperation, *why);
+  }
+  c.name = name;
   return Status::Ok();
 }
 
@@ -102,43 +119,49 @@ Status InitOffloadContext() {
   if (!rt::Initialized())
     return Error(Code::kOther, "offload context: the runtime is not initialized");
   c.attempted = true;
-  c.failure = CreateLocked(c);
-  if (!c.failure.ok())
-    NICQ_LOG(kInfo, kQueue, "no offload context: %s", c.failure.message().c_str());
+  c.failure = CreateLocked(c);  // logged there, once
   return c.failure;
 }
 
 namespace {
 Status CreateLocked(Context& c) {
-  RegisterOfiBackends();
-  std::string want = config::GetString("NICQ_OFFLOAD");
+  RegisterOffloadBackends();
+  const std::string want = config::GetString("NICQ_OFFLOAD");
+  const std::string provider = rt::ProviderName();
   // The opt-out of the context MPI_Init creates (its endpoint's memory).
   if (want == "none")
     return Error(Code::kUnsupportedOperation,
                  "NICQ_OFFLOAD=none: this process has no offload backend (MPI_Queue_init and "
                  "MPI_Match* need one)");
-  Status st;
-  if (want.empty() || want == "auto") {
-    // native needs FI_TRIGGER; its factory refuses (kUnsupportedOperation)
-    // on providers without it, and emulated takes over.
-    st = Create("native", c);
-    if (!st.ok()) {
-      NICQ_LOG(kInfo, kQueue, "offload auto: native refused (%s); using emulated",
-               st.message().c_str());
-      st = Create("emulated", c);
-    }
-  } else {
-    st = Create(want, c);
+  // The requested backend first, then the others over the same provider:
+  // not getting the NIC is never an error while another backend opens.
+  std::vector<Refusal> refused;
+  for (const std::string& name : BackendChain(want)) {
+    std::string why;
+    Status st = OpenAgreed(name, c, &why);
+    if (st.ok()) break;
+    if (why.empty()) return st.WithContext("offload context: agreeing on a backend");
+    refused.push_back({name, why});
   }
-  if (!st.ok()) return st.WithContext("offload context (NICQ_OFFLOAD=" + want + ")");
-  st = ExchangeAddresses(c.owner.get());
+  // One line per process, at info, whichever way it went.
+  const std::string line = FallbackMessage(provider, refused, c.owner ? c.name : "");
+  if (!c.owner) {
+    NICQ_LOG(kInfo, kOffload, "%s", line.c_str());
+    return Error(Code::kUnsupportedOperation,
+                 "offload context (NICQ_OFFLOAD=" + (want.empty() ? std::string("auto") : want) +
+                     "): " + line);
+  }
+  Status st = ExchangeAddresses(c.owner.get());
   if (!st.ok()) {
     c.owner.reset();
+    c.name.clear();
     return st.WithContext("offload context: address exchange");
   }
   c.backend = c.owner.get();
-  NICQ_LOG(kInfo, kQueue, "offload backend %s over provider %s", c.name.c_str(),
-           rt::ProviderName());
+  if (refused.empty())
+    NICQ_LOG(kInfo, kOffload, "%s backend over provider %s", c.name.c_str(), provider.c_str());
+  else
+    NICQ_LOG(kInfo, kOffload, "%s", line.c_str());
   return Status::Ok();
 }
 }  // namespace

@@ -2,10 +2,16 @@
 // persistent requests and queues of this process post their triggered ops
 // to (DESIGN.md: "backend chosen once at init").
 //
-// NICQ_OFFLOAD selects it: native (libfabric triggered ops; needs FI_TRIGGER,
-// e.g. sockets here, cxi), emulated (software counters over tcp;ofi_rxm, shm,
-// verbs, with its progress thread), sim (one-process simulator), or auto:
-// native when the runtime's provider offers FI_TRIGGER, else emulated.
+// NICQ_OFFLOAD names the backend wanted first: native (libfabric triggered
+// ops; needs FI_TRIGGER, e.g. sockets here, cxi), emulated (software
+// counters over tcp;ofi_rxm, shm, verbs, with its progress thread), sim
+// (one-process simulator), or auto (native, else emulated). A backend that
+// cannot open, or opens with fewer trigger slots than one enqueued waitall
+// posts, is passed over for the next one over the same provider
+// (queue/offload_select.h), forced native included: every rank agrees on
+// the backend, and each logs one line at info saying which and why. Only
+// when none opens do queues and matching report an error, naming the
+// provider and what it lacks; persistent collectives then run on the host.
 // none: no context (queues and matching then report NICQ_OFFLOAD=none).
 //
 // Lifecycle: InitOffloadContext() is collective over MPI_COMM_WORLD (the

@@ -4,9 +4,9 @@
 //                  hwloc topology summary (cores, NICs)
 //   nicq_info -e   every NICQ_* environment variable with type, default, help
 // The runtime adds its own choice of NIC per provider (rt::DescribeFabric).
-// The backend rule mirrors the runtime's choice under NICQ_OFFLOAD=auto: a
-// provider whose endpoints offer FI_TRIGGER gets the native (NIC triggered)
-// backend, any other the emulated (software counter) backend.
+// The backend column is the offload context's own decision under the
+// current NICQ_OFFLOAD (queue/offload_select.h), taken per provider without
+// MPI, with the reason wherever a backend of the chain cannot open.
 #include <cstdio>
 #include <cstring>
 #include <string>

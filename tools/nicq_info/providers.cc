@@ -3,8 +3,11 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "core/config.h"
 #include "nicq_info.h"
+#include "queue/offload_select.h"
 
 namespace nicq::info {
 namespace {
@@ -58,17 +61,36 @@ int PrintProviders() {
   const unsigned v = fi_version();
   std::printf("libfabric %u.%u: %zu providers (NICQ_PROVIDER takes the name in the first column)\n",
               FI_MAJOR(v), FI_MINOR(v), provs.size());
+  // The backend each provider would get, and why the ones before it in the
+  // chain were refused: the decision MPI_Init takes (queue/offload_select.h),
+  // here as one process, opening each backend and closing it again.
+  const std::string want = config::GetString("NICQ_OFFLOAD");
   std::printf("  %-16s %-9s %-5s %-6s %-6s %-9s %-14s %s\n", "provider", "backend", "tag", "rma",
               "atomic", "rma_event", "endpoints", "fabrics");
+  std::vector<std::string> notes;
   for (const auto& [name, p] : provs) {
+    std::string chosen;
+    std::vector<queue::Refusal> refused, later;
+    queue::ProbeProvider(name, want, &chosen, &refused, &later);
     std::printf("  %-16s %-9s %-5s %-6s %-6s %-9s %-14s %s\n", name.c_str(),
-                p.trigger ? "native" : "emulated", p.tagged ? "yes" : "no", p.rma ? "yes" : "no",
-                p.atomic ? "yes" : "no", p.rma_event ? "yes" : "no", p.ep_types.c_str(),
-                p.fabrics.c_str());
+                chosen.empty() ? "none" : chosen.c_str(), p.tagged ? "yes" : "no",
+                p.rma ? "yes" : "no", p.atomic ? "yes" : "no", p.rma_event ? "yes" : "no",
+                p.ep_types.c_str(), p.fabrics.c_str());
+    if (!refused.empty())
+      notes.push_back("offload: " + queue::FallbackMessage(name, refused, chosen));
+    for (const queue::Refusal& r : later)
+      notes.push_back(name + ": " + r.backend + " would not open either: " + r.reason);
   }
   std::printf(
-      "  backend: native = FI_TRIGGER ops run on the NIC/provider; emulated = nicq's\n"
-      "  software counters fire the ops (NICQ_OFFLOAD=auto picks this column)\n");
+      "  backend (NICQ_OFFLOAD=%s): native = FI_TRIGGER ops run on the NIC/provider; emulated =\n"
+      "  nicq's software counters fire the ops; none = queues and matching unavailable, all else\n"
+      "  runs on the host\n",
+      want.empty() ? "auto" : want.c_str());
+  if (!notes.empty())
+    std::printf(
+        "offload fallbacks (\"offload:\" is the line MPI_Init logs at NICQ_LOG=info), and\n"
+        "backends that would not open on a provider:\n");
+  for (const std::string& n : notes) std::printf("  %s\n", n.c_str());
   return 0;
 }
 
