@@ -34,14 +34,14 @@ ssize_t r_read(fid_ep* ep, void* buf, size_t len, void* desc, fi_addr_t src, uin
   Ep* e = EP(rma);
   void* cd;
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
-  return e->core_rma->read(ep, buf, len, cd, src, raddr(e, raddr(e, addr, key), key), key, ctx);
+  return e->core_rma->read(ep, buf, len, cd, src, raddr(e, addr, key), key, ctx);
 }
 ssize_t r_readv(fid_ep* ep, const iovec* iov, void** desc, size_t count, fi_addr_t src,
                 uint64_t addr, uint64_t key, void* ctx) {
   Ep* e = EP(rma);
   void* cd[kMaxIov];
   if (int r = xlat_iov(e, desc, iov, count, cd)) return r;
-  return e->core_rma->readv(ep, iov, cd, count, src, raddr(e, raddr(e, addr, key), key), key, ctx);
+  return e->core_rma->readv(ep, iov, cd, count, src, raddr(e, addr, key), key, ctx);
 }
 ssize_t r_readmsg(fid_ep* ep, const fi_msg_rma* msg, uint64_t flags) {
   Ep* e = EP(rma);
@@ -61,14 +61,14 @@ ssize_t r_write(fid_ep* ep, const void* buf, size_t len, void* desc, fi_addr_t d
   Ep* e = EP(rma);
   void* cd;
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
-  return e->core_rma->write(ep, buf, len, cd, dest, raddr(e, raddr(e, addr, key), key), key, ctx);
+  return e->core_rma->write(ep, buf, len, cd, dest, raddr(e, addr, key), key, ctx);
 }
 ssize_t r_writev(fid_ep* ep, const iovec* iov, void** desc, size_t count, fi_addr_t dest,
                  uint64_t addr, uint64_t key, void* ctx) {
   Ep* e = EP(rma);
   void* cd[kMaxIov];
   if (int r = xlat_iov(e, desc, iov, count, cd)) return r;
-  return e->core_rma->writev(ep, iov, cd, count, dest, raddr(e, raddr(e, addr, key), key), key,
+  return e->core_rma->writev(ep, iov, cd, count, dest, raddr(e, addr, key), key,
                              ctx);
 }
 ssize_t r_writemsg(fid_ep* ep, const fi_msg_rma* msg, uint64_t flags) {
@@ -94,7 +94,7 @@ ssize_t r_writedata(fid_ep* ep, const void* buf, size_t len, void* desc, uint64_
   Ep* e = EP(rma);
   void* cd;
   if (int r = xlat_one(e, desc, buf, len, &cd)) return r;
-  return e->core_rma->writedata(ep, buf, len, cd, data, dest, raddr(e, raddr(e, addr, key), key),
+  return e->core_rma->writedata(ep, buf, len, cd, data, dest, raddr(e, addr, key),
                                 key, ctx);
 }
 ssize_t r_injectdata(fid_ep* ep, const void* buf, size_t len, uint64_t data, fi_addr_t dest,
@@ -110,7 +110,7 @@ ssize_t a_write(fid_ep* ep, const void* buf, size_t count, void* desc, fi_addr_t
   void* cd;
   if (int r = check_amo(e, count)) return r;
   if (int r = xlat_one(e, desc, buf, count * datatype_size(dt), &cd)) return r;
-  return e->core_atomic->write(ep, buf, count, cd, dest, raddr(e, raddr(e, addr, key), key), key,
+  return e->core_atomic->write(ep, buf, count, cd, dest, raddr(e, addr, key), key,
                                dt, op, ctx);
 }
 ssize_t a_writev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count, fi_addr_t dest,
@@ -120,7 +120,7 @@ ssize_t a_writev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count, fi_ad
   size_t n;
   if (int r = xlat_ioc(e, desc, iov, count, dt, cd, &n)) return r;
   if (int r = check_amo(e, n)) return r;
-  return e->core_atomic->writev(ep, iov, cd, count, dest, raddr(e, raddr(e, addr, key), key), key,
+  return e->core_atomic->writev(ep, iov, cd, count, dest, raddr(e, addr, key), key,
                                 dt, op, ctx);
 }
 ssize_t a_writemsg(fid_ep* ep, const fi_msg_atomic* msg, uint64_t flags) {
@@ -141,7 +141,7 @@ ssize_t a_inject(fid_ep* ep, const void* buf, size_t count, fi_addr_t dest, uint
                  uint64_t key, fi_datatype dt, fi_op op) {
   Ep* e = EP(atomic);
   if (int r = check_amo(e, count)) return r;
-  return e->core_atomic->inject(ep, buf, count, dest, raddr(e, raddr(e, addr, key), key), key, dt,
+  return e->core_atomic->inject(ep, buf, count, dest, raddr(e, addr, key), key, dt,
                                 op);
 }
 ssize_t a_readwrite(fid_ep* ep, const void* buf, size_t count, void* desc, void* result,
@@ -154,7 +154,7 @@ ssize_t a_readwrite(fid_ep* ep, const void* buf, size_t count, void* desc, void*
     if (int r = xlat_one(e, desc, buf, count * datatype_size(dt), &cd)) return r;
   if (int r = xlat_one(e, result_desc, result, count * datatype_size(dt), &rd)) return r;
   return e->core_atomic->readwrite(ep, buf, count, cd, result, rd, dest,
-                                   raddr(e, raddr(e, addr, key), key), key, dt, op, ctx);
+                                   raddr(e, addr, key), key, dt, op, ctx);
 }
 ssize_t a_readwritev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count, fi_ioc* resultv,
                      void** result_desc, size_t result_count, fi_addr_t dest, uint64_t addr,
@@ -166,7 +166,7 @@ ssize_t a_readwritev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count, f
   if (int r = xlat_ioc(e, result_desc, resultv, result_count, dt, rd, &rn)) return r;
   if (int r = check_amo(e, n > rn ? n : rn)) return r;
   return e->core_atomic->readwritev(ep, iov, cd, count, resultv, rd, result_count, dest,
-                                    raddr(e, raddr(e, addr, key), key), key, dt, op, ctx);
+                                    raddr(e, addr, key), key, dt, op, ctx);
 }
 ssize_t a_readwritemsg(fid_ep* ep, const fi_msg_atomic* msg, fi_ioc* resultv, void** result_desc,
                        size_t result_count, uint64_t flags) {
@@ -195,7 +195,7 @@ ssize_t a_compwrite(fid_ep* ep, const void* buf, size_t count, void* desc, const
   if (int r = xlat_one(e, compare_desc, compare, len, &kd)) return r;
   if (int r = xlat_one(e, result_desc, result, len, &rd)) return r;
   return e->core_atomic->compwrite(ep, buf, count, cd, compare, kd, result, rd, dest,
-                                   raddr(e, raddr(e, addr, key), key), key, dt, op, ctx);
+                                   raddr(e, addr, key), key, dt, op, ctx);
 }
 ssize_t a_compwritev(fid_ep* ep, const fi_ioc* iov, void** desc, size_t count,
                      const fi_ioc* comparev, void** compare_desc, size_t compare_count,

@@ -17,11 +17,11 @@
 
 namespace nicq::queue {
 
-// Trigger slots a backend must give one process: the largest batch a queue
-// posts in one call, an enqueued waitall of Queue::kMaxWaitAll (64)
-// requests (two ops per request and two more). With fewer, such a wait
-// would wait for slots that can never free up. 0 (unlimited) passes.
-inline constexpr std::size_t kMinTriggerSlots = 2 * 64 + 2;
+// Trigger slots a backend must give one process for queues to make
+// progress: a few epochs of a queued ring (starts, waits and their
+// requests' ops in flight together). Larger enqueued waitalls are split to
+// fit the budget (Queue::EnqueueWaitAll). 0 (unlimited) passes.
+inline constexpr std::size_t kMinTriggerSlots = 32;
 
 struct Refusal {
   std::string backend;  // "native", "emulated", ...
