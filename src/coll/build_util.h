@@ -76,5 +76,7 @@ std::vector<Block>& RecvBlocks(int p);
 
 // gatherv, scatterv, allgather(v), alltoall(v,w).
 void BuildBlockCollective(const Args& a, Schedule& s, const std::string& algo, Unpacks& u);
+// neighbor allgather(v), alltoall(v,w) (build_neighbor.cc).
+void BuildNeighborCollective(const Args& a, Schedule& s, Unpacks& u);
 
 }  // namespace nicq::coll
