@@ -149,8 +149,12 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
-#define MPI_UNWEIGHTED ((int*)2)
-#define MPI_WEIGHTS_EMPTY ((int*)3)
+/* Sentinel arrays the library owns rather than small constant addresses:
+ * GCC takes those for arrays of size 0 and warns at every call passing them. */
+extern int nicq_mpi_unweighted[1];
+extern int nicq_mpi_weights_empty[1];
+#define MPI_UNWEIGHTED (nicq_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (nicq_mpi_weights_empty)
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm* comm_cart);

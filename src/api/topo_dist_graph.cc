@@ -17,6 +17,12 @@
 #include "api/topo_internal.h"
 #include "runtime/runtime.h"
 
+// mpi.h's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY: only their addresses matter.
+extern "C" {
+int nicq_mpi_unweighted[1] = {0};
+int nicq_mpi_weights_empty[1] = {0};
+}
+
 using namespace nicq;
 using api::Call;
 using api::Topology;

@@ -5,14 +5,6 @@
  * the collective verdicts reached on every rank). */
 #include "mp_check.h"
 
-/* GCC 12 takes MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (small constant
- * addresses, as in other MPIs) for arrays of size 0 and warns at each call
- * that passes them; the library never reads through them. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wstringop-overread"
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
-
 #define MAXP 8
 #define SENTINEL (-99)
 
