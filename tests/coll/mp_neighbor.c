@@ -3,10 +3,11 @@
  *  - topologies: 1D periodic and nonperiodic Cartesian (MPI_PROC_NULL at
  *    the borders), a 2D 5-point stencil (one periodic dimension), a grid
  *    with a periodic dimension of size 1 (the rank is its own -1 and +1
- *    neighbor), a 2-rank periodic ring (the other rank is both neighbors),
- *    a graph ring (MPI_Graph_create), a weighted distributed graph with
- *    asymmetric in/out neighbors (multi-edges on small sizes), and one
- *    made by MPI_Dist_graph_create;
+ *    neighbor), a row of the stencil from MPI_Cart_sub, a 2-rank periodic
+ *    ring (the other rank is both neighbors), a graph ring
+ *    (MPI_Graph_create), a weighted distributed graph with asymmetric
+ *    in/out neighbors (multi-edges on small sizes), and one made by
+ *    MPI_Dist_graph_create;
  *  - collectives: neighbor allgather(v), alltoall(v,w), each blocking,
  *    nonblocking and persistent (two starts with new data), and on the 2D
  *    stencil also their large-count (_c) forms;
@@ -483,6 +484,14 @@ int main(int argc, char** argv) {
     const int per2[2] = {1, 0};
     CHECK_OK(MPI_Dims_create(p, 2, d2));
     on(cart(2, d2, per2), "2D 5-point stencil", 1);
+    {
+      /* The rows of the stencil: MPI_Cart_sub's grids have neighbors too. */
+      MPI_Comm grid = cart(2, d2, per2), row = MPI_COMM_NULL;
+      const int keep[2] = {0, 1};
+      CHECK_OK(MPI_Cart_sub(grid, keep, &row));
+      CHECK_OK(MPI_Comm_free(&grid));
+      on(row, "row of the stencil (MPI_Cart_sub)", 0);
+    }
     const int dself[2] = {p, 1}, pself[2] = {0, 1};
     on(cart(2, dself, pself), "grid with a periodic dimension of size 1", 0);
     if (p >= 2) {
