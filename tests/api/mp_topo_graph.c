@@ -17,6 +17,15 @@ static void expect_class(int rc, int cls, const char* what) {
   CHECK(got == cls, "%s: class %d, expected %d", what, got, cls);
 }
 
+/* The message of error code rc names the call and the argument. */
+static void expect_message(int rc, const char* call, const char* argument) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  CHECK(strstr(msg, call) && strstr(msg, argument), "message \"%s\" does not name %s and %s", msg,
+        call, argument);
+}
+
 static void expect_topo(MPI_Comm c, int kind, const char* what) {
   int status = -5;
   CHECK_OK(MPI_Topo_test(c, &status));
@@ -174,9 +183,10 @@ static void errors(void) {
   expect_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, ok, MPI_UNWEIGHTED, 0, ok,
                                               MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c),
                MPI_ERR_ARG, "negative indegree");
-  expect_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, bad, MPI_UNWEIGHTED, 0, ok,
-                                              MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c),
-               MPI_ERR_RANK, "source out of range");
+  int rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, bad, MPI_UNWEIGHTED, 0, ok,
+                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
+  expect_class(rc, MPI_ERR_RANK, "source out of range");
+  expect_message(rc, "MPI_Dist_graph_create_adjacent", "sources[0]");
   expect_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ok, MPI_WEIGHTS_EMPTY, 0, ok,
                                               MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &c),
                MPI_ERR_ARG, "MPI_WEIGHTS_EMPTY with an edge");
@@ -186,9 +196,9 @@ static void errors(void) {
   expect_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ok, MPI_UNWEIGHTED, 0, ok, ok,
                                               MPI_INFO_NULL, 0, &c),
                MPI_ERR_ARG, "MPI_UNWEIGHTED on one side only");
-  expect_class(
-      MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, neg, ok, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c),
-      MPI_ERR_ARG, "negative degree");
+  rc = MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, neg, ok, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
+  expect_class(rc, MPI_ERR_ARG, "negative degree");
+  expect_message(rc, "MPI_Dist_graph_create", "degrees[0]");
   const int one[1] = {1};
   expect_class(
       MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, one, bad, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c),
