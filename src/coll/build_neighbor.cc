@@ -18,11 +18,6 @@
 namespace nicq::coll {
 namespace {
 
-// The send slot to post j-th.
-int SendSlot(const Args& a, int j) {
-  return a.cartesian_pairs ? (j ^ 1) : j;
-}
-
 struct SendSide {
   const void* base;
   std::int64_t byte_disp;
@@ -65,6 +60,10 @@ RecvSide RecvOf(const Args& a, int i) {
 
 }  // namespace
 
+int NeighborSendSlot(const Args& a, int j) {
+  return a.cartesian_pairs ? (j ^ 1) : j;
+}
+
 void BuildNeighborCollective(const Args& a, Schedule& s, Unpacks& u) {
   // Receives first: a message from a fast neighbor then finds its buffer.
   for (int i = 0; i < a.indegree; ++i) {
@@ -78,7 +77,7 @@ void BuildNeighborCollective(const Args& a, Schedule& s, Unpacks& u) {
   const bool one_block = a.kind == Kind::kNeighborAllgather || a.kind == Kind::kNeighborAllgatherv;
   const char* shared = nullptr;
   for (int j = 0; j < a.outdegree; ++j) {
-    const int slot = SendSlot(a, j);
+    const int slot = NeighborSendSlot(a, j);
     const int peer = a.destinations[slot];
     if (peer < 0) continue;
     const SendSide x = SendOf(a, slot);

@@ -101,6 +101,10 @@ struct Args {
 
 // Builds `a` into `s` (which must be Reset). Sets s->algorithm.
 Status Build(const Args& a, Schedule* s);
+// Persistent neighborhood collectives: every rank checks, collectively, that
+// the bytes sent along each edge are what its receiver takes
+// (neighbor_check.cc); the same error on every rank otherwise.
+Status CheckNeighborSizes(const Args& a);
 // The intercommunicator form (build_inter.cc); Build dispatches to it.
 Status BuildInter(const Args& a, Schedule* s);
 // The algorithm selection would pick (or the forced one when applicable).

@@ -289,6 +289,7 @@ Status InitPersistent(const Args& in, Request* req) {
       return Error(Code::kArg, "rank " + std::to_string(i) +
                                    " found the collective's arguments inconsistent across ranks");
 
+  if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CheckNeighborSizes(a));
   if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
   if (P->off) {
     P->sched.algorithm = "nic_tree (offloaded)";

@@ -21,7 +21,8 @@
  *    graphs the k-th edge q -> me in my sources is the k-th in q's
  *    destinations;
  *  - errors: no topology (MPI_ERR_TOPOLOGY in every form), MPI_IN_PLACE,
- *    negative counts, large counts above INT_MAX;
+ *    negative counts, large counts above INT_MAX, a persistent init whose
+ *    sizes differ along an edge (MPI_ERR_ARG on every rank);
  *  - with argument "queue": the persistent stencil alltoall matched and
  *    enqueued on a queue (chapter 13), three steps, data-checked.
  * Usage: mp_neighbor [queue] */
@@ -432,6 +433,16 @@ static void errors(int p) {
   const MPI_Aint ad[2] = {0, 0};
   CHECK_ERR(MPI_Ineighbor_allgatherv_c(a, 1, MPI_INT, b, big, ad, MPI_INT, c, &req), MPI_ERR_COUNT);
   CHECK(req == MPI_REQUEST_NULL, "a refused MPI_Ineighbor_allgatherv_c wrote its request");
+  /* Persistent init checks the sizes along every edge: rank 0 expects two
+   * ints where its neighbors send one, and every rank gets the error. */
+  req = MPI_REQUEST_NULL;
+  CHECK_ERR(MPI_Neighbor_alltoall_init(a, 1, MPI_INT, b, g_rank == 0 ? 2 : 1, MPI_INT, c,
+                                       MPI_INFO_NULL, &req),
+            MPI_ERR_ARG);
+  CHECK(req == MPI_REQUEST_NULL, "a refused MPI_Neighbor_alltoall_init wrote its request");
+  /* ... and the same sizes in other types pass (2 shorts for 1 int). */
+  CHECK_OK(MPI_Neighbor_allgather_init(a, 1, MPI_INT, b, 2, MPI_SHORT, c, MPI_INFO_NULL, &req));
+  CHECK_OK(MPI_Request_free(&req));
   CHECK_OK(MPI_Comm_free(&c));
 }
 
