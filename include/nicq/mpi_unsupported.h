@@ -1,6 +1,5 @@
 /* nicq: the MPI-4.1 calls of chapters nicq does not implement (file I/O,
- * the rest of one-sided communication, large-count neighborhood
- * collectives, graph topologies, large-count user operations, Fortran 90
+ * the rest of one-sided communication, large-count user operations, Fortran 90
  * parameterized types; the tool interface is in nicq/mpi_tool.h), and a few small calls
  * (MPI_Cart_map, MPI_Pcontrol, MPI_Status_set_elements_c). Included by mpi.h; do not include
  * directly. The unsupported ones return MPI_ERR_UNSUPPORTED_OPERATION with a message naming the
@@ -267,69 +266,8 @@ int MPI_Win_flush_local(int rank, MPI_Win win);
 int MPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
 
-/* ---- large-count neighborhood collectives, graph topologies, large-count
- * user operations, Fortran 90 parameterized types (unsupported) ---------- */
-int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                             MPI_Comm comm);
-int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                              MPI_Comm comm, MPI_Request* request);
-int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                  void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                  MPI_Comm comm, MPI_Info info, MPI_Request* request);
-int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                              void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                              MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                   void* recvbuf, const MPI_Count recvcounts[],
-                                   const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                                   MPI_Info info, MPI_Request* request);
-int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                            MPI_Comm comm);
-int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                             MPI_Comm comm, MPI_Request* request);
-int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                 void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                 MPI_Comm comm, MPI_Info info, MPI_Request* request);
-int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
-                             const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
-                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                             MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
-                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
-                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
-                                  const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
-                                  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                  MPI_Request* request);
-int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
-                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                             void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                             const MPI_Datatype recvtypes[], MPI_Comm comm);
-int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
-                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                              void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request);
-int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
-                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                  void* recvbuf, const MPI_Count recvcounts[],
-                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                  MPI_Comm comm, MPI_Info info, MPI_Request* request);
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[],
-                     int reorder, MPI_Comm* comm_graph);
-int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]);
-int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int* newrank);
-int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
-int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors);
-int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges);
+/* ---- large-count user operations, Fortran 90 parameterized types
+ * (unsupported) ----------------------------------------------------------- */
 int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype);
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype);

@@ -1,59 +1,54 @@
-// Cartesian topologies, MPI_Dims_create, and MPI_Comm_split_type (the
-// hardware topology: ranks of one node). A Cartesian communicator is a
-// split of its parent (ranks keep their order: nicq does not reorder) with
-// the grid cached on it as a hidden attribute, so MPI_Comm_dup copies it and
-// MPI_Comm_free releases it through the ordinary attribute callbacks.
+// Cartesian topologies, MPI_Dims_create, MPI_Topo_test and
+// MPI_Comm_split_type (the hardware topology: ranks of one node). A
+// Cartesian communicator is a split of its parent (ranks keep their order:
+// nicq does not reorder) with its Topology (topo_internal.h) cached on it.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "api/api_internal.h"
+#include "api/topo_internal.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
 using api::Call;
+using api::Topology;
 
 namespace {
-
-struct CartGrid {
-  std::vector<int> dims;
-  std::vector<int> periods;  // 0 or 1 per dimension
-};
 
 std::string Str(long long v) {
   return std::to_string(v);
 }
 
-int CopyGrid(MPI_Comm, int, void*, void* in, void* out, int* flag) {
-  *static_cast<void**>(out) = new CartGrid(*static_cast<CartGrid*>(in));
+int CopyTopology(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  *static_cast<void**>(out) = new Topology(*static_cast<Topology*>(in));
   *flag = 1;
   return MPI_SUCCESS;
 }
-int DeleteGrid(MPI_Comm, int, void* value, void*) {
-  delete static_cast<CartGrid*>(value);
+int DeleteTopology(MPI_Comm, int, void* value, void*) {
+  delete static_cast<Topology*>(value);
   return MPI_SUCCESS;
 }
 
-// The hidden keyval the grid is cached under (created on first use; it
-// lives until the process ends, as the grids it describes may).
-int GridKeyval() {
+// The hidden keyval the topology is cached under (created on first use; it
+// lives until the process ends, as the communicators it describes may).
+int TopologyKeyval() {
   static int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
-    if (MPI_Comm_create_keyval(CopyGrid, DeleteGrid, &k, nullptr) != MPI_SUCCESS)
+    if (MPI_Comm_create_keyval(CopyTopology, DeleteTopology, &k, nullptr) != MPI_SUCCESS)
       return static_cast<int>(MPI_KEYVAL_INVALID);
     return k;
   }();
   return keyval;
 }
 
+using CartGrid = Topology;
+
 // The grid of a communicator, or nullptr when it has no Cartesian topology.
 const CartGrid* GridOf(MPI_Comm comm) {
-  void* value = nullptr;
-  int flag = 0;
-  if (MPI_Comm_get_attr(comm, GridKeyval(), &value, &flag) != MPI_SUCCESS || !flag) return nullptr;
-  return static_cast<const CartGrid*>(value);
+  const Topology* t = api::TopologyOf(comm);
+  return t && t->kind == MPI_CART ? t : nullptr;
 }
 
 bool CartArg(Call& c, MPI_Comm comm, const CartGrid** grid) {
@@ -88,6 +83,23 @@ int RankAt(const CartGrid& g, std::vector<int> coords) {
   return rank;
 }
 
+// The neighborhood collectives' neighbors of `rank` (MPI 4.1 8.6): per
+// dimension the -1 then the +1 neighbor at displacement 1, MPI_PROC_NULL
+// beyond a nonperiodic border.
+void SetCartNeighbors(CartGrid& g, int rank) {
+  g.sources.clear();
+  const std::vector<int> at = CoordsOf(g, rank);
+  for (std::size_t d = 0; d < g.dims.size(); ++d) {
+    for (int step : {-1, +1}) {
+      std::vector<int> peer = at;
+      peer[d] += step;
+      const int r = RankAt(g, peer);
+      g.sources.push_back(r < 0 ? MPI_PROC_NULL : r);
+    }
+  }
+  g.destinations = g.sources;
+}
+
 // The most balanced non-increasing factorization of n into k factors each
 // <= max_factor (smallest spread between largest and smallest factor).
 void Balance(int n, int k, int max_factor, std::vector<int>& cur, std::vector<int>& best) {
@@ -108,6 +120,33 @@ void Balance(int n, int k, int max_factor, std::vector<int>& cur, std::vector<in
 }
 
 }  // namespace
+
+namespace nicq::api {
+
+const Topology* TopologyOf(MPI_Comm comm) {
+  void* value = nullptr;
+  int flag = 0;
+  if (TopologyKeyval() == MPI_KEYVAL_INVALID ||
+      MPI_Comm_get_attr(comm, TopologyKeyval(), &value, &flag) != MPI_SUCCESS || !flag)
+    return nullptr;
+  return static_cast<const Topology*>(value);
+}
+
+// On failure the new communicator is freed: the caller returns the error.
+int AttachTopology(Call& c, MPI_Comm comm, Topology t) {
+  if (TopologyKeyval() == MPI_KEYVAL_INVALID) {
+    MPI_Comm_free(&comm);
+    return c.Fail(Code::kNoMem, "no keyval for the topology");
+  }
+  if (int rc = MPI_Comm_set_attr(comm, TopologyKeyval(), new Topology(std::move(t)));
+      rc != MPI_SUCCESS) {
+    MPI_Comm_free(&comm);
+    return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace nicq::api
 
 extern "C" {
 
@@ -148,6 +187,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
       !c.NotNull(ndims ? dims : &ndims, "dims") || !c.NotNull(ndims ? periods : &ndims, "periods"))
     return c.Fail();
   CartGrid grid;
+  grid.kind = MPI_CART;
   long long cells = 1;
   for (int i = 0; i < ndims; ++i) {
     if (!c.Check(dims[i] > 0, Code::kDims, "dims[" + Str(i) + "] = " + Str(dims[i]) + " <= 0"))
@@ -160,18 +200,14 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
                "the grid has " + Str(cells) + " cells, the communicator only " + Str(cm->size) +
                    " ranks"))
     return c.Fail();
-  if (!c.Check(GridKeyval() != MPI_KEYVAL_INVALID, Code::kNoMem, "no keyval for the grid"))
-    return c.Fail();
   Comm* child = nullptr;
   Status st = rt::CommSplit(cm, cm->rank < cells ? 0 : -1, cm->rank, &child);
   if (!st.ok()) return c.Fail(st);
   MPI_Comm h;
   if (int rc = api::AdoptComm(c, cm->errhandler, child, &h); rc != MPI_SUCCESS) return rc;
   if (h != MPI_COMM_NULL) {
-    if (int rc = MPI_Comm_set_attr(h, GridKeyval(), new CartGrid(grid)); rc != MPI_SUCCESS) {
-      MPI_Comm_free(&h);
-      return rc;
-    }
+    SetCartNeighbors(grid, cm->rank);
+    if (int rc = api::AttachTopology(c, h, std::move(grid)); rc != MPI_SUCCESS) return rc;
   }
   *comm_cart = h;
   return MPI_SUCCESS;
@@ -181,7 +217,8 @@ int MPI_Topo_test(MPI_Comm comm, int* status) {
   Call c("MPI_Topo_test");
   Comm* cm;
   if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(status, "status")) return c.Fail();
-  *status = GridOf(comm) ? MPI_CART : MPI_UNDEFINED;
+  const Topology* t = api::TopologyOf(comm);
+  *status = t ? t->kind : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
 
@@ -278,6 +315,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   Comm* cm = api::LookupComm(comm);
   std::vector<int> at = CoordsOf(*g, cm->rank);
   CartGrid sub;
+  sub.kind = MPI_CART;
   int color = 0;
   for (int d = 0; d < n; ++d) {
     if (remain_dims[d]) {
@@ -292,10 +330,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   if (!st.ok()) return c.Fail(st);
   MPI_Comm h;
   if (int rc = api::AdoptComm(c, cm->errhandler, child, &h); rc != MPI_SUCCESS) return rc;
-  if (int rc = MPI_Comm_set_attr(h, GridKeyval(), new CartGrid(sub)); rc != MPI_SUCCESS) {
-    MPI_Comm_free(&h);
-    return rc;
-  }
+  SetCartNeighbors(sub, api::LookupComm(h)->rank);
+  if (int rc = api::AttachTopology(c, h, std::move(sub)); rc != MPI_SUCCESS) return rc;
   *newcomm = h;
   return MPI_SUCCESS;
 }

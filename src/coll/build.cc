@@ -204,6 +204,13 @@ Status Build(const Args& a, Schedule* sp) {
     case Kind::kAlltoallw:
       BuildBlockCollective(a, s, algo, u);
       break;
+    case Kind::kNeighborAllgather:
+    case Kind::kNeighborAllgatherv:
+    case Kind::kNeighborAlltoall:
+    case Kind::kNeighborAlltoallv:
+    case Kind::kNeighborAlltoallw:
+      BuildNeighborCollective(a, s, u);
+      break;
   }
   s.EndPhase();
   AddUnpacks(s, u);

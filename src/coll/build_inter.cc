@@ -259,6 +259,14 @@ Status BuildInter(const Args& a, Schedule* sp) {
     case Kind::kExscan:
       return Error(Code::kComm,
                    std::string(KindName(a.kind)) + " is not defined on an intercommunicator");
+    case Kind::kNeighborAllgather:
+    case Kind::kNeighborAllgatherv:
+    case Kind::kNeighborAlltoall:
+    case Kind::kNeighborAlltoallv:
+    case Kind::kNeighborAlltoallw:
+      // Intercommunicators carry no process topology.
+      return Error(Code::kTopology,
+                   std::string(KindName(a.kind)) + " needs a communicator with a topology");
   }
   s.EndPhase();
   AddUnpacks(s, u);

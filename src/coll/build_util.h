@@ -76,5 +76,10 @@ std::vector<Block>& RecvBlocks(int p);
 
 // gatherv, scatterv, allgather(v), alltoall(v,w).
 void BuildBlockCollective(const Args& a, Schedule& s, const std::string& algo, Unpacks& u);
+// neighbor allgather(v), alltoall(v,w) (build_neighbor.cc).
+void BuildNeighborCollective(const Args& a, Schedule& s, Unpacks& u);
+// The send slot a neighborhood collective posts j-th (the posting order
+// that pairs slots as MPI says; see build_neighbor.cc).
+int NeighborSendSlot(const Args& a, int j);
 
 }  // namespace nicq::coll

@@ -41,6 +41,26 @@ bool FillReduceScatterBlock(api::Call& c, Args* a, const void* sendbuf, void* re
 bool FillReduceScatter(api::Call& c, Args* a, const void* sendbuf, void* recvbuf,
                        const int recvcounts[], MPI_Datatype datatype, MPI_Op op);
 
+// Neighborhood collectives (src/api/coll_neighbor.cc): the communicator's
+// topology gives the neighbor lists (MPI_ERR_TOPOLOGY without one); send
+// arrays have an entry per destination, receive arrays per source.
+// NeighborDegrees reads the degrees alone (the large-count forms size
+// their array conversions with them).
+bool NeighborDegrees(api::Call& c, int* indegree, int* outdegree);
+bool FillNeighborAllgather(api::Call& c, Args* a, const void* sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype);  // and neighbor alltoall
+bool FillNeighborAllgatherv(api::Call& c, Args* a, const void* sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                            const int displs[], MPI_Datatype recvtype);
+bool FillNeighborAlltoallv(api::Call& c, Args* a, const void* sendbuf, const int sendcounts[],
+                           const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                           const int recvcounts[], const int rdispls[], MPI_Datatype recvtype);
+bool FillNeighborAlltoallw(api::Call& c, Args* a, const void* sendbuf, const int sendcounts[],
+                           const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                           const int recvcounts[], const MPI_Aint rdispls[],
+                           const MPI_Datatype recvtypes[]);
+
 // The rooted collectives on an intercommunicator (coll_fill_inter.cc):
 // root is MPI_ROOT, MPI_PROC_NULL, or a rank of the remote group, and
 // each checks only what its role reads.

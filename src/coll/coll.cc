@@ -20,6 +20,7 @@ constexpr std::uint32_t kCollContextOffset = 1;  // comm.h: context_id+1 collect
 
 struct CommState {
   Comm shadow;
+  std::uint64_t serial = 0;  // the user communicator's Comm::serial
   std::uint32_t seq[4] = {0, 0, 0, 0};
 };
 
@@ -33,16 +34,19 @@ States& St() {
 }
 
 // The state for comm, rebuilt when the Comm object at this address is a
-// different communicator than last time (freed and reallocated).
+// different communicator than last time (freed and reallocated: its
+// serial differs even where its context id and shape are the same again).
 CommState& StateOf(Comm* comm) {
   States& s = St();
   auto& slot = s.map[comm];
-  if (!slot || slot->shadow.context_id != comm->context_id + kCollContextOffset ||
+  if (!slot || slot->serial != comm->serial.value ||
+      slot->shadow.context_id != comm->context_id + kCollContextOffset ||
       slot->shadow.size != comm->size || slot->shadow.rank != comm->rank ||
       slot->shadow.world_ranks != comm->world_ranks ||
       slot->shadow.remote_world_ranks != comm->remote_world_ranks ||
       slot->shadow.local_comm != comm->local_comm) {
     slot = std::make_unique<CommState>();
+    slot->serial = comm->serial.value;
     slot->shadow = *comm;
     slot->shadow.context_id = comm->context_id + kCollContextOffset;
     slot->shadow.api_data = nullptr;
@@ -55,10 +59,13 @@ CommState& StateOf(Comm* comm) {
 
 const char* KindName(Kind k) {
   static const char* const names[] = {
-      "barrier",  "bcast",     "reduce",    "allreduce",      "gather",
-      "gatherv",  "scatter",   "scatterv",  "allgather",      "allgatherv",
-      "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block",
-      "scan",     "exscan"};
+      "barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
+      "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter",
+      "reduce_scatter_block", "scan", "exscan",
+      // neighborhood collectives
+      "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
+      "neighbor_alltoallw"};
+  static_assert(sizeof names / sizeof names[0] == std::size_t(kLastKind) + 1);
   return names[static_cast<int>(k)];
 }
 

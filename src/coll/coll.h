@@ -42,7 +42,18 @@ enum class Kind : std::uint8_t {
   kReduceScatterBlock,
   kScan,
   kExscan,
+  // Neighborhood collectives (MPI 4.1 8.6): traffic only along the edges of
+  // the communicator's topology, as listed in Args::sources/destinations.
+  kNeighborAllgather,
+  kNeighborAllgatherv,
+  kNeighborAlltoall,
+  kNeighborAlltoallv,
+  kNeighborAlltoallw,
 };
+inline constexpr Kind kLastKind = Kind::kNeighborAlltoallw;
+inline bool IsNeighborKind(Kind k) {
+  return k >= Kind::kNeighborAllgather && k <= Kind::kNeighborAlltoallw;
+}
 const char* KindName(Kind k);  // "allreduce", ...
 
 // mpi.h's MPI_IN_PLACE, without including mpi.h below the API layer.
@@ -69,12 +80,31 @@ struct Args {
   const int* rdispls = nullptr;
   const dtype::Type* const* stypes = nullptr;
   const dtype::Type* const* rtypes = nullptr;
+  // Neighborhood collectives: this rank's neighbors in the topology's order
+  // (MPI_PROC_NULL = -1 entries keep their buffer slot and move nothing).
+  // Counts/types arrays have outdegree (send) and indegree (receive)
+  // entries; neighbor alltoallw's displacements are bytes (MPI_Aint).
+  const int* sources = nullptr;
+  const int* destinations = nullptr;
+  int indegree = 0, outdegree = 0;
+  const std::int64_t* sbyte_displs = nullptr;
+  const std::int64_t* rbyte_displs = nullptr;
+  // Cartesian neighbors come in (-1, +1) pairs per dimension: what a rank
+  // sends to its -1 neighbor arrives in that neighbor's +1 receive slot, so
+  // when both neighbors of a dimension are one process (periodic, size 1 or
+  // 2) the sends of a pair are posted in the order (+1, -1) against the
+  // receives' (-1, +1), and in-order matching pairs them as MPI 4.1 8.6 says.
+  bool cartesian_pairs = false;
   int op = 0;        // MPI_Op handle for reductions
   std::string algo;  // forced algorithm ("" or "auto": selection)
 };
 
 // Builds `a` into `s` (which must be Reset). Sets s->algorithm.
 Status Build(const Args& a, Schedule* s);
+// Persistent neighborhood collectives: every rank checks, collectively, that
+// the bytes sent along each edge are what its receiver takes
+// (neighbor_check.cc); the same error on every rank otherwise.
+Status CheckNeighborSizes(const Args& a);
 // The intercommunicator form (build_inter.cc); Build dispatches to it.
 Status BuildInter(const Args& a, Schedule* s);
 // The algorithm selection would pick (or the forced one when applicable).

@@ -240,22 +240,29 @@ Status InitPersistent(const Args& in, Request* req) {
   // group on an intercommunicator, except reduce_scatter's (local) counts.
   const bool local_counts = a.kind == Kind::kReduceScatter;
   const int p = local_counts ? a.comm->size : a.comm->PeerSize();
-  auto copy = [p](const int* src, std::vector<int>& dst) -> const int* {
+  // Neighborhood collectives: send arrays per destination, receive arrays per source.
+  const bool neighbor = IsNeighborKind(a.kind);
+  const int ns = neighbor ? a.outdegree : p, nr = neighbor ? a.indegree : p;
+  auto copy = [](const auto* src, int n, auto& dst) -> decltype(src) {
     if (!src) return nullptr;
-    dst.assign(src, src + p);
+    dst.assign(src, src + n);
     return dst.data();
   };
-  a.scounts = copy(in.scounts, P->scounts);
-  a.sdispls = copy(in.sdispls, P->sdispls);
-  a.rcounts = copy(in.rcounts, P->rcounts);
-  a.rdispls = copy(in.rdispls, P->rdispls);
+  a.scounts = copy(in.scounts, ns, P->scounts);
+  a.sdispls = copy(in.sdispls, ns, P->sdispls);
+  a.rcounts = copy(in.rcounts, nr, P->rcounts);
+  a.rdispls = copy(in.rdispls, nr, P->rdispls);
+  a.destinations = copy(in.destinations, a.outdegree, P->destinations);
+  a.sources = copy(in.sources, a.indegree, P->sources);
+  a.sbyte_displs = copy(in.sbyte_displs, ns, P->sbyte_displs);
+  a.rbyte_displs = copy(in.rbyte_displs, nr, P->rbyte_displs);
   if (in.stypes) {
-    P->stypes.assign(in.stypes, in.stypes + p);
+    P->stypes.assign(in.stypes, in.stypes + ns);
     a.stypes = P->stypes.data();
     for (auto* t : P->stypes) Retain(P.get(), t);
   }
   if (in.rtypes) {
-    P->rtypes.assign(in.rtypes, in.rtypes + p);
+    P->rtypes.assign(in.rtypes, in.rtypes + nr);
     a.rtypes = P->rtypes.data();
     for (auto* t : P->rtypes) Retain(P.get(), t);
   }
@@ -282,6 +289,7 @@ Status InitPersistent(const Args& in, Request* req) {
       return Error(Code::kArg, "rank " + std::to_string(i) +
                                    " found the collective's arguments inconsistent across ranks");
 
+  if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CheckNeighborSizes(a));
   if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
   if (P->off) {
     P->sched.algorithm = "nic_tree (offloaded)";

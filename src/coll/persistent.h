@@ -47,6 +47,8 @@ struct Persistent final : queue::Enqueueable {
   // ---- set at init ----
   Args args;
   std::vector<int> scounts, sdispls, rcounts, rdispls;
+  std::vector<int> sources, destinations;                // neighborhood collectives
+  std::vector<std::int64_t> sbyte_displs, rbyte_displs;  // neighbor alltoallw
   std::vector<const dtype::Type*> stypes, rtypes;
   std::vector<dtype::Type*> retained;
   Schedule sched;

@@ -78,7 +78,7 @@ Status Persistent::PollMatch(bool* done) {
   for (int r = 0; r < p; ++r) {
     const std::uint64_t* w = &match_words_[std::size_t(kMatchWords) * r];
     if (w[0] == mine[0] && w[1] == mine[1] && w[2] == mine[2]) continue;
-    const bool known_kind = w[1] <= std::uint64_t(Kind::kExscan);
+    const bool known_kind = w[1] <= std::uint64_t(kLastKind);
     const std::string what =
         w[1] != mine[1] && known_kind
             ? std::string("a persistent ") + KindName(static_cast<Kind>(w[1])) + " request"

@@ -84,6 +84,12 @@ const char* PickAlgorithm(const Args& a) {
     case Kind::kScan:
     case Kind::kExscan:
       return "recursive_doubling";
+    case Kind::kNeighborAllgather:
+    case Kind::kNeighborAllgatherv:
+    case Kind::kNeighborAlltoall:
+    case Kind::kNeighborAlltoallv:
+    case Kind::kNeighborAlltoallw:
+      return "neighbor_direct";
   }
   return "";
 }

@@ -25,8 +25,24 @@ struct CommRefs {
   CommRefs& operator=(const CommRefs&) { return *this; }
 };
 
+// A process-unique number per Comm object; a copy gets a number of its own.
+// State kept elsewhere by a communicator's address (the collectives') tells
+// by it that the object at that address is a new communicator: the address
+// and the context id of a freed communicator are both reused.
+struct CommSerial {
+  std::uint64_t value;
+  CommSerial() : value(Next()) {}
+  CommSerial(const CommSerial&) : value(Next()) {}
+  CommSerial& operator=(const CommSerial&) { return *this; }
+  static std::uint64_t Next() {
+    static std::atomic<std::uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+};
+
 struct Comm {
-  CommRefs refs;  // rt::CommRetain / CommRelease
+  CommRefs refs;      // rt::CommRetain / CommRelease
+  CommSerial serial;  // see CommSerial
   // p2p context; context_id+1 collectives; +2 internal (match replies of
   // queue/matched_p2p_match.cc);
   // +3 the runtime's own traffic (comm creation, finalize). Ids come in steps of 4.

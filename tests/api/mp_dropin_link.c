@@ -113,61 +113,9 @@ int main(int argc, char** argv) {
   MPI_Win win = MPI_WIN_NULL;
   MPI_Request req = MPI_REQUEST_NULL;
   int flag = -5, ints[4] = {0, 0, 0, 0};
-  MPI_Aint aints[4] = {0, 0, 0, 0};
-  MPI_Datatype types[4] = {MPI_INT, MPI_INT, MPI_INT, MPI_INT};
   double buf[8];
-  EXPECT_UNSUPPORTED(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ints, ints, 1, ints, ints,
-                                                    MPI_INFO_NULL, 1, &comm),
-                     "MPI_Dist_graph_create_adjacent");
-  EXPECT_UNSUPPORTED(
-      MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ints, ints, ints, ints, MPI_INFO_NULL, 1, &comm),
-      "MPI_Dist_graph_create");
-  EXPECT_UNSUPPORTED(MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, &flag, &flag, &flag),
-                     "MPI_Dist_graph_neighbors_count");
-  EXPECT_UNSUPPORTED(MPI_Dist_graph_neighbors(MPI_COMM_WORLD, 1, ints, ints, 1, ints, ints),
-                     "MPI_Dist_graph_neighbors");
-  EXPECT_UNSUPPORTED(MPI_Neighbor_allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD),
-                     "MPI_Neighbor_allgather");
-  EXPECT_UNSUPPORTED(
-      MPI_Ineighbor_allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD, &req),
-      "MPI_Ineighbor_allgather");
-  EXPECT_UNSUPPORTED(MPI_Neighbor_allgather_init(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD,
-                                                 MPI_INFO_NULL, &req),
-                     "MPI_Neighbor_allgather_init");
-  EXPECT_UNSUPPORTED(
-      MPI_Neighbor_allgatherv(buf, 1, MPI_INT, buf, ints, ints, MPI_INT, MPI_COMM_WORLD),
-      "MPI_Neighbor_allgatherv");
-  EXPECT_UNSUPPORTED(
-      MPI_Ineighbor_allgatherv(buf, 1, MPI_INT, buf, ints, ints, MPI_INT, MPI_COMM_WORLD, &req),
-      "MPI_Ineighbor_allgatherv");
-  EXPECT_UNSUPPORTED(MPI_Neighbor_allgatherv_init(buf, 1, MPI_INT, buf, ints, ints, MPI_INT,
-                                                  MPI_COMM_WORLD, MPI_INFO_NULL, &req),
-                     "MPI_Neighbor_allgatherv_init");
-  EXPECT_UNSUPPORTED(MPI_Neighbor_alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD),
-                     "MPI_Neighbor_alltoall");
-  EXPECT_UNSUPPORTED(MPI_Ineighbor_alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD, &req),
-                     "MPI_Ineighbor_alltoall");
-  EXPECT_UNSUPPORTED(MPI_Neighbor_alltoall_init(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD,
-                                                MPI_INFO_NULL, &req),
-                     "MPI_Neighbor_alltoall_init");
-  EXPECT_UNSUPPORTED(
-      MPI_Neighbor_alltoallv(buf, ints, ints, MPI_INT, buf, ints, ints, MPI_INT, MPI_COMM_WORLD),
-      "MPI_Neighbor_alltoallv");
-  EXPECT_UNSUPPORTED(MPI_Ineighbor_alltoallv(buf, ints, ints, MPI_INT, buf, ints, ints, MPI_INT,
-                                             MPI_COMM_WORLD, &req),
-                     "MPI_Ineighbor_alltoallv");
-  EXPECT_UNSUPPORTED(MPI_Neighbor_alltoallv_init(buf, ints, ints, MPI_INT, buf, ints, ints, MPI_INT,
-                                                 MPI_COMM_WORLD, MPI_INFO_NULL, &req),
-                     "MPI_Neighbor_alltoallv_init");
-  EXPECT_UNSUPPORTED(
-      MPI_Neighbor_alltoallw(buf, ints, aints, types, buf, ints, aints, types, MPI_COMM_WORLD),
-      "MPI_Neighbor_alltoallw");
-  EXPECT_UNSUPPORTED(MPI_Ineighbor_alltoallw(buf, ints, aints, types, buf, ints, aints, types,
-                                             MPI_COMM_WORLD, &req),
-                     "MPI_Ineighbor_alltoallw");
-  EXPECT_UNSUPPORTED(MPI_Neighbor_alltoallw_init(buf, ints, aints, types, buf, ints, aints, types,
-                                                 MPI_COMM_WORLD, MPI_INFO_NULL, &req),
-                     "MPI_Neighbor_alltoallw_init");
+  /* Topologies and neighborhood collectives are implemented: tests/api/mp_topo_graph.c
+   * and tests/coll/mp_neighbor.c check them. */
   EXPECT_UNSUPPORTED(MPI_Win_create(buf, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win),
                      "MPI_Win_create");
   EXPECT_UNSUPPORTED(MPI_Win_allocate(0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, buf, &win),

@@ -95,3 +95,8 @@ nicq_add_mp_test(api_coll_large PROGRAM api_mp_coll_large RANKS 2 3 PROVIDERS sh
 nicq_add_mp_program(api_mp_coverage SOURCES mp_coverage.c)
 nicq_add_mp_test(api_coverage PROGRAM api_mp_coverage RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
+# Graph and distributed graph topologies: queries, weights, MPI_Topo_test,
+# and the creators' errors (collective verdicts on every rank).
+nicq_add_mp_program(api_mp_topo_graph SOURCES mp_topo_graph.c)
+nicq_add_mp_test(api_topo_graph PROGRAM api_mp_topo_graph RANKS 1 2 3 5
+                 PROVIDERS shm tcp+ofi_rxm sockets LABELS api TIMEOUT 60)
