@@ -35,7 +35,7 @@ endfunction()
 # One ctest per (provider, ranks): nicqrun -n R prog args, with NICQ_PROVIDER set.
 # Provider names with ';' are written with '+' (e.g. tcp+ofi_rxm) in test names.
 function(nicq_add_mp_test name)
-  cmake_parse_arguments(A "" "PROGRAM;TIMEOUT" "RANKS;PROVIDERS;ARGS;LABELS;ENV" ${ARGN})
+  cmake_parse_arguments(A "NO_PERSONA" "PROGRAM;TIMEOUT" "RANKS;PROVIDERS;ARGS;LABELS;ENV" ${ARGN})
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 120)
   endif()
@@ -62,7 +62,8 @@ function(nicq_add_mp_test name)
   # what runs on sockets runs on the cxi persona (native backend, triggered
   # ops under cxi's rules), what runs on tcp;ofi_rxm on the verbs persona
   # (emulated backend under verbs;ofi_rxm's rules). Label `persona`.
-  if(NICQ_PERSONA_TESTS)
+  # NO_PERSONA: the test checks something of the core provider itself.
+  if(NICQ_PERSONA_TESTS AND NOT A_NO_PERSONA)
     set(_personas "")
     if("sockets" IN_LIST A_PROVIDERS)
       list(APPEND _personas cxi_persona)

@@ -108,7 +108,11 @@ struct Capabilities {
   bool remote_counters = false;       // put/atomic can bump a target counter
   bool atomics = false;               // remote atomics supported at all
   std::size_t max_trigger_slots = 0;  // 0: unlimited
-  std::size_t max_atomic_bytes = 0;
+  // Elements one atomic op may carry (fi_query_atomic's count; cxi: 1,
+  // CXIP_AMO_MAX_IOV). 0: unlimited. A limit in elements, not bytes: the
+  // same count allows 8 bytes of doubles and 1 of int8.
+  std::size_t max_atomic_count = 0;
+  bool AtomicFits(AtomicType t, std::size_t bytes) const;
   bool SupportsAtomic(AtomicOp op, AtomicType t) const {  // per backend table
     return atomics && (atomic_mask[static_cast<int>(op)] >> static_cast<int>(t)) & 1u;
   }
@@ -160,6 +164,9 @@ inline std::size_t AtomicTypeSize(AtomicType t) {
     default:
       return 8;
   }
+}
+inline bool Capabilities::AtomicFits(AtomicType t, std::size_t bytes) const {
+  return max_atomic_count == 0 || bytes <= max_atomic_count * AtomicTypeSize(t);
 }
 inline const char* OpKindName(OpKind k) {
   switch (k) {
@@ -266,8 +273,8 @@ inline Status OffloadBackend::CheckOps(std::span<const TriggeredOp> ops) const {
     };
     if (op.kind == OpKind::kAtomic) {
       if (!caps.SupportsAtomic(op.aop, op.atype)) return refuse("atomic op/type not supported");
-      if (caps.max_atomic_bytes != 0 && op.bytes > caps.max_atomic_bytes)
-        return refuse("atomic operand larger than max_atomic_bytes");
+      if (!caps.AtomicFits(op.atype, op.bytes))
+        return refuse("atomic operand longer than the provider's max_atomic_count elements");
     }
     if ((op.kind == OpKind::kPut || op.kind == OpKind::kAtomic) &&
         op.target_counter != kNoCounter && !caps.remote_counters)

@@ -13,7 +13,7 @@ std::string PickAllreduce(const Capabilities& caps, int size, std::size_t bytes,
   const std::string forced = config::GetString("NICQ_ALLREDUCE_ALGO");
   if (!forced.empty() && forced != "auto") return forced;
   const bool nic_can = caps.remote_counters && caps.SupportsAtomic(op, type) &&
-                       (caps.max_atomic_bytes == 0 || bytes <= caps.max_atomic_bytes);
+                       caps.AtomicFits(type, bytes);
   if (nic_can && bytes <= kTreeMaxBytes && size > 1) return "nic_tree";
   return "recursive_doubling";
 }

@@ -205,10 +205,21 @@ std::size_t OfiEndpoint::DeferredWorkDepth(bool* known) const {
   return depth;
 }
 
+std::string OfiEndpoint::CoreProvider() const {
+  nicq_persona_dom_ops* ops = nullptr;
+  const char* core = nullptr;
+  if (fi_open_ops(&domain_->fid, NICQ_PERSONA_DOM_OPS, 0, reinterpret_cast<void**>(&ops),
+                  nullptr) == 0 &&
+      ops != nullptr && ops->size >= sizeof(nicq_persona_dom_ops) &&
+      ops->get_core_provider(&domain_->fid, &core) == 0 && core != nullptr)
+    return core;
+  return provider_name();
+}
+
 void OfiEndpoint::QueryAtomics(offload::Capabilities* caps) const {
   caps->atomics = false;
   if (!has_atomics()) return;
-  std::size_t max_bytes = 0;
+  std::size_t max_count = 0;
   for (int op = 0; op < kNumAtomicOps; ++op) {
     for (int t = 0; t < kNumAtomicTypes; ++t) {
       auto aop = static_cast<offload::AtomicOp>(op);
@@ -217,11 +228,10 @@ void OfiEndpoint::QueryAtomics(offload::Capabilities* caps) const {
       if (fi_query_atomic(domain_, ToFiType(at), ToFiOp(aop), &attr, 0) != 0) continue;
       caps->AllowAtomic(aop, at);
       caps->atomics = true;
-      const std::size_t bytes = attr.count * attr.size;
-      if (max_bytes == 0 || bytes < max_bytes) max_bytes = bytes;
+      if (max_count == 0 || attr.count < max_count) max_count = attr.count;
     }
   }
-  caps->max_atomic_bytes = max_bytes;
+  caps->max_atomic_count = max_count;
 }
 
 }  // namespace nicq::ofi

@@ -82,6 +82,9 @@ class OfiEndpoint {
   // equivalent, providers/persona/persona_ext.h). 0 with *known false when
   // the provider does not say.
   std::size_t DeferredWorkDepth(bool* known) const;
+  // The provider whose flaws apply: the persona's core ("sockets" under the
+  // cxi persona), else the provider itself.
+  std::string CoreProvider() const;
   std::size_t tx_size() const { return info_->tx_attr->size; }
   std::size_t inject_size() const { return info_->tx_attr->inject_size; }
 
@@ -105,7 +108,7 @@ class OfiEndpoint {
     return virt_addr() ? reinterpret_cast<std::uint64_t>(addr) : 0;
   }
 
-  // Fills caps->atomics / atomic_mask / max_atomic_bytes from fi_query_atomic.
+  // Fills caps->atomics / atomic_mask / max_atomic_count from fi_query_atomic.
   void QueryAtomics(offload::Capabilities* caps) const;
 
  private:

@@ -36,7 +36,11 @@ Status NativeBackend::Init() {
   o.client_keys = true;
   NICQ_RETURN_IF_ERROR(OfiEndpoint::Open(o, &ep_));
   const std::string prov = ep_->provider_name();
+  // sockets' flaws (counter-op cycles, 32-bit counters) also hold under a
+  // persona that runs on it; its copy-at-queue behaviour (the arm hop) does
+  // not, since the persona keeps cxi's deferred-work semantics.
   const bool sockets = prov == "sockets";
+  const bool sockets_core = ep_->CoreProvider() == "sockets";
   // The cxi family (the NIC and its test persona) shares cxi's deferred-work
   // rules (CheckOps).
   cxi_ = prov.rfind("cxi", 0) == 0;
@@ -48,10 +52,10 @@ Status NativeBackend::Init() {
                      " counters (NICQ_OFFLOAD_COUNTERS)");
   // sockets keeps counters in a signed 32-bit atomic.
   hw_limit_ = config_.counter_limit ? config_.counter_limit
-                                    : (sockets ? INT32_MAX : (std::uint64_t{1} << 48) - 1);
+                                    : (sockets_core ? INT32_MAX : (std::uint64_t{1} << 48) - 1);
   NICQ_RETURN_IF_ERROR(BudgetDeferredWork());
   caps_.native_triggers = true;
-  caps_.counter_op_cycles_deadlock = sockets;
+  caps_.counter_op_cycles_deadlock = sockets_core;
   caps_.max_remote_add = kMaxDoorbellWrites;
   arm_data_ops_ = sockets;
   caps_.withdraws_unfired_ops = arm_data_ops_;

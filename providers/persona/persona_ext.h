@@ -23,6 +23,11 @@ struct nicq_persona_dom_ops {
   size_t size; /* sizeof(struct nicq_persona_dom_ops) */
   /* Usable deferred-work entries of the service (all processes together). */
   int (*get_dwq_depth)(struct fid* domain, size_t* depth);
+  /* The core provider the persona runs on ("sockets"). Not part of the
+   * target's contract: it lets the caller keep working around the core's
+   * own flaws (sockets deadlocks on cycles of triggered counter ops and
+   * keeps 32-bit counters), which the persona inherits. */
+  int (*get_core_provider)(struct fid* domain, const char** name);
 };
 
 #ifdef __cplusplus

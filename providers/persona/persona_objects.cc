@@ -92,7 +92,13 @@ int get_dwq_depth(fid* f, size_t* depth) {
   *depth = dwq_depth();
   return 0;
 }
-nicq_persona_dom_ops g_dom_ext = {sizeof(nicq_persona_dom_ops), get_dwq_depth};
+int get_core_provider(fid* f, const char** name) {
+  if (!f || f->fclass != FI_CLASS_DOMAIN || !name) return -FI_EINVAL;
+  *name = owner_of(f->ops, &Domain::fid_ops)->spec->core_name;
+  return 0;
+}
+nicq_persona_dom_ops g_dom_ext = {sizeof(nicq_persona_dom_ops), get_dwq_depth,
+                                  get_core_provider};
 
 int d_ops_open(fid* f, const char* name, uint64_t flags, void** ops, void* ctx) {
   Domain* d = owner_of(f->ops, &Domain::fid_ops);

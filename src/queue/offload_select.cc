@@ -95,7 +95,7 @@ Status OpenBackend(const std::string& name, const offload::BackendOptions& optio
     return Error(Code::kUnsupportedOperation,
                  "trigger slots: " + std::to_string(slots) + " for this process (" + knob +
                      "), fewer than the " + std::to_string(kMinTriggerSlots) +
-                     " a queue needs in flight");
+                     " a queue may hold in flight");
   }
   *out = std::move(b);
   return Status::Ok();

@@ -17,11 +17,16 @@
 
 namespace nicq::queue {
 
-// Trigger slots a backend must give one process for queues to make
-// progress: a few epochs of a queued ring (starts, waits and their
-// requests' ops in flight together). Larger enqueued waitalls are split to
-// fit the budget (Queue::EnqueueWaitAll). 0 (unlimited) passes.
-inline constexpr std::size_t kMinTriggerSlots = 32;
+// Trigger slots a backend must give one process: the largest batch a queue
+// posts in one call, an enqueued waitall of Queue::kMaxWaitAll (64)
+// requests (two ops per request and two more), which also bounds what a
+// queued ring of 64 requests holds in flight (each receive's
+// acknowledgement holds a slot until its data lands). With fewer, such a
+// queue can hold every slot in ops whose peers' starts cannot be posted.
+// 0 (unlimited) passes. On cxi the node's deferred-work queue (504) shared
+// by more than three ranks is below this: those runs take the emulated
+// backend (docs/offload-backends.md, "When offload cannot open").
+inline constexpr std::size_t kMinTriggerSlots = 2 * 64 + 2;
 
 struct Refusal {
   std::string backend;  // "native", "emulated", ...

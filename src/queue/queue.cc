@@ -266,21 +266,6 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
   if (n == 0) return Status::Ok();
   if (n > kMaxWaitAll) return Error(Code::kCount, "more than 64 requests in one enqueued wait");
   if (host_) return HostEnqueueWaitAll(es, statuses, fill);
-  // A waitall posts about two ops per request in one batch: where the
-  // backend's whole budget is smaller (cxi: the node's deferred-work queue
-  // shared by its ranks), it goes in consecutive waits of what fits. Each
-  // later part is gated on the earlier ones, so the queue moves on only
-  // once all n are done, as for one wait.
-  const std::size_t max_slots = Backend()->Caps().max_trigger_slots;
-  const std::size_t fits = max_slots == 0 ? n : std::max<std::size_t>(1, (max_slots - 2) / 3);
-  if (n > fits) {
-    for (std::size_t i = 0; i < n; i += fits) {
-      const std::size_t m = std::min(fits, n - i);
-      NICQ_RETURN_IF_ERROR(EnqueueWaitAll(
-          es.subspan(i, m), statuses.empty() ? statuses : statuses.subspan(i, m), fill));
-    }
-    return Status::Ok();
-  }
   const std::uint64_t k0 = k_;
   if (step_count_ > 0) {  // behind deferred steps: in order with them
     NICQ_RETURN_IF_ERROR(DeferWaitAll(es, statuses, fill, k0));

@@ -1,8 +1,6 @@
 /* An enqueued waitall of the largest size (64 requests: 32 matched
- * receives from the left neighbour and 32 sends to the right one) on a
- * backend whose trigger budget is smaller than the one batch such a wait
- * would post (NICQ_NATIVE_SLOTS=40: the queue splits it into consecutive
- * waits). Every epoch refills the send buffers, resets the receive
+ * receives from the left neighbour and 32 sends to the right one). Every
+ * epoch refills the send buffers, resets the receive
  * buffers, and checks all 32 messages after the fence, with their
  * statuses. */
 #include "check.h"

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/config.h"
+#include "core/fabric_env.h"
 #include "nicq_info.h"
 #include "runtime/runtime.h"
 
@@ -33,6 +34,9 @@ static void PrintEnv() {
 }
 
 int main(int argc, char** argv) {
+  // Before libfabric loads its providers: NICQ_PROVIDER=cxi_persona lists
+  // the build's test providers too.
+  nicq::PrepareFabricEnvironment();
   bool env = false, prov = false, topo = false, res = false;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
