@@ -18,7 +18,9 @@
 // Put/atomic landing: the target region's `arrival_counter` (RegisterMemory)
 // gets +1 when the data has landed (libfabric binds remote counters to the
 // MR, so the initiator cannot choose another); TriggeredOp::target_counter on
-// a put/atomic is informational and, when set, names that same counter.
+// a put/atomic names that same counter. Callers set it: where the provider
+// chooses memory keys (verbs) or keys are 32 bits (cxi), the key cannot
+// carry the counter and the emulated backend learns it only from the op.
 //
 // Added by OFFLOAD (additive only): Capabilities::{max_counter_value,
 // max_msg_bytes, AllowAtomic}, AtomicTypeSize, OpKindName, and the virtuals

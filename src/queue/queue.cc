@@ -270,8 +270,13 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
   if (step_count_ > 0) {  // behind deferred steps: in order with them
     NICQ_RETURN_IF_ERROR(DeferWaitAll(es, statuses, fill, k0));
   } else {
-    std::uint32_t polls = 0;
-    NICQ_RETURN_IF_ERROR(PostWait(es, statuses, fill, k0, &polls));
+    // Enqueue calls are local (13.3): with no trigger slots or wait records
+    // free now (cxi's deferred-work queue is small), the wait becomes a
+    // deferred step that later passes post in order, rather than blocking
+    // here for room that may need a peer this call holds back.
+    Status st = PostWait(es, statuses, fill, k0, nullptr);
+    if (st.code() == Code::kAgain) st = DeferWaitAll(es, statuses, fill, k0);
+    NICQ_RETURN_IF_ERROR(st);
   }
   for (Enqueueable* e : es) {
     QueueSlot& s = e->qslot;

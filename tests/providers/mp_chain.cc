@@ -129,10 +129,12 @@ int main(int argc, char** argv) {
   std::vector<std::uint64_t> region(kWords, 0);
   offload::MemRegion mr;
   CHECK_OK("RegisterMemory", b->RegisterMemory(region.data(), kWords * 8, arrival, &mr));
-  // Exchange (remote_addr, key, done counter id).
-  std::uint64_t info[3] = {mr.remote_addr, mr.key, done};
+  // Exchange (remote_addr, key, done counter id, arrival counter id): the
+  // put names the target's arrival counter, which provider-chosen keys
+  // (verbs) cannot carry.
+  std::uint64_t info[4] = {mr.remote_addr, mr.key, done, arrival};
   CHECK_OK("Allgather", boot->Allgather(info, sizeof(info), all));
-  std::uint64_t peer_info[3];
+  std::uint64_t peer_info[4];
   std::memcpy(peer_info, all.data() + (1 - rank) * sizeof(info), sizeof(info));
 
   // Rank 0's payloads, one per epoch (kept alive until the end).
@@ -148,6 +150,7 @@ int main(int argc, char** argv) {
     put.bytes = kWords * 8;
     put.remote_addr = peer_info[0];
     put.remote_key = peer_info[1];
+    put.target_counter = static_cast<CounterId>(peer_info[3]);
     put.completion = sent;
     if (rank == 0) {
       put.local_buf = payload[e].data();
