@@ -6,8 +6,10 @@
 // bound to the MR are applied to the core MR at enable.
 // verbs (FI_MR_LOCAL, page-granular registration): the core MR is made at
 // registration; descriptors must cover the buffers they are used with.
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "providers/persona/persona.h"
@@ -107,6 +109,22 @@ bool page_aligned(const void* p) {
 
 }  // namespace
 
+// Every page of [base, base+len) is mapped: mincore fails with ENOMEM on a
+// range that has unmapped pages.
+bool mapped(const void* base, size_t len) {
+  if (len == 0) return true;
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t start = reinterpret_cast<uintptr_t>(base) & ~(page - 1);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(base) + len;
+  unsigned char vec[256];
+  while (start < end) {
+    const size_t span = std::min<uintptr_t>((end - start + page - 1) / page, sizeof vec) * page;
+    if (mincore(reinterpret_cast<void*>(start), span, vec) != 0) return false;
+    start += span;
+  }
+  return true;
+}
+
 int mr_reg(Domain* d, const iovec* iov, size_t count, uint64_t access, uint64_t requested_key,
            uint64_t flags, fid_mr** out, void* context) {
   d->progress();
@@ -120,6 +138,13 @@ int mr_reg(Domain* d, const iovec* iov, size_t count, uint64_t access, uint64_t 
   if (spec.verbs && (!page_aligned(iov[0].iov_base) ||
                      !page_aligned(static_cast<const char*>(iov[0].iov_base) + iov[0].iov_len))) {
     note(spec, "fi_mr_reg of %p+%zu is not page aligned", iov[0].iov_base, iov[0].iov_len);
+    return -FI_EINVAL;
+  }
+  if (!mapped(iov[0].iov_base, iov[0].iov_len)) {
+    // FI_MR_ALLOCATED (fi_mr(3), both targets advertise it): only memory
+    // backed by mapped pages can be registered.
+    note(spec, "fi_mr_reg of %p+%zu: not allocated memory (FI_MR_ALLOCATED)", iov[0].iov_base,
+         iov[0].iov_len);
     return -FI_EINVAL;
   }
   Mr* m = new Mr();

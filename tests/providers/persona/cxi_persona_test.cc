@@ -2,6 +2,8 @@
 // (docs/provider-contracts.md, one test per rule): info, keys, memory
 // regions, triggered-op forms, atomics.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "tests/providers/persona/cxi_persona_fixture.h"
 
@@ -50,6 +52,24 @@ TEST_F(CxiPersona, ClientKeysAre32Bit) {
   fid_mr* big = nullptr;
   EXPECT_EQ(fi_mr_reg(a.domain, buf, sizeof buf, FI_REMOTE_WRITE, 0, 1ull << 32, 0, &big, nullptr),
             -FI_EKEYREJECTED);
+}
+
+// FI_MR_ALLOCATED (fi_mr(3); every cxi info has it): memory that is not
+// mapped cannot be registered; mapped memory can.
+TEST_F(CxiPersona, OnlyAllocatedMemoryRegisters) {
+  open_pair();
+  const long page = sysconf(_SC_PAGESIZE);
+  void* area = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(area, MAP_FAILED);
+  fid_mr* mr = nullptr;
+  ASSERT_EQ(fi_mr_reg(a.domain, area, 2 * page, FI_REMOTE_WRITE, 0, 0, 0, &mr, nullptr), 0);
+  fi_close(&mr->fid);
+  // The second page goes away: a range over it is no longer allocated.
+  ASSERT_EQ(munmap(static_cast<char*>(area) + page, page), 0);
+  fid_mr* gone = nullptr;
+  EXPECT_EQ(fi_mr_reg(a.domain, area, 2 * page, FI_REMOTE_WRITE, 0, 0, 0, &gone, nullptr),
+            -FI_EINVAL);
+  munmap(area, page);
 }
 
 TEST_F(CxiPersona, ProviderKeysUseAll64Bits) {
