@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/config.h"
 #include "offload/reduce_kernel.h"
 
 namespace nicq::offload {
@@ -207,7 +208,8 @@ Status TriggerPlan::Arm(std::uint64_t epoch) {
 // Only where the backend withdraws unfired ops when the plan is freed: an
 // epoch armed but never started must not hold NIC entries for good.
 Status TriggerPlan::Refill() {
-  if (backend_ == nullptr || !resolved_ || !backend_->Caps().withdraws_unfired_ops)
+  static const bool enabled = config::GetInt("NICQ_RESIDENT_PLANS") == 1;
+  if (!enabled || backend_ == nullptr || !resolved_ || !backend_->Caps().withdraws_unfired_ops)
     return Status::Ok();
   while (armed_upto_ < next_epoch_ + depth_ && !NeedsRebase(armed_upto_)) {
     Status st = Arm(armed_upto_);
