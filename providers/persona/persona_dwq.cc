@@ -171,6 +171,12 @@ int queue_work(Domain* d, fi_deferred_work* w) {
   Ep* e = nullptr;
   bool uses_entry = true;
   bool slow_send = false;  // at or past the rendezvous threshold
+  // A C caller may put any value in op_type: check it as an integer before
+  // it is read as the enum (reading an out-of-range enum is undefined).
+  int raw_type = 0;
+  static_assert(sizeof raw_type == sizeof w->op_type);
+  std::memcpy(&raw_type, &w->op_type, sizeof raw_type);
+  if (raw_type < FI_OP_RECV || raw_type > FI_OP_CNTR_ADD) return -FI_EINVAL;
   switch (w->op_type) {
     case FI_OP_SEND:
     case FI_OP_TSEND: {

@@ -64,7 +64,8 @@ TEST_F(CxiPersona, DeferredWorkValidation) {
   w.triggering_cntr = nullptr;
   EXPECT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), -FI_EINVAL);
   w.triggering_cntr = trig;
-  w.op_type = static_cast<fi_op_type>(42);
+  const int not_an_op = 42;  // what a C caller can store; not a valid enum value in C++
+  std::memcpy(&w.op_type, &not_an_op, sizeof w.op_type);
   EXPECT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), -FI_EINVAL);
   w.op_type = FI_OP_CNTR_ADD;
   ASSERT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), 0);
