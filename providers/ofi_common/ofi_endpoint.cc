@@ -120,7 +120,7 @@ Status OfiEndpoint::OpenObjects(const EndpointOptions& o) {
   NICQ_RETURN_IF_ERROR(
       Check(fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind", "cq"));
   NICQ_RETURN_IF_ERROR(Check(fi_enable(ep_), "fi_enable"));
-  page_aligned_mr_ = std::strstr(info_->fabric_attr->prov_name, "verbs") != nullptr;
+  page_aligned_mr_ = RegistersWholePages(info_->fabric_attr->prov_name);
   if (page_aligned_mr_ && !virt_addr())
     return Error(Code::kUnsupportedOperation,
                  std::string(info_->fabric_attr->prov_name) +
@@ -162,14 +162,11 @@ Status OfiEndpoint::RegisterMr(void* addr, std::size_t len, std::uint64_t access
                                fid_mr** out, fid_cntr* counter) const {
   const std::string what = "len=" + std::to_string(len) + ", key=" + std::to_string(key);
   if (page_aligned_mr_) {
-    // verbs registers whole pages (fi_verbs(7), ibv_reg_mr granularity):
-    // register the pages around the range. Remote addresses are virtual
-    // (FI_MR_VIRT_ADDR, checked at open), so peers still target `addr`.
-    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto start = reinterpret_cast<std::uintptr_t>(addr) & ~(page - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(addr) + len + page - 1) & ~(page - 1);
-    addr = reinterpret_cast<void*>(start);
-    len = end - start;
+    // Remote addresses are virtual (FI_MR_VIRT_ADDR, checked at open), so
+    // peers still target `addr` inside the pages around it.
+    const PageSpan pages = PagesAround(addr, len);
+    addr = pages.base;
+    len = pages.len;
   }
   fid_mr* mr = nullptr;
   NICQ_RETURN_IF_ERROR(
@@ -192,26 +189,29 @@ Status OfiEndpoint::RegisterMr(void* addr, std::size_t len, std::uint64_t access
   return Status::Ok();
 }
 
+// The persona extension (persona_ext.h), or null where the domain has none.
+static nicq_persona_dom_ops* PersonaOps(fid_domain* domain) {
+  nicq_persona_dom_ops* ops = nullptr;
+  if (fi_open_ops(&domain->fid, NICQ_PERSONA_DOM_OPS, 0, reinterpret_cast<void**>(&ops), nullptr) !=
+          0 ||
+      ops == nullptr || ops->size < sizeof(nicq_persona_dom_ops))
+    return nullptr;
+  return ops;
+}
+
 std::size_t OfiEndpoint::DeferredWorkDepth(bool* known) const {
   *known = false;
-  nicq_persona_dom_ops* ops = nullptr;
-  if (fi_open_ops(&domain_->fid, NICQ_PERSONA_DOM_OPS, 0, reinterpret_cast<void**>(&ops),
-                  nullptr) != 0 ||
-      ops == nullptr || ops->size < sizeof(nicq_persona_dom_ops))
-    return 0;
+  nicq_persona_dom_ops* ops = PersonaOps(domain_);
   std::size_t depth = 0;
-  if (ops->get_dwq_depth(&domain_->fid, &depth) != 0) return 0;
+  if (ops == nullptr || ops->get_dwq_depth(&domain_->fid, &depth) != 0) return 0;
   *known = true;
   return depth;
 }
 
 std::string OfiEndpoint::CoreProvider() const {
-  nicq_persona_dom_ops* ops = nullptr;
+  nicq_persona_dom_ops* ops = PersonaOps(domain_);
   const char* core = nullptr;
-  if (fi_open_ops(&domain_->fid, NICQ_PERSONA_DOM_OPS, 0, reinterpret_cast<void**>(&ops),
-                  nullptr) == 0 &&
-      ops != nullptr && ops->size >= sizeof(nicq_persona_dom_ops) &&
-      ops->get_core_provider(&domain_->fid, &core) == 0 && core != nullptr)
+  if (ops != nullptr && ops->get_core_provider(&domain_->fid, &core) == 0 && core != nullptr)
     return core;
   return provider_name();
 }

@@ -1,5 +1,8 @@
 #include "core/fabric_env.h"
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
 
 #include "core/config.h"
@@ -27,6 +30,17 @@ void PrepareFabricEnvironment(const std::string& provider) {
   // libfabric itself, so they stay available.
   setenv("FI_PROVIDER_PATH", PersonaDir(), 0);
   NICQ_LOG(kDebug, kProvider, "FI_PROVIDER_PATH=%s (NICQ_PROVIDER=%s)", PersonaDir(), name.c_str());
+}
+
+bool RegistersWholePages(const std::string& provider) {
+  return provider.find("verbs") != std::string::npos;
+}
+
+PageSpan PagesAround(const void* addr, std::size_t len) {
+  static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto start = reinterpret_cast<std::uintptr_t>(addr) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(addr) + len + page - 1) & ~(page - 1);
+  return {reinterpret_cast<void*>(start), end - start};
 }
 
 }  // namespace nicq

@@ -2,6 +2,7 @@
 // libfabric call (libfabric reads it once, when it loads its providers).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace nicq {
@@ -18,5 +19,16 @@ void PrepareFabricEnvironment(const std::string& provider = "");
 
 // The folder the personas were built into.
 const char* PersonaDir();
+
+// verbs registers whole pages (fi_verbs(7); ibv_reg_mr granularity), and so
+// does its persona: registrations there cover the pages around a buffer.
+bool RegistersWholePages(const std::string& provider);
+
+// The page-aligned range that covers [addr, addr + len).
+struct PageSpan {
+  void* base = nullptr;
+  std::size_t len = 0;
+};
+PageSpan PagesAround(const void* addr, std::size_t len);
 
 }  // namespace nicq

@@ -217,18 +217,13 @@ Status Fabric::ExchangeAddresses(Bootstrap& boot) {
 Status Fabric::RegisterForRead(const void* buf, std::size_t len, fid_mr** mr, std::uint64_t* raddr,
                                std::uint64_t* key) {
   std::uint64_t want_key = (mr_mode_ & FI_MR_PROV_KEY) ? 0 : next_key_++;
-  // verbs registers whole pages (fi_verbs(7); ibv_reg_mr granularity): the
-  // region is the pages around the buffer, and the peer's address is the
-  // buffer's own (virtual addresses) or its offset in the region.
-  const void* reg = buf;
-  std::size_t reg_len = len;
-  if (provider_.find("verbs") != std::string::npos) {
-    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto start = reinterpret_cast<std::uintptr_t>(buf) & ~(page - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(buf) + len + page - 1) & ~(page - 1);
-    reg = reinterpret_cast<const void*>(start);
-    reg_len = end - start;
-  }
+  // Where registration is by whole pages (verbs), the region is the pages
+  // around the buffer; the peer's address is the buffer's own (virtual
+  // addresses) or its offset in the region.
+  const PageSpan pages = RegistersWholePages(provider_) ? PagesAround(buf, len)
+                                                        : PageSpan{const_cast<void*>(buf), len};
+  const void* reg = pages.base;
+  const std::size_t reg_len = pages.len;
   int rc = fi_mr_reg(domain_, reg, reg_len, FI_REMOTE_READ, 0, want_key, 0, mr, nullptr);
   if (rc) return FiError("fi_mr_reg", std::to_string(len) + " bytes", rc);
   if (mr_mode_ & FI_MR_ENDPOINT) {
