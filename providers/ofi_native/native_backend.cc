@@ -209,6 +209,7 @@ void NativeBackend::FreeCounter(CounterId id) {
                   host_ops_.end());
   ReclaimLocked();
   const std::size_t stuck = NeutralizeLocked(id);
+  if (stuck == 0) DrainNeutralizedLocked(id);
   counters_[id].in_use = false;
   if (stuck == 0)
     free_counters_.push_back(id);

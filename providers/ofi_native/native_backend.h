@@ -97,6 +97,7 @@ class NativeBackend final : public offload::OffloadBackend {
   // Returns records whose ops are done to the pool; nudges stalled triggers.
   std::size_t ReclaimLocked();
   std::size_t SlotsInUseLocked() const { return budget_ - free_records_.size() + host_ops_.size(); }
+  void DrainNeutralizedLocked(offload::CounterId id);
   std::size_t NeutralizeLocked(offload::CounterId trigger);
   void ReadCqErrorsLocked();
   bool RunHostOps();

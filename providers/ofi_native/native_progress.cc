@@ -183,6 +183,25 @@ std::size_t NativeBackend::NeutralizeLocked(CounterId trigger) {
   return stuck;
 }
 
+// Neutralized ops stay on the counter's trigger list as adds of 0 until
+// the counter reaches their thresholds. Left there, they would fire when the
+// counter's next owner counts up, into counters that owner may use in the
+// opposite direction: sockets fires a counter op with the triggering
+// counter's lock held, so a cycle of such adds deadlocks its thread. Raising
+// the counter to the highest pending threshold fires them all now, while
+// this plan's counters are quiescent, and lets ReclaimLocked retire them.
+void NativeBackend::DrainNeutralizedLocked(CounterId id) {
+  const bool narrow = hw_limit_ <= INT32_MAX;
+  fid_cntr* cntr = counters_[id].cntr;
+  std::uint64_t highest = 0;
+  for (Record* r = busy_head_; r != nullptr; r = r->next) {
+    if (r->trigger == id && r->hw_threshold > highest) highest = r->hw_threshold;
+  }
+  if (highest == 0 || HwRead(cntr, narrow) >= highest) return;
+  if (fi_cntr_set(cntr, highest) != 0) return;  // left armed as adds of 0: harmless but kept
+  ReclaimLocked();
+}
+
 bool NativeBackend::Progress() {
   bool did = RunHostOps();
   std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
