@@ -208,6 +208,38 @@ TEST(ApiReduce, SignedOverflowWraps) {
   EXPECT_EQ(b[0], -2);
 }
 
+// Narrow unsigned products widen to unsigned int, not to a signed int that
+// 65535 * 65535 would overflow (UBSan reports it in the sanitizer run).
+TEST(ApiReduce, NarrowProductsWrap) {
+  unsigned short in[1] = {65535}, io[1] = {65535};
+  ASSERT_TRUE(Reduce(MPI_PROD, MPI_UNSIGNED_SHORT, in, io, 1).ok());
+  EXPECT_EQ(io[0], 1);
+  short sin[1] = {-32768}, sio[1] = {-1};
+  ASSERT_TRUE(Reduce(MPI_PROD, MPI_SHORT, sin, sio, 1).ok());
+  EXPECT_EQ(sio[0], -32768);
+}
+
+// The element-wise kernels are vectorized: every element of a long vector,
+// and of a length that leaves a scalar tail, gets its own result.
+TEST(ApiReduce, LongVectorsEveryElement) {
+  for (int n : {1, 7, 1021, 4099}) {
+    std::vector<float> fin(n), fio(n);
+    std::vector<int> iin(n), iio(n);
+    for (int i = 0; i < n; ++i) {
+      fin[i] = static_cast<float>(i);
+      fio[i] = 0.5f * static_cast<float>(i);
+      iin[i] = i;
+      iio[i] = 3 * i - n;
+    }
+    ASSERT_TRUE(Reduce(MPI_SUM, MPI_FLOAT, fin.data(), fio.data(), n).ok());
+    ASSERT_TRUE(Reduce(MPI_MAX, MPI_INT, iin.data(), iio.data(), n).ok());
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(fio[i], 1.5f * static_cast<float>(i)) << "n " << n << " element " << i;
+      ASSERT_EQ(iio[i], std::max(i, 3 * i - n)) << "n " << n << " element " << i;
+    }
+  }
+}
+
 TEST(ApiReduce, DerivedTypes) {
   int contig = 0, vec = 0, pairs = 0;
   ASSERT_TRUE(Contiguous(3, MPI_INT, &contig).ok());
