@@ -37,8 +37,11 @@ const char* PickAlgorithm(const Args& a) {
   const int p = a.comm->size;
   switch (a.kind) {
     case Kind::kAllreduce: {
+      // Read once: the environment is fixed for the process, and this runs
+      // on every blocking allreduce.
+      static const std::string env_algo = config::GetString("NICQ_ALLREDUCE_ALGO");
       std::string want = a.algo;
-      if (want.empty() || want == "auto") want = config::GetString("NICQ_ALLREDUCE_ALGO");
+      if (want.empty() || want == "auto") want = env_algo;
       const dtype::Op* op = dtype::LookupOp(a.op);
       const bool commute = op && op->commute;
       const std::size_t elems = std::size_t(a.rcount);
