@@ -34,6 +34,8 @@
 #define MPI_Allreduce_init MPIX_Allreduce_init
 #define MPI_Bcast_init MPIX_Bcast_init
 #define MPI_Barrier_init MPIX_Barrier_init
+#define MPI_Neighbor_allgather_init MPIX_Neighbor_allgather_init
+#define MPI_Neighbor_alltoall_init MPIX_Neighbor_alltoall_init
 #else
 #define OSU_HAVE_PERSISTENT_COLL 0
 #endif
