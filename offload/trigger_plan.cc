@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -112,6 +113,15 @@ Status TriggerPlan::Bind(OffloadBackend* backend, std::size_t depth) {
       live_[d * proto_.size() + i] = op;
     }
   }
+  // The resident window: epochs armed ahead of the starts. Each plan may
+  // hold a 1/kPlansPerBudget share of the slot budget that way (at least 2
+  // epochs, at most its descriptor arrays); Refill also leaves half the
+  // budget free, so resident epochs of idle plans never starve a start.
+  constexpr std::size_t kPlansPerBudget = 32;
+  const std::size_t budget = backend->Caps().max_trigger_slots;
+  const std::size_t share = budget / (kPlansPerBudget * std::max<std::size_t>(1, proto_.size()));
+  window_ =
+      budget == 0 ? depth : std::clamp<std::size_t>(share, std::min<std::size_t>(2, depth), depth);
   // Rebase ops only where counters can wrap (a descriptor per counter).
   if (backend->Caps().max_counter_value != ~std::uint64_t{0}) BuildRebaseOps();
   return Status::Ok();
@@ -211,7 +221,9 @@ Status TriggerPlan::Refill() {
   static const bool enabled = config::GetInt("NICQ_RESIDENT_PLANS") == 1;
   if (!enabled || backend_ == nullptr || !resolved_ || !backend_->Caps().withdraws_unfired_ops)
     return Status::Ok();
-  while (armed_upto_ < next_epoch_ + depth_ && !NeedsRebase(armed_upto_)) {
+  const std::size_t budget = backend_->Caps().max_trigger_slots;
+  while (armed_upto_ < next_epoch_ + window_ && !NeedsRebase(armed_upto_) &&
+         (budget == 0 || backend_->FreeSlots() >= proto_.size() + budget / 2)) {
     Status st = Arm(armed_upto_);
     if (st.code() == Code::kAgain) return Status::Ok();  // not done yet, or no slots: later
     NICQ_RETURN_IF_ERROR(st);

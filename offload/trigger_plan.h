@@ -10,9 +10,11 @@
 //   Arm(k)                 compute epoch k's thresholds into array k % depth
 //                             in place and Post() it in one call: no
 //                             allocation, no rewrite of anything in flight
-//   Resolve() / Refill()   resident window: epochs next..next+depth-1 are
+//   Resolve() / Refill()   resident window: epochs next..next+window-1 are
 //                             armed ahead (at Resolve, then whenever the host
-//                             sees an epoch done: Wait, Poll), so that
+//                             sees an epoch done: Wait, Poll); the window is
+//                             the plan's share of the slot budget, 2..depth,
+//                             and Refill keeps half the budget free, so that
 //   Start()                is one counter add; a start that finds its epoch
 //                             not armed (the program ran depth epochs ahead,
 //                             or slots ran out) arms it itself
@@ -119,6 +121,7 @@ class TriggerPlan {
     return true;
   }
   std::uint64_t epochs_armed() const { return armed_upto_; }
+  std::size_t resident_window() const { return window_; }
   std::uint64_t epochs_started() const { return next_epoch_; }
   std::uint64_t rebases() const { return rebases_; }
   CounterId start_counter() const { return counters_[0].id; }
@@ -156,6 +159,7 @@ class TriggerPlan {
 
   OffloadBackend* backend_ = nullptr;
   std::size_t depth_ = 0;
+  std::size_t window_ = 0;         // epochs Refill arms ahead of the starts (<= depth_)
   std::vector<TriggeredOp> live_;  // depth_ * num_ops, bound
   std::vector<TriggeredOp> rebase_ops_;
   std::vector<MemRegion> regions_;

@@ -43,6 +43,12 @@ int MPI_Enqueue_wait(MPI_Queue* queue, MPI_Request* request, MPI_Status* status)
 int MPI_Enqueue_waitall(MPI_Queue* queue, int count, MPI_Request array_of_requests[],
                         MPI_Status* array_of_statuses);
 int MPI_Queue_fence(MPI_Queue* queue);
+/* nicq extension, for tests and tools: how many enqueued waits of `queue`
+ * are known complete and how many were enqueued since it was made. It reads
+ * the queue's counter and drives no progress, so a program can observe a
+ * chain advancing on the NIC (or the emulator's agent) while it makes no MPI
+ * call. */
+int NICQX_Queue_waits_completed(MPI_Queue queue, long long* completed, long long* enqueued);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -240,6 +240,20 @@ int(MPI_Enqueue_waitall)(MPI_Queue* queue, int count, MPI_Request array_of_reque
   return WaitAll("MPI_Enqueue_waitall", queue, count, array_of_requests, array_of_statuses, false);
 }
 
+int NICQX_Queue_waits_completed(MPI_Queue queue, long long* completed, long long* enqueued) {
+  Call c("NICQX_Queue_waits_completed");
+  if (!c.Init() || !c.NotNull(completed, "completed") || !c.NotNull(enqueued, "enqueued"))
+    return c.Fail();
+  queue::Queue* q = LookupQueue(queue);
+  if (!Ensure(c, q != nullptr, Code::kQueue,
+              [&] { return "invalid queue handle " + std::to_string(queue); }))
+    return c.Fail();
+  // Reads only: no Enter (a reader beside the queue's user is the point).
+  *completed = static_cast<long long>(q->WaitsCompleted());
+  *enqueued = static_cast<long long>(q->waits_enqueued());
+  return MPI_SUCCESS;
+}
+
 int(MPI_Queue_fence)(MPI_Queue* queue) {
   Call c("MPI_Queue_fence");
   queue::Queue* q = nullptr;

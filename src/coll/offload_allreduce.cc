@@ -73,7 +73,7 @@ Status Exchange(Comm* comm, const void* mine, std::size_t bytes, void* all) {
 }  // namespace
 
 // nic_tree (offload/algorithms/allreduce_nic_tree.cc) with the initial
-// copy as a put to this rank's own exposed buffer instead of a host step.
+// copy (not in place) as a put to this rank's own exposed buffer.
 Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s) {
   const int rank = a.rank, size = a.size, radix = a.radix;
   const AtomicType type = a.type;
@@ -84,7 +84,10 @@ Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s) {
   const int parent = has_parent ? (rank - 1) / radix : -1;
   std::vector<int> children;
   for (int c = rank * radix + 1; c <= rank * radix + radix && c < size; ++c) children.push_back(c);
-  const bool copy = false;  // see Start(): the host copies inside MPI_Start
+  // The contribution moves by a put to this rank's own exposed buffer, a
+  // plan step like the others: nothing of an epoch runs on the host, so a
+  // chain of enqueued epochs completes with every host thread asleep.
+  const bool copy = a.sendbuf != kInPlace && a.sendbuf != a.recvbuf;
   // Counter/buffer indices must agree across ranks: up, down first.
   const auto up = s->AddCounter("up", children.size() + (has_parent ? 1 : 0));
   const auto down = s->AddCounter("down", has_parent ? 1 : 0);
@@ -218,11 +221,6 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   for (std::uint64_t v : oks)
     if (!v) return Status::Ok();  // host engine on every rank
   offload::MaybeDumpPlan(*self->plan_, a.comm->rank);
-  if (a.sendbuf != kInPlace && a.sendbuf != a.recvbuf) {
-    self->send_ = a.sendbuf;
-    self->recv_ = a.recvbuf;
-    self->copy_bytes_ = bytes;
-  }
   *out = std::move(self);
   return Status::Ok();
 }
@@ -244,28 +242,21 @@ Status OffloadedAllreduce::BuildPlan(const Args& a, offload::OffloadBackend* be,
   // Two epochs in flight (the queue arms the next before the previous is
   // done) must fit the backend's trigger slots whole, or Start would wait
   // for slots that only its own plan holds.
+  constexpr std::size_t kEpochsInFlight = 2;
   const std::size_t slots = be->Caps().max_trigger_slots;
-  if (slots != 0 && kPlanDepth * plan_->slots_needed() > slots)
+  if (slots != 0 && kEpochsInFlight * plan_->slots_needed() > slots)
     return Error(Code::kUnsupportedOperation,
                  "trigger slots: the plan needs " +
-                     std::to_string(kPlanDepth * plan_->slots_needed()) + ", the " +
+                     std::to_string(kEpochsInFlight * plan_->slots_needed()) + ", the " +
                      std::string(be->Name()) + " backend has " + std::to_string(slots));
   return plan_->Bind(be, kPlanDepth);  // refuses ops the backend cannot run (CheckOps)
 }
 
 Status OffloadedAllreduce::Start(Request* owner) {
   owner_ = owner;
-  // The put-to-self copy (BuildTree with copy) does not complete on sockets
-  // here; until it does, MPI_Start copies the contribution itself, before
-  // the start counter lets the NIC go. Nothing runs on the host after that.
   NICQ_RETURN_IF_ERROR(StartNow());
   WatchOffloaded(this);
   return Status::Ok();
-}
-
-void OffloadedAllreduce::CopyContribution(void* self) {
-  auto* o = static_cast<OffloadedAllreduce*>(self);
-  std::memcpy(o->recv_, o->send_, o->copy_bytes_);
 }
 
 Status OffloadedAllreduce::StartNow() {
@@ -279,7 +270,6 @@ Status OffloadedAllreduce::StartNow() {
 }
 
 Status OffloadedAllreduce::StartArmed() {
-  if (copy_bytes_) std::memcpy(recv_, send_, copy_bytes_);
   return plan_->backend()->AddCounter(plan_->start_counter(), 1);
 }
 

@@ -44,27 +44,24 @@ class OffloadedAllreduce {
   Status Start(Request* owner);
   // A queue start whose gate is already reached (no request to watch).
   Status StartNow();
-  // Starts the epoch an earlier plan().ArmNext() armed (copy, then the
-  // start counter): a gated start whose gate op could not be posted then.
+  // Starts the epoch an earlier plan().ArmNext() armed (the start
+  // counter): a gated start whose gate op could not be posted then.
   Status StartArmed();
-  bool NeedsCopy() const { return copy_bytes_ != 0; }
-  // Host step of a gated (enqueued) start of the not-in-place form.
-  static void CopyContribution(void* self);
   bool Done() const { return plan_->Test(); }
   Request* owner() const { return owner_; }
   offload::TriggerPlan& plan() { return *plan_; }
 
  private:
-  static constexpr std::size_t kPlanDepth = 2;  // epochs armed at once
+  // Descriptor arrays per plan: as many epochs as a queue may run ahead
+  // (queue::QueueSlot::kRing). How many are armed at once is the plan's
+  // resident window and the backend's free slots.
+  static constexpr std::size_t kPlanDepth = 16;
   // Lowers and binds the nic_tree plan; an error means the host runs it.
   Status BuildPlan(const Args& a, offload::OffloadBackend* be, offload::AtomicType type,
                    offload::AtomicOp op, std::size_t bytes);
 
   std::unique_ptr<offload::TriggerPlan> plan_;
   Request* owner_ = nullptr;
-  const void* send_ = nullptr;
-  void* recv_ = nullptr;
-  std::size_t copy_bytes_ = 0;
 };
 
 // Engine hooks: offloaded requests whose done counter the progress hook watches.

@@ -116,8 +116,7 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
     const bool reached = gate == offload::kNoCounter || b->ReadCounter(gate) >= threshold;
     if (!off_armed_) {
       if (reached) return off->StartNow();
-      // Arm the epoch, then let the gate bump the start counter (after the
-      // host copy of the contribution, for the not-in-place form).
+      // Arm the epoch, then let the gate bump the start counter.
       NICQ_RETURN_IF_ERROR(off->plan().ArmNext());
       off_armed_ = true;
     } else if (reached) {
@@ -128,17 +127,9 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
     op = offload::TriggeredOp{};
     op.trigger = gate;
     op.threshold = threshold;
-    if (off->NeedsCopy()) {
-      op.kind = offload::OpKind::kHost;
-      op.host_fn = &OffloadedAllreduce::CopyContribution;
-      op.host_arg = off.get();
-      op.completion = off->plan().start_counter();
-      op.completion_inc = 1;
-    } else {
-      op.kind = offload::OpKind::kCounterAdd;
-      op.target_counter = off->plan().start_counter();
-      op.value = 1;
-    }
+    op.kind = offload::OpKind::kCounterAdd;
+    op.target_counter = off->plan().start_counter();
+    op.value = 1;
     // kAgain (no trigger slot now): the queue retries this start later,
     // which then must not arm a second epoch.
     NICQ_RETURN_IF_ERROR(b->Post({&op, 1}));

@@ -396,6 +396,10 @@ bool Queue::Empty() {
   return count_ == 0 && pending_starts_ == 0 && step_count_ == 0;
 }
 
+std::uint64_t Queue::WaitsCompleted() const {
+  return host_ ? host_done_.load(std::memory_order_acquire) : Backend()->ReadCounter(qc_);
+}
+
 bool HasPendingEnqueuedStart(Request* req) {
   // Pending until the queue has recorded the wait's completion (status
   // filled, request inactive): a counter that already passed is not enough,

@@ -73,6 +73,11 @@ class Queue {
   Status Fence();
   // No enqueued work outstanding (freeing is allowed).
   bool Empty();
+  // Enqueued waits whose epochs are known complete, read from the queue's
+  // counter (host sequencing: the waits it retired) without driving any
+  // progress; with waits_enqueued(), what a test reads while every host
+  // thread sleeps.
+  std::uint64_t WaitsCompleted() const;
   // Counters of the queue and its pending waits, for stall reports.
   std::string Describe() const;
 
