@@ -266,14 +266,15 @@ int MPI_Win_flush_local(int rank, MPI_Win win);
 int MPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
 
-/* ---- large-count user operations, Fortran 90 parameterized types
- * (unsupported) ----------------------------------------------------------- */
+/* ---- large-count user operations (unsupported) --------------------------- */
 int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
+
+/* ---- implemented ------------------------------------------------------------ */
+/* Fortran 90 parameterized types: the matching predefined C type (no
+ * complex types: _complex is MPI_ERR_UNSUPPORTED_OPERATION). */
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype);
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
 int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype);
-
-/* ---- implemented ------------------------------------------------------------ */
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank);
 int MPI_Pcontrol(const int level, ...);
 int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count);
