@@ -66,7 +66,7 @@ nicq_add_mp_test(api_large_count PROGRAM api_mp_large_count RANKS 2 PROVIDERS sh
 # Intercommunicators: creation, merge order, split/dup/create, p2p over the
 # remote group, every collective in its three forms, on groups of unequal
 # size (odd world sizes, rank 0 against the rest) and interleaved ranks.
-nicq_add_mp_program(api_mp_intercomm SOURCES mp_intercomm.c mp_intercomm_coll.c)
+nicq_add_mp_program(api_mp_intercomm SOURCES mp_intercomm.c mp_intercomm_coll.c mp_intercomm_args.c)
 nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 2 3 4 5 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 3 PROVIDERS sockets
