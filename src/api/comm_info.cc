@@ -4,19 +4,25 @@
 // nicq acts on no communicator hint, but keeps what the user set so that
 // MPI_Comm_get_info returns it and MPI_Comm_dup carries it over.
 //
-// MPI_Comm_idup takes its place in the parent's sequence of communicator
-// creations when it is called (it reserves the exchange's tag then), and
-// runs the exchange when its request is first waited on or tested, or
-// when the process next creates a communicator over the whole parent
-// (MPI_Comm_dup, _split, _create), whichever comes first. So a process may
-// communicate between the idup and its wait, and may dup the parent again
-// before waiting. The exchange itself blocks: a process must not block in
-// another collective on the parent before its idup completes.
+// MPI_Comm_idup on an intracommunicator is a real nonblocking operation:
+// the call sends the first round of the context id agreement
+// (rt::CommAgreement*, src/runtime/comm_agreement.cc) and the request is
+// polled by the progress engine from then on, so the process may run
+// other collectives and point-to-point on the parent (blocking ones
+// included) before it waits, and several idups may be outstanding on one
+// parent. The handle is made, the attributes copied and the hints set
+// when the request completes in a wait or test.
+//
+// On an intercommunicator the agreement goes through the two leaders
+// (rt::IntercommSplit), which blocks: such an idup takes its place in the
+// parent's creation sequence at the call and runs at its first wait or
+// test, or before the next MPI_Comm_dup/_split/_create over the parent.
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/api_more.h"
@@ -42,7 +48,8 @@ HintTable& Table() {
 
 // What an MPI_Comm_idup request completes with.
 struct Idup {
-  Comm parent_copy;  // the parent as it was at the call, with the reserved tag
+  rt::CommAgreement* agreement = nullptr;  // an intracommunicator parent's; null once finished
+  Comm parent_copy;  // an intercommunicator parent as it was at the call, with the reserved tag
   Comm* parent = nullptr;
   MPI_Comm parent_handle = MPI_COMM_NULL;
   MPI_Comm* newcomm = nullptr;
@@ -60,14 +67,8 @@ void Unlist(Idup* d) {
   if (v.empty()) Table().pending_idups.erase(it);
 }
 
-Status RunIdup(Idup* d) {
-  Call c("MPI_Comm_idup");
-  c.set_comm_handle(MPI_COMM_SELF);  // a failure here is reported through the request
-  Comm* child = nullptr;
-  Comm* parent = &d->parent_copy;
-  // An intercommunicator's duplicate joins the two groups again.
-  NICQ_RETURN_IF_ERROR(parent->inter ? rt::IntercommSplit(parent, 0, parent->rank, &child)
-                                     : rt::CommSplit(parent, 0, parent->rank, &child));
+// The new communicator's handle, attributes and hints.
+Status AdoptChild(Idup* d, Call& c, Comm* child) {
   MPI_Comm h = MPI_COMM_NULL;
   if (api::AdoptComm(c, d->parent_copy.errhandler, child, &h) != MPI_SUCCESS)
     return Error(c.error_class(), c.error_message());
@@ -83,6 +84,21 @@ Status RunIdup(Idup* d) {
   return Status::Ok();
 }
 
+Status RunIdup(Idup* d) {
+  Call c("MPI_Comm_idup");
+  c.set_comm_handle(MPI_COMM_SELF);  // a failure here is reported through the request
+  Comm* child = nullptr;
+  if (d->agreement) {
+    rt::CommAgreement* a = std::exchange(d->agreement, nullptr);
+    NICQ_RETURN_IF_ERROR(rt::CommAgreementFinish(a, &child));
+  } else {
+    // An intercommunicator's duplicate joins the two groups again.
+    Comm* parent = &d->parent_copy;
+    NICQ_RETURN_IF_ERROR(rt::IntercommSplit(parent, 0, parent->rank, &child));
+  }
+  return AdoptChild(d, c, child);
+}
+
 Status IdupComplete(Request* req) {
   auto* d = static_cast<Idup*>(req->engine);
   std::call_once(d->once, [d] {
@@ -92,9 +108,22 @@ Status IdupComplete(Request* req) {
   return d->result;
 }
 
+// The progress engine's side: true once every member agreed.
+bool PollIdup(Request* req) {
+  return rt::CommAgreementPoll(static_cast<Idup*>(req->engine)->agreement);
+}
+
 Status IdupFree(Request* req) {
-  Unlist(static_cast<Idup*>(req->engine));
-  delete static_cast<Idup*>(req->engine);
+  auto* d = static_cast<Idup*>(req->engine);
+  Unlist(d);
+  if (d->agreement) {
+    // Completed but never waited on (MPI_Request_free): the communicator
+    // was agreed on by every member, so it is made and let go here.
+    Comm* child = nullptr;
+    if (rt::CommAgreementFinish(std::exchange(d->agreement, nullptr), &child).ok() && child)
+      rt::CommFree(child).IgnoreError();
+  }
+  delete d;
   req->engine = nullptr;
   return Status::Ok();
 }
@@ -117,8 +146,19 @@ int StartIdup(Call& c, MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm* n
   MPI_Request h;
   Request* q = api::AllocEngineRequest(comm, c.name(), false, &h);
   if (!q) return c.Fail(Code::kNoMem, "request table is full");
-  ++cm->rt_seq;  // the tag the exchange will use is taken now, in call order
   q->kind = ReqKind::kColl;
+  if (!cm->inter) {
+    if (Status st = rt::CommAgreementStart(cm, 0, cm->rank, &d->agreement); !st.ok()) {
+      api::FreeRequest(api::LookupRequest(h));
+      return c.Fail(st);
+    }
+    q->engine = d.release();
+    q->ops = &kIdupOps;
+    api::AddPolledRequest(q, PollIdup);
+    *request = h;
+    return MPI_SUCCESS;
+  }
+  ++cm->rt_seq;  // the tag the intercommunicator exchange will use is taken now, in call order
   {
     std::lock_guard<std::mutex> lock(Table().mu);
     Table().pending_idups[cm].push_back(d.get());

@@ -49,6 +49,16 @@ Comm* Self();
 Status CommDup(Comm* parent, Comm** out);
 // color < 0 means MPI_UNDEFINED (out = nullptr on that rank).
 Status CommSplit(Comm* parent, int color, int key, Comm** out);
+// The same creation without blocking (MPI_Comm_idup): Start takes the
+// parent's next runtime tag and sends the first round; Poll advances it
+// (never blocks, call it from progress) and is true once it is over;
+// Finish builds the communicator (nullptr for color < 0) and deletes the
+// agreement. Agreements that overlap in time on one process are safe (see
+// comm_agreement.cc).
+struct CommAgreement;
+Status CommAgreementStart(Comm* parent, int color, int key, CommAgreement** out);
+bool CommAgreementPoll(CommAgreement* a);
+Status CommAgreementFinish(CommAgreement* a, Comm** out);
 // MPI_Comm_free: drops the handle's reference. The communicator (and its
 // context id) lives on until the last request using it releases it, so
 // pending operations complete normally (MPI 4.1 7.4.3).

@@ -100,3 +100,10 @@ nicq_add_mp_test(api_coverage PROGRAM api_mp_coverage RANKS 2 3 PROVIDERS shm tc
 nicq_add_mp_program(api_mp_topo_graph SOURCES mp_topo_graph.c)
 nicq_add_mp_test(api_topo_graph PROGRAM api_mp_topo_graph RANKS 1 2 3 5
                  PROVIDERS shm tcp+ofi_rxm sockets LABELS api TIMEOUT 60)
+
+# MPI_Comm_idup runs as a nonblocking agreement: blocking collectives on the
+# parent before the wait, ranks waiting at different points, several idups
+# outstanding, an idup overlapping a blocking dup of another communicator.
+nicq_add_mp_program(api_mp_comm_idup SOURCES mp_comm_idup.c)
+nicq_add_mp_test(api_comm_idup PROGRAM api_mp_comm_idup RANKS 2 3 4 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)

@@ -1,0 +1,237 @@
+// The agreement behind every communicator made from an intracommunicator
+// (dup, split, create, idup): a context slot free on every member, reached
+// without blocking so that MPI_Comm_idup can leave it to the progress
+// engine while the process goes on communicating on the parent.
+//
+// Rounds over the parent's runtime context, under one tag taken at the
+// start (rounds stay apart because messages from one source do not
+// overtake each other). Each member sends every other member its used
+// slots, as a bitmap, and its vote on the previous round's candidate:
+//   round 0: maps only; every member computes the same candidate, the
+//            lowest slot free in the union of the maps;
+//   round r: a member that still finds the candidate free locally reserves
+//            it (marks it used) and votes yes, else votes no; with its
+//            fresh map. All yes: the candidate is the slot. Otherwise every
+//            member drops its reservation and the next candidate comes from
+//            the fresh maps.
+// The vote is what makes agreements that overlap in time safe: an idup's
+// maps are a snapshot taken when it started, and a communicator created in
+// between (by a blocking call, or by another idup) may have taken that
+// slot on some member since; that member says no. A reservation keeps any
+// agreement that reaches its vote later off the slot. Retries skip a few
+// free slots (how many depends on the tag), so that two agreements that
+// keep colliding on the same members pick different candidates.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/log.h"
+#include "runtime/runtime.h"
+#include "runtime/runtime_state.h"
+#include "transport/tag.h"
+
+namespace nicq::rt {
+
+using detail::EngineLock;
+using detail::S;
+
+namespace {
+
+constexpr std::size_t kSlots = (std::size_t(transport::kMaxContextId) + 1) / kContextStride;
+constexpr std::uint32_t kNone = std::uint32_t(kSlots);
+
+enum Vote : std::uint8_t { kNoVote = 0, kYes = 1, kNo = 2 };
+
+struct Blob {
+  std::int32_t color;
+  std::int32_t key;
+  std::uint8_t vote;
+  std::uint8_t used[kSlots / 8];  // one bit per context slot
+};
+
+bool Used(const Blob& b, std::uint32_t slot) {
+  return (b.used[slot / 8] >> (slot % 8)) & 1;
+}
+
+}  // namespace
+
+struct CommAgreement {
+  std::vector<int> world_ranks;  // the parent's members
+  int rank = 0;
+  std::uint32_t ctx = 0;  // the parent's runtime context
+  int tag = 0;
+  int round = 0;
+  std::uint32_t candidate = kNone;
+  bool reserved = false;  // this process marked `candidate` used for this agreement
+  std::vector<Blob> all;  // this round's blobs, in parent rank order
+  std::unique_ptr<Request[]> reqs;
+  bool done = false;
+  Status result = Status::Ok();
+  std::uint32_t slot = kNone;
+
+  int size() const { return int(world_ranks.size()); }
+  Blob& mine() { return all[std::size_t(rank)]; }
+
+  // Fills this member's map (ctx_used is read under the engine lock: the
+  // host progress thread may advance another agreement meanwhile).
+  void Snapshot() {
+    std::memset(mine().used, 0, sizeof mine().used);
+    for (std::size_t i = 0; i < kSlots; ++i)
+      if (S().ctx_used[i]) mine().used[i / 8] |= std::uint8_t(1u << (i % 8));
+  }
+
+  Status PostRound() {
+    const int n = size();
+    EngineLock lock;
+    Snapshot();
+    for (int r = 0; r < n; ++r) {
+      if (r == rank) continue;
+      for (Request* q : {&reqs[std::size_t(r)], &reqs[std::size_t(n + r)]}) {
+        q->done.store(false, std::memory_order_relaxed);  // reused between rounds
+        q->status = RequestStatus{};
+        q->engine = nullptr;
+      }
+      NICQ_RETURN_IF_ERROR(S().engine.Irecv(&all[std::size_t(r)], sizeof(Blob), world_ranks[r], ctx,
+                                            tag, nullptr, &reqs[std::size_t(r)]));
+      NICQ_RETURN_IF_ERROR(S().engine.Isend(&mine(), sizeof(Blob), world_ranks[r], ctx, tag,
+                                            SendMode::kStandard, &reqs[std::size_t(n + r)]));
+    }
+    return Status::Ok();
+  }
+
+  // The lowest slot free on every member, skipping `skip` free ones.
+  std::uint32_t Candidate(int skip) const {
+    std::uint32_t first = kNone;
+    for (std::uint32_t s = 0; s < kSlots; ++s) {
+      bool used = false;
+      for (const Blob& b : all) used = used || Used(b, s);
+      if (used) continue;
+      if (first == kNone) first = s;
+      if (skip-- == 0) return s;
+    }
+    return first;
+  }
+
+  void Release() {
+    if (!reserved) return;
+    EngineLock lock;
+    S().ctx_used[candidate] = 0;
+    reserved = false;
+  }
+
+  // One step after a round completed; false while more rounds follow.
+  bool Step() {
+    if (round > 0) {
+      bool all_yes = true;
+      for (const Blob& b : all) all_yes = all_yes && b.vote == kYes;
+      if (all_yes) {
+        slot = candidate;
+        if (mine().color < 0) Release();  // a non-member reserved nothing
+        return true;
+      }
+      Release();
+    }
+    candidate = Candidate(round == 0 ? 0 : (tag + round) % 4);
+    if (candidate == kNone) {
+      result = Error(Code::kOther, "no context id is free on every member (16384 in use)");
+      return true;
+    }
+    Vote v = kYes;
+    if (mine().color >= 0) {
+      EngineLock lock;
+      if (S().ctx_used[candidate]) {
+        v = kNo;
+      } else {
+        S().ctx_used[candidate] = 1;
+        reserved = true;
+      }
+    }
+    mine().vote = v;
+    ++round;
+    result = PostRound();
+    return !result.ok();
+  }
+
+  bool Poll() {
+    if (done) return true;
+    const int n = size();
+    for (int i = 0; i < 2 * n; ++i) {
+      if (i % n == rank) continue;
+      if (!reqs[std::size_t(i)].IsDone()) return false;
+    }
+    for (int i = 0; i < 2 * n; ++i) {
+      if (i % n == rank || reqs[std::size_t(i)].status.error == 0) continue;
+      result =
+          Error(Code(reqs[std::size_t(i)].status.error),
+                "communicator creation: exchange with rank " + std::to_string(i % n) + " failed");
+      Release();
+      return done = true;
+    }
+    done = Step();
+    if (done && !result.ok()) Release();
+    return done;
+  }
+};
+
+Status CommAgreementStart(Comm* parent, int color, int key, CommAgreement** out) {
+  *out = nullptr;
+  if (!parent || parent->inter)
+    return Error(Code::kComm, "communicator creation needs an intracommunicator parent");
+  auto a = std::make_unique<CommAgreement>();
+  a->world_ranks = parent->world_ranks;
+  a->rank = parent->rank;
+  a->ctx = parent->context_id + kRuntimeContextOffset;
+  a->tag = int(parent->rt_seq++ & transport::kUserTagMask);
+  a->all.assign(std::size_t(parent->size), Blob{});
+  a->mine().color = color < 0 ? -1 : color;
+  a->mine().key = key;
+  a->mine().vote = kNoVote;
+  a->reqs = std::make_unique<Request[]>(2 * std::size_t(parent->size));
+  if (parent->size == 1) {
+    // Alone: the vote is this process's own, taken at once.
+    a->round = 1;
+    EngineLock lock;
+    a->Snapshot();
+    a->candidate = a->Candidate(0);
+    if (a->candidate == kNone) return Error(Code::kOther, "no context id is free (16384 in use)");
+    if (color >= 0) {
+      S().ctx_used[a->candidate] = 1;
+      a->reserved = true;
+    }
+    a->slot = a->candidate;
+    a->done = true;
+  } else {
+    NICQ_RETURN_IF_ERROR(a->PostRound());
+  }
+  *out = a.release();
+  return Status::Ok();
+}
+
+bool CommAgreementPoll(CommAgreement* a) {
+  return a->Poll();
+}
+
+Status CommAgreementFinish(CommAgreement* a, Comm** out) {
+  std::unique_ptr<CommAgreement> own(a);
+  *out = nullptr;
+  if (!a->done) return Error(Code::kIntern, "communicator creation finished before its agreement");
+  NICQ_RETURN_IF_ERROR(a->result);
+  const int color = a->mine().color;
+  if (color < 0) return Status::Ok();
+  std::vector<int> members;
+  for (int r = 0; r < a->size(); ++r)
+    if (a->all[std::size_t(r)].color == color) members.push_back(r);
+  std::stable_sort(members.begin(), members.end(), [&](int x, int y) {
+    return a->all[std::size_t(x)].key < a->all[std::size_t(y)].key;
+  });
+  std::vector<int> world;
+  for (int r : members) world.push_back(a->world_ranks[std::size_t(r)]);
+  *out = detail::NewComm(a->slot, std::move(world), WorldRank());
+  NICQ_LOG(kDebug, kCore, "comm created: color %d, size %d, context %u after %d rounds", color,
+           (*out)->size, (*out)->context_id, a->round);
+  return Status::Ok();
+}
+
+}  // namespace nicq::rt
