@@ -148,7 +148,11 @@ namespace {
 
 // The last reference went: the context id may be reused from now on.
 void DestroyComm(Comm* comm) {
-  S().ctx_used[comm->context_id / kContextStride] = 0;
+  CommSetSession(comm, -1);  // the context id may serve a communicator of no session next
+  {
+    EngineLock lock;
+    S().ctx_used[comm->context_id / kContextStride] = 0;
+  }
   if (comm->local_comm) CommFree(comm->local_comm).IgnoreError();  // an intercomm's local group
   delete comm;
 }

@@ -60,6 +60,7 @@ bool Used(const Blob& b, std::uint32_t slot) {
 struct CommAgreement {
   std::vector<int> world_ranks;  // the parent's members
   int rank = 0;
+  int session = -1;       // the parent's, which the new communicator inherits
   std::uint32_t ctx = 0;  // the parent's runtime context
   int tag = 0;
   int round = 0;
@@ -182,6 +183,7 @@ Status CommAgreementStart(Comm* parent, int color, int key, CommAgreement** out)
   auto a = std::make_unique<CommAgreement>();
   a->world_ranks = parent->world_ranks;
   a->rank = parent->rank;
+  a->session = parent->session;
   a->ctx = parent->context_id + kRuntimeContextOffset;
   a->tag = int(parent->rt_seq++ & transport::kUserTagMask);
   a->all.assign(std::size_t(parent->size), Blob{});
@@ -229,6 +231,7 @@ Status CommAgreementFinish(CommAgreement* a, Comm** out) {
   std::vector<int> world;
   for (int r : members) world.push_back(a->world_ranks[std::size_t(r)]);
   *out = detail::NewComm(a->slot, std::move(world), WorldRank());
+  CommSetSession(*out, a->session);
   NICQ_LOG(kDebug, kCore, "comm created: color %d, size %d, context %u after %d rounds", color,
            (*out)->size, (*out)->context_id, a->round);
   return Status::Ok();

@@ -215,6 +215,7 @@ Status Finish(Comm* lc, const Member& mine, const std::vector<Member>& locals,
   c->local_comm = lc;
   c->rt_map_checked = true;
   S().ctx_used[slot] = 1;
+  CommSetSession(c, lc->session);
   *out = c;
   NICQ_LOG(kDebug, kCore, "%s: local size %d, remote size %d, context %u", call, c->size,
            int(c->remote_world_ranks.size()), c->context_id);
@@ -297,6 +298,7 @@ Status IntercommMerge(Comm* inter, bool high, Comm** out) {
   c->rank = c->RankOfWorld(WorldRank());
   c->rt_map_checked = true;
   S().ctx_used[slot] = 1;
+  CommSetSession(c, inter->session);
   *out = c;
   return Status::Ok();
 }

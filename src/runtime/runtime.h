@@ -107,9 +107,8 @@ Status Mprobe(int source, int tag, Comm* comm, RequestStatus* status, void** msg
 Status Mrecv(void* msg, void* buf, std::size_t bytes, Comm* comm, Request* req);
 
 // Buffered mode per communicator and per session (MPI-4.1). A buffered
-// send on a communicator uses the communicator's buffer, else the process's,
-// else a session's (communicators do not record the session they came
-// from, so the first session buffer attached serves them all).
+// send on a communicator uses the communicator's buffer, else the buffer of
+// the session it derives from (CommSetSession), else the process's.
 struct BufferOwner {
   enum Kind : std::uint8_t { kProcess, kComm, kSession } kind = kProcess;
   std::uint32_t id = 0;  // kComm: context id; kSession: session index
@@ -125,6 +124,10 @@ bool BufferIdle(BufferOwner owner);
 // At CommFree: sends what the communicator's buffer holds and detaches it, so
 // a later communicator with the same context id starts without a buffer.
 Status DropCommBuffer(std::uint32_t context_id);
+// Records that `comm` derives from session `session` (an index; -1: none).
+// Communicators created from it (dup, split, idup, intercommunicators over
+// it, merge) inherit it.
+void CommSetSession(Comm* comm, int session);
 
 // Buffered mode (MPI_Buffer_attach/detach).
 Status BufferAttach(void* buf, std::size_t size);

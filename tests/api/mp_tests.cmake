@@ -107,3 +107,9 @@ nicq_add_mp_test(api_topo_graph PROGRAM api_mp_topo_graph RANKS 1 2 3 5
 nicq_add_mp_program(api_mp_comm_idup SOURCES mp_comm_idup.c)
 nicq_add_mp_test(api_comm_idup PROGRAM api_mp_comm_idup RANKS 2 3 4 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
+
+# Buffered sends on communicators of two sessions use their own session's
+# buffer; world uses the process buffer (tests/api/mp_session_buffers.c).
+nicq_add_mp_program(api_mp_session_buffers SOURCES mp_session_buffers.c)
+nicq_add_mp_test(api_session_buffers PROGRAM api_mp_session_buffers RANKS 2 3
+                 PROVIDERS shm tcp+ofi_rxm LABELS api TIMEOUT 60)
