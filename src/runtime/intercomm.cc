@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config.h"
 #include "core/log.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_state.h"
@@ -63,6 +64,12 @@ struct Link {
   std::uint32_t ctx = 0;
   int tag = 0;
   Code refused = Code::kOk;  // the leader refused the call: tell the members, meet no one
+  // At creation the remote leader may never come (it refused its
+  // arguments, or the groups disagree on the call): the leaders' exchange
+  // then ends after this many seconds (0: never). An existing
+  // intercommunicator's remote group is known to exist, so split and merge
+  // wait as long as it takes.
+  double meeting_timeout_s = 0;
 };
 
 Status Post(bool send, void* buf, std::size_t len, int world, std::uint32_t ctx, int tag,
@@ -85,6 +92,36 @@ Status WaitAll(Request* reqs, int n, const char* what) {
   return Status::Ok();
 }
 
+// The leaders' exchange: as WaitAll, but bounded by the link's timeout.
+// Past it, what is still pending is cancelled (a late remote leader's
+// messages then match nothing of this call) and the call fails.
+Status WaitMeeting(Request* reqs, int n, const Link& link, const char* what) {
+  if (link.meeting_timeout_s <= 0) return WaitAll(reqs, n, what);
+  const double deadline = detail::NowSeconds() + link.meeting_timeout_s;
+  Backoff bo;
+  for (int i = 0; i < n; ++i) {
+    while (!reqs[i].IsDone() && detail::NowSeconds() < deadline)
+      NICQ_RETURN_IF_ERROR(ProgressWait(bo));
+    if (!reqs[i].IsDone()) break;
+    if (reqs[i].status.error != 0)
+      return Error(Code(reqs[i].status.error), std::string(what) + " failed");
+  }
+  bool late = false;
+  for (int i = 0; i < n; ++i) {
+    if (reqs[i].IsDone()) continue;
+    late = true;
+    Cancel(&reqs[i]).IgnoreError();
+    NICQ_RETURN_IF_ERROR(Wait(&reqs[i]));
+  }
+  if (!late) return Status::Ok();
+  return Error(Code::kOther,
+               std::string(what) + ": the remote leader (world rank " +
+                   std::to_string(link.remote_leader_world) + ") did not take part within " +
+                   std::to_string(int(link.meeting_timeout_s)) +
+                   " s (NICQ_INTERCOMM_TIMEOUT); it may have refused its arguments, or the two "
+                   "groups did not make the same call");
+}
+
 // The agreement described at the top: fills both lists, in group rank order.
 Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
              std::vector<Member>& locals, std::vector<Member>& remotes) {
@@ -102,25 +139,28 @@ Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
         NICQ_RETURN_IF_ERROR(Post(false, &locals[std::size_t(r)], sizeof(Member),
                                   local->WorldRank(r), lctx, ltag, &reqs[std::size_t(n++)]));
     NICQ_RETURN_IF_ERROR(WaitAll(reqs.get(), n, "gathering the local group"));
-    if (link.refused != Code::kOk) {
-      // A negative remote size carries the refusal's class to the members.
-      counts[1] = -std::int32_t(link.refused);
+    // Leaders: counts first (the remote size may be unknown), then records.
+    Request x[2];
+    std::int32_t remote_n = 0;
+    Status met = Error(link.refused, "the local leader refused its arguments");
+    if (link.refused == Code::kOk) {
+      NICQ_RETURN_IF_ERROR(Post(true, &counts[0], sizeof(std::int32_t), link.remote_leader_world,
+                                link.ctx, link.tag, &x[0]));
+      NICQ_RETURN_IF_ERROR(Post(false, &remote_n, sizeof remote_n, link.remote_leader_world,
+                                link.ctx, link.tag, &x[1]));
+      met = WaitMeeting(x, 2, link, "exchanging group sizes with the remote leader");
+    }
+    if (!met.ok()) {
+      // A negative remote size carries the failure's class to the members.
+      counts[1] = -std::int32_t(met.code());
       n = 0;
       for (int r = 0; r < p; ++r)
         if (r != leader)
           NICQ_RETURN_IF_ERROR(Post(true, &counts[1], sizeof(std::int32_t), local->WorldRank(r),
                                     lctx, ltag, &reqs[std::size_t(n++)]));
-      NICQ_RETURN_IF_ERROR(WaitAll(reqs.get(), n, "telling the local group of the refusal"));
-      return Error(link.refused, "the local leader refused its arguments");
+      NICQ_RETURN_IF_ERROR(WaitAll(reqs.get(), n, "telling the local group of the failure"));
+      return met;
     }
-    // Leaders: counts first (the remote size may be unknown), then records.
-    Request x[2];
-    std::int32_t remote_n = 0;
-    NICQ_RETURN_IF_ERROR(Post(true, &counts[0], sizeof(std::int32_t), link.remote_leader_world,
-                              link.ctx, link.tag, &x[0]));
-    NICQ_RETURN_IF_ERROR(Post(false, &remote_n, sizeof remote_n, link.remote_leader_world, link.ctx,
-                              link.tag, &x[1]));
-    NICQ_RETURN_IF_ERROR(WaitAll(x, 2, "exchanging group sizes with the remote leader"));
     if (remote_n <= 0 || remote_n > WorldSize())
       return Error(Code::kComm,
                    "the remote leader sent a group size of " + std::to_string(remote_n));
@@ -129,7 +169,7 @@ Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
                               link.remote_leader_world, link.ctx, link.tag, &x[0]));
     NICQ_RETURN_IF_ERROR(Post(false, remotes.data(), sizeof(Member) * std::size_t(remote_n),
                               link.remote_leader_world, link.ctx, link.tag, &x[1]));
-    NICQ_RETURN_IF_ERROR(WaitAll(x, 2, "exchanging groups with the remote leader"));
+    NICQ_RETURN_IF_ERROR(WaitMeeting(x, 2, link, "exchanging groups with the remote leader"));
     counts[1] = remote_n;
     // Members: the remote size, then both lists.
     auto out = std::make_unique<Request[]>(3 * std::size_t(p));
@@ -153,7 +193,9 @@ Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
   NICQ_RETURN_IF_ERROR(WaitAll(x, 2, "reaching the local leader"));
   if (counts[1] < 0)
     return Error(Code(-counts[1]), "the local leader (local rank " + std::to_string(leader) +
-                                       ") refused its arguments (its error says why)");
+                                       ", world rank " + std::to_string(lw) +
+                                       ") failed the call (its error says why: its arguments were "
+                                       "refused, or the remote leader never came)");
   if (counts[1] == 0 || counts[1] > WorldSize())
     return Error(Code::kComm,
                  "the local leader sent a remote group size of " + std::to_string(counts[1]));
@@ -242,6 +284,8 @@ Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_lea
     link = Link{remote_leader_world, peer->context_id + kRuntimeContextOffset,
                 int(kCreateTagBit | (std::uint32_t(tag) & kCreateTagMask))};
   link.refused = leader_refused;
+  link.meeting_timeout_s =
+      double(std::max<std::int64_t>(0, config::GetInt("NICQ_INTERCOMM_TIMEOUT")));
   Status st = Agree(lc, local_leader, link, mine, locals, remotes);
   if (st.ok()) {
     for (const Member& r : remotes)

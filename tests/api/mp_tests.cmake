@@ -113,3 +113,10 @@ nicq_add_mp_test(api_comm_idup PROGRAM api_mp_comm_idup RANKS 2 3 4 PROVIDERS sh
 nicq_add_mp_program(api_mp_session_buffers SOURCES mp_session_buffers.c)
 nicq_add_mp_test(api_session_buffers PROGRAM api_mp_session_buffers RANKS 2 3
                  PROVIDERS shm tcp+ofi_rxm LABELS api TIMEOUT 60)
+
+# A leader refuses MPI_Intercomm_create's arguments: its group fails with
+# it, the other group's leader gives up waiting after NICQ_INTERCOMM_TIMEOUT
+# seconds and its group fails too; then a correct creation works.
+nicq_add_mp_program(api_mp_intercomm_refused SOURCES mp_intercomm_refused.c)
+nicq_add_mp_test(api_intercomm_refused PROGRAM api_mp_intercomm_refused RANKS 2 3 4
+                 PROVIDERS shm tcp+ofi_rxm ENV NICQ_INTERCOMM_TIMEOUT=3 LABELS api TIMEOUT 60)
