@@ -10,11 +10,13 @@
 // each leader hands both lists to its members. Every process then computes
 // the same result from the same lists: the remote group's order, and a
 // context slot free on every member of both groups (so both groups agree
-// on the intercommunicator's context id). The local group gets an
+// on the intercommunicator's context id), which a second pass of votes
+// confirms (ConfirmSlot). The local group gets an
 // intracommunicator of its own first (its own context id), which carries
 // the local phases of the intercommunicator's collectives.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,8 +46,10 @@ struct Member {
   std::int32_t color = 0;  // < 0: MPI_UNDEFINED
   std::int32_t key = 0;
   std::int32_t high = 0;
+  std::int32_t vote = 0;               // ConfirmSlot's: kVoteYes or kVoteNo
   std::uint8_t used[kSlots / 8] = {};  // one bit per context slot
 };
+constexpr std::int32_t kVoteYes = 1, kVoteNo = 2;
 
 Member MemberOf(int color, int key, bool high) {
   Member m;
@@ -53,6 +57,7 @@ Member MemberOf(int color, int key, bool high) {
   m.color = color < 0 ? -1 : color;
   m.key = key;
   m.high = high ? 1 : 0;
+  EngineLock lock;  // the progress engine may finish an MPI_Comm_idup meanwhile
   for (std::size_t i = 0; i < kSlots; ++i)
     if (S().ctx_used[i]) m.used[i / 8] |= std::uint8_t(1u << (i % 8));
   return m;
@@ -217,6 +222,64 @@ std::uint32_t FreeSlot(const std::vector<const Member*>& members) {
   return std::uint32_t(kSlots);
 }
 
+// The slot a process's color would take: free on every member of both
+// groups with that color; kSlots when the color makes no communicator.
+std::uint32_t ColorSlot(const Member& mine, const std::vector<Member>& locals,
+                        const std::vector<Member>& remotes) {
+  if (mine.color < 0) return std::uint32_t(kSlots);
+  std::vector<const Member*> all;
+  for (const Member& m : locals)
+    if (m.color == mine.color) all.push_back(&m);
+  const std::size_t n_local = all.size();
+  for (const Member& m : remotes)
+    if (m.color == mine.color) all.push_back(&m);
+  return all.size() == n_local ? std::uint32_t(kSlots) : FreeSlot(all);
+}
+
+// Every process computes its candidate from the same lists, but a
+// communicator made since the maps were taken (an MPI_Comm_idup that the
+// progress engine finished meanwhile) may hold it on some process. As in
+// comm_agreement.cc, each process reserves its candidate if still free
+// and votes, and the votes go round like the records: all yes keeps the
+// candidates, anything else drops them and starts over from the fresh maps.
+Status ConfirmSlot(Comm* local, int leader, const std::function<Link()>& link_of,
+                   const Member& mine, std::vector<Member>& locals, std::vector<Member>& remotes,
+                   const std::function<std::uint32_t(const std::vector<Member>&,
+                                                     const std::vector<Member>&)>& candidate,
+                   std::uint32_t* slot) {
+  for (;;) {
+    const std::uint32_t c = candidate(locals, remotes);
+    bool reserved = false;
+    Member again = MemberOf(mine.color, mine.key, mine.high != 0);
+    again.vote = kVoteYes;
+    if (c < kSlots) {
+      EngineLock lock;
+      if (S().ctx_used[c]) {
+        again.vote = kVoteNo;
+      } else {
+        S().ctx_used[c] = 1;
+        reserved = true;
+      }
+    }
+    std::vector<Member> l2, r2;
+    Status st = Agree(local, leader, link_of(), again, l2, r2);
+    bool all_yes = st.ok();
+    for (const Member& m : l2) all_yes = all_yes && m.vote == kVoteYes;
+    for (const Member& m : r2) all_yes = all_yes && m.vote == kVoteYes;
+    if (all_yes) {
+      *slot = c;
+      return Status::Ok();
+    }
+    if (reserved) {
+      EngineLock lock;
+      S().ctx_used[c] = 0;
+    }
+    NICQ_RETURN_IF_ERROR(st);
+    locals = std::move(l2);
+    remotes = std::move(r2);
+  }
+}
+
 std::vector<int> RankMap(const std::vector<int>& world_ranks) {
   std::vector<int> map(std::size_t(WorldSize()), -1);
   for (std::size_t r = 0; r < world_ranks.size(); ++r) map[std::size_t(world_ranks[r])] = int(r);
@@ -225,8 +288,8 @@ std::vector<int> RankMap(const std::vector<int>& world_ranks) {
 
 // The intercommunicator over `lc` (taken over) and the remote members with
 // this process's color, ordered by key then remote rank.
-Status Finish(Comm* lc, const Member& mine, const std::vector<Member>& locals,
-              const std::vector<Member>& remotes, const char* call, Comm** out) {
+Status Finish(Comm* lc, const Member& mine, const std::vector<Member>& remotes, std::uint32_t slot,
+              const char* call, Comm** out) {
   std::vector<int> ridx;
   for (int i = 0; i < int(remotes.size()); ++i)
     if (remotes[std::size_t(i)].color == mine.color) ridx.push_back(i);
@@ -236,11 +299,6 @@ Status Finish(Comm* lc, const Member& mine, const std::vector<Member>& locals,
   }
   std::stable_sort(ridx.begin(), ridx.end(),
                    [&](int a, int b) { return remotes[a].key < remotes[b].key; });
-  std::vector<const Member*> all;
-  for (const Member& m : locals)
-    if (m.color == mine.color) all.push_back(&m);
-  for (int i : ridx) all.push_back(&remotes[std::size_t(i)]);
-  const std::uint32_t slot = FreeSlot(all);
   if (slot == kSlots) {
     CommFree(lc).IgnoreError();
     return Error(Code::kOther, std::string(call) + ": no context id free on both groups");
@@ -293,11 +351,16 @@ Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_lea
         st = Error(Code::kComm, "world rank " + std::to_string(r.world) +
                                     " is in both groups (the groups must be disjoint)");
   }
+  std::uint32_t slot = std::uint32_t(kSlots);
+  if (st.ok())
+    st = ConfirmSlot(
+        lc, local_leader, [&link] { return link; }, mine, locals, remotes,
+        [&mine](const auto& l, const auto& r) { return ColorSlot(mine, l, r); }, &slot);
   if (!st.ok()) {
     CommFree(lc).IgnoreError();
     return st;
   }
-  return Finish(lc, mine, locals, remotes, "IntercommCreate", out);
+  return Finish(lc, mine, remotes, slot, "IntercommCreate", out);
 }
 
 Status IntercommSplit(Comm* inter, int color, int key, Comm** out) {
@@ -309,11 +372,16 @@ Status IntercommSplit(Comm* inter, int color, int key, Comm** out) {
   const Member mine = MemberOf(color, key, false);
   std::vector<Member> locals, remotes;
   Status st = Agree(inter->local_comm, 0, LinkOf(inter), mine, locals, remotes);
+  std::uint32_t slot = std::uint32_t(kSlots);
+  if (st.ok())  // every process votes, those without a communicator too
+    st = ConfirmSlot(
+        inter->local_comm, 0, [inter] { return LinkOf(inter); }, mine, locals, remotes,
+        [&mine](const auto& l, const auto& r) { return ColorSlot(mine, l, r); }, &slot);
   if (!st.ok() || color < 0) {
     if (lc) CommFree(lc).IgnoreError();
     return st;
   }
-  return Finish(lc, mine, locals, remotes, "IntercommSplit", out);
+  return Finish(lc, mine, remotes, slot, "IntercommSplit", out);
 }
 
 Status IntercommMerge(Comm* inter, bool high, Comm** out) {
@@ -323,6 +391,16 @@ Status IntercommMerge(Comm* inter, bool high, Comm** out) {
   const Member mine = MemberOf(0, 0, high);
   std::vector<Member> locals, remotes;
   NICQ_RETURN_IF_ERROR(Agree(inter->local_comm, 0, LinkOf(inter), mine, locals, remotes));
+  std::uint32_t slot = std::uint32_t(kSlots);
+  NICQ_RETURN_IF_ERROR(ConfirmSlot(
+      inter->local_comm, 0, [inter] { return LinkOf(inter); }, mine, locals, remotes,
+      [](const auto& l, const auto& r) {
+        std::vector<const Member*> all;
+        for (const Member& m : l) all.push_back(&m);
+        for (const Member& m : r) all.push_back(&m);
+        return FreeSlot(all);
+      },
+      &slot));
   // The group that passed high = false comes first; with equal flags, the
   // group whose leader has the lower world rank (both sides see the same).
   const bool lh = locals[0].high != 0, rh = remotes[0].high != 0;
@@ -330,7 +408,6 @@ Status IntercommMerge(Comm* inter, bool high, Comm** out) {
   std::vector<const Member*> order;
   for (const Member& m : local_first ? locals : remotes) order.push_back(&m);
   for (const Member& m : local_first ? remotes : locals) order.push_back(&m);
-  const std::uint32_t slot = FreeSlot(order);
   if (slot == kSlots) return Error(Code::kOther, "IntercommMerge: no free context id left");
   auto* c = new Comm;
   c->context_id = slot * kContextStride;

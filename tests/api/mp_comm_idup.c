@@ -163,6 +163,39 @@ static void check_overlapping_creations(MPI_Comm parent) {
   CHECK_OK(MPI_Comm_free(&d));
 }
 
+/* An idup of the world outstanding while the halves make an
+ * intercommunicator (a blocking creation through the leaders): both agree
+ * on context ids no member uses twice. */
+static void check_idup_beside_intercomm(void) {
+  if (world_size < 2) return;
+  const int half = world_size / 2, color = world_rank < half ? 0 : 1;
+  MPI_Comm local, inter, d = MPI_COMM_NULL;
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, color, world_rank, &local));
+  MPI_Request rq;
+  CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &rq));
+  CHECK_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, color == 0 ? half : 0, 12, &inter));
+  CHECK_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+  check_copy(MPI_COMM_WORLD, d, 30);
+  /* Leader to leader on the intercommunicator, the same tag on the idup's
+   * communicator the other way: each receive gets its own message. */
+  int lrank;
+  MPI_Comm_rank(local, &lrank);
+  if (lrank == 0) {
+    const int other = color == 0 ? half : 0;
+    int a = 700 + world_rank, b = 800 + world_rank, ga = -1, gb = -1;
+    MPI_Request r[4];
+    CHECK_OK(MPI_Irecv(&gb, 1, MPI_INT, other, 4, d, &r[0]));
+    CHECK_OK(MPI_Irecv(&ga, 1, MPI_INT, 0, 4, inter, &r[1]));
+    CHECK_OK(MPI_Isend(&a, 1, MPI_INT, 0, 4, inter, &r[2]));
+    CHECK_OK(MPI_Isend(&b, 1, MPI_INT, other, 4, d, &r[3]));
+    CHECK_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+    CHECK(ga == 700 + other && gb == 800 + other, "intercomm got %d, idup got %d", ga, gb);
+  }
+  CHECK_OK(MPI_Comm_free(&inter));
+  CHECK_OK(MPI_Comm_free(&d));
+  CHECK_OK(MPI_Comm_free(&local));
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -180,6 +213,7 @@ int main(int argc, char** argv) {
     check_overlapping_creations(parents[i]);
   }
   CHECK_OK(MPI_Comm_free(&reversed));
+  check_idup_beside_intercomm();
   MPI_Finalize();
   if (world_rank == 0) printf("comm_idup: %d ranks ok\n", world_size);
   return 0;
