@@ -216,10 +216,17 @@ bool CommAgreementPoll(CommAgreement* a) {
 }
 
 Status CommAgreementFinish(CommAgreement* a, Comm** out) {
-  std::unique_ptr<CommAgreement> own(a);
   *out = nullptr;
   if (!a->done) return Error(Code::kIntern, "communicator creation finished before its agreement");
-  NICQ_RETURN_IF_ERROR(a->result);
+  if (!a->result.ok()) {
+    // A round that failed while being posted may leave requests with the
+    // engine: the agreement (their buffers) is then left to them.
+    for (int i = 0; i < 2 * a->size(); ++i)
+      if (i % a->size() != a->rank && !a->reqs[std::size_t(i)].IsDone()) return a->result;
+    std::unique_ptr<CommAgreement> own(a);
+    return a->result;
+  }
+  std::unique_ptr<CommAgreement> own(a);
   const int color = a->mine().color;
   if (color < 0) return Status::Ok();
   std::vector<int> members;
