@@ -71,6 +71,11 @@ struct CommAgreement {
   bool done = false;
   Status result = Status::Ok();
   std::uint32_t slot = kNone;
+  // An intercommunicator parent's duplicate: this agreement runs over both
+  // groups (the context id), `local` over the local group (the duplicate's
+  // own local communicator); `inter` keeps the parent's groups.
+  std::unique_ptr<CommAgreement> local;
+  std::unique_ptr<Comm> inter;
 
   int size() const { return int(world_ranks.size()); }
   Blob& mine() { return all[std::size_t(rank)]; }
@@ -156,6 +161,7 @@ struct CommAgreement {
   }
 
   bool Poll() {
+    if (local && !local->Poll()) return false;
     if (done) return true;
     const int n = size();
     for (int i = 0; i < 2 * n; ++i) {
@@ -176,22 +182,25 @@ struct CommAgreement {
   }
 };
 
-Status CommAgreementStart(Comm* parent, int color, int key, CommAgreement** out) {
-  *out = nullptr;
-  if (!parent || parent->inter)
-    return Error(Code::kComm, "communicator creation needs an intracommunicator parent");
+namespace {
+
+// The agreement over `world_ranks` (this process at `rank`) on runtime
+// context `ctx` under `tag`.
+Status StartOver(std::vector<int> world_ranks, int rank, std::uint32_t ctx, int tag, int session,
+                 int color, int key, std::unique_ptr<CommAgreement>* out) {
   auto a = std::make_unique<CommAgreement>();
-  a->world_ranks = parent->world_ranks;
-  a->rank = parent->rank;
-  a->session = parent->session;
-  a->ctx = parent->context_id + kRuntimeContextOffset;
-  a->tag = int(parent->rt_seq++ & transport::kUserTagMask);
-  a->all.assign(std::size_t(parent->size), Blob{});
+  const std::size_t n = world_ranks.size();
+  a->world_ranks = std::move(world_ranks);
+  a->rank = rank;
+  a->session = session;
+  a->ctx = ctx;
+  a->tag = tag;
+  a->all.assign(n, Blob{});
   a->mine().color = color < 0 ? -1 : color;
   a->mine().key = key;
   a->mine().vote = kNoVote;
-  a->reqs = std::make_unique<Request[]>(2 * std::size_t(parent->size));
-  if (parent->size == 1) {
+  a->reqs = std::make_unique<Request[]>(2 * n);
+  if (n == 1) {
     // Alone: the vote is this process's own, taken at once.
     a->round = 1;
     EngineLock lock;
@@ -207,6 +216,92 @@ Status CommAgreementStart(Comm* parent, int color, int key, CommAgreement** out)
   } else {
     NICQ_RETURN_IF_ERROR(a->PostRound());
   }
+  *out = std::move(a);
+  return Status::Ok();
+}
+
+// The duplicate of an intercommunicator: the union of both groups, the
+// group whose first member has the lower world rank first (both groups see
+// the same order), agrees on the context id over the intercommunicator's
+// runtime context; the local group agrees on the new local communicator.
+Status StartInterDup(Comm* parent, std::unique_ptr<CommAgreement>* out) {
+  if (!parent->local_comm)
+    return Error(Code::kComm, "an intercommunicator without its local group");
+  const bool local_first = parent->world_ranks[0] < parent->remote_world_ranks[0];
+  const std::vector<int>& first = local_first ? parent->world_ranks : parent->remote_world_ranks;
+  const std::vector<int>& second = local_first ? parent->remote_world_ranks : parent->world_ranks;
+  std::vector<int> both(first);
+  both.insert(both.end(), second.begin(), second.end());
+  const int rank = local_first ? parent->rank : int(first.size()) + parent->rank;
+  std::unique_ptr<CommAgreement> local;
+  Comm* lc = parent->local_comm;
+  NICQ_RETURN_IF_ERROR(StartOver(lc->world_ranks, lc->rank, lc->context_id + kRuntimeContextOffset,
+                                 int(lc->rt_seq++ & transport::kUserTagMask), lc->session, 0,
+                                 lc->rank, &local));
+  NICQ_RETURN_IF_ERROR(StartOver(std::move(both), rank, parent->context_id + kRuntimeContextOffset,
+                                 int(parent->rt_seq++ & transport::kUserTagMask), parent->session,
+                                 0, rank, out));
+  (*out)->local = std::move(local);
+  (*out)->inter = std::make_unique<Comm>();
+  Comm& shape = *(*out)->inter;
+  shape.inter = true;
+  shape.rank = parent->rank;
+  shape.size = parent->size;
+  shape.world_ranks = parent->world_ranks;
+  shape.world_to_rank = parent->world_to_rank;
+  shape.remote_world_ranks = parent->remote_world_ranks;
+  shape.remote_world_to_rank = parent->remote_world_to_rank;
+  return Status::Ok();
+}
+
+// Frees what a failed agreement still holds, unless the engine does.
+Status Abandon(CommAgreement* a) {
+  for (int i = 0; i < 2 * a->size(); ++i)
+    if (i % a->size() != a->rank && !a->reqs[std::size_t(i)].IsDone()) return a->result;
+  std::unique_ptr<CommAgreement> own(a);
+  return a->result;
+}
+
+// The intercommunicator duplicate from its two agreements.
+Status FinishInterDup(CommAgreement* a, Comm** out) {
+  Comm* lc = nullptr;
+  Status ls = CommAgreementFinish(a->local.release(), &lc);
+  if (!a->result.ok() || !ls.ok()) {
+    if (lc) CommFree(lc).IgnoreError();
+    if (a->result.ok()) {
+      EngineLock lock;
+      S().ctx_used[a->slot] = 0;
+      a->result = ls;
+    }
+    return Abandon(a);
+  }
+  std::unique_ptr<CommAgreement> own(a);
+  auto* c = new Comm(*a->inter);
+  c->context_id = a->slot * kContextStride;
+  c->local_comm = lc;
+  c->rt_map_checked = true;
+  CommSetSession(c, a->session);
+  *out = c;
+  NICQ_LOG(kDebug, kCore, "intercomm duplicated: context %u after %d rounds", c->context_id,
+           a->round);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CommAgreementStart(Comm* parent, int color, int key, CommAgreement** out) {
+  *out = nullptr;
+  if (!parent) return Error(Code::kComm, "communicator creation needs a parent");
+  std::unique_ptr<CommAgreement> a;
+  if (parent->inter) {
+    if (color != 0 || key != parent->rank)
+      return Error(Code::kIntern, "an intercommunicator agreement only duplicates");
+    NICQ_RETURN_IF_ERROR(StartInterDup(parent, &a));
+  } else {
+    NICQ_RETURN_IF_ERROR(StartOver(
+        parent->world_ranks, parent->rank, parent->context_id + kRuntimeContextOffset,
+        int(parent->rt_seq++ & transport::kUserTagMask), parent->session, color, key, &a));
+  }
   *out = a.release();
   return Status::Ok();
 }
@@ -217,15 +312,12 @@ bool CommAgreementPoll(CommAgreement* a) {
 
 Status CommAgreementFinish(CommAgreement* a, Comm** out) {
   *out = nullptr;
-  if (!a->done) return Error(Code::kIntern, "communicator creation finished before its agreement");
-  if (!a->result.ok()) {
-    // A round that failed while being posted may leave requests with the
-    // engine: the agreement (their buffers) is then left to them.
-    for (int i = 0; i < 2 * a->size(); ++i)
-      if (i % a->size() != a->rank && !a->reqs[std::size_t(i)].IsDone()) return a->result;
-    std::unique_ptr<CommAgreement> own(a);
-    return a->result;
-  }
+  if (!a || !a->done)
+    return Error(Code::kIntern, "communicator creation finished before its agreement");
+  if (a->inter) return FinishInterDup(a, out);
+  // A round that failed while being posted may leave requests with the
+  // engine: the agreement (their buffers) is then left to them.
+  if (!a->result.ok()) return Abandon(a);
   std::unique_ptr<CommAgreement> own(a);
   const int color = a->mine().color;
   if (color < 0) return Status::Ok();

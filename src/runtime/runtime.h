@@ -50,7 +50,9 @@ Status CommDup(Comm* parent, Comm** out);
 // color < 0 means MPI_UNDEFINED (out = nullptr on that rank).
 Status CommSplit(Comm* parent, int color, int key, Comm** out);
 // The same creation without blocking (MPI_Comm_idup): Start takes the
-// parent's next runtime tag and sends the first round; Poll advances it
+// parent's next runtime tag and sends the first round (an
+// intercommunicator parent: only its duplicate, color 0 and key = rank,
+// agreed over both groups and over the local group); Poll advances it
 // (never blocks, call it from progress) and is true once it is over;
 // Finish builds the communicator (nullptr for color < 0) and deletes the
 // agreement. Agreements that overlap in time on one process are safe (see

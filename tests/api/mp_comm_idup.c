@@ -163,6 +163,49 @@ static void check_overlapping_creations(MPI_Comm parent) {
   CHECK_OK(MPI_Comm_free(&d));
 }
 
+/* An idup of an intercommunicator, then blocking collectives on it before
+ * the wait (the first group waits before the allreduce, the second after):
+ * a congruent intercommunicator whose traffic is its own. */
+static void check_intercomm_idup(MPI_Comm inter, int color, int half) {
+  MPI_Comm di = MPI_COMM_NULL;
+  MPI_Request rq;
+  CHECK_OK(MPI_Comm_idup(inter, &di, &rq));
+  CHECK_OK(MPI_Barrier(inter));
+  if (color == 0) CHECK_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+  int one = 1, remote_count = 0, rsize = -1;
+  CHECK_OK(MPI_Allreduce(&one, &remote_count, 1, MPI_INT, MPI_SUM, inter));
+  CHECK_OK(MPI_Comm_remote_size(inter, &rsize));
+  CHECK(remote_count == rsize, "allreduce over the intercommunicator: %d, remote size %d",
+        remote_count, rsize);
+  if (color == 1) CHECK_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+  int flag = 0, cmp = -1, drsize = -1;
+  CHECK_OK(MPI_Comm_test_inter(di, &flag));
+  CHECK_OK(MPI_Comm_compare(inter, di, &cmp));
+  CHECK_OK(MPI_Comm_remote_size(di, &drsize));
+  CHECK(flag && cmp == MPI_CONGRUENT && drsize == rsize,
+        "intercomm idup: inter %d compare %d size %d", flag, cmp, drsize);
+  /* Remote rank 0 hears from every rank of the other group, the same tag on
+   * both communicators, received duplicate first. */
+  int lrank;
+  MPI_Comm_rank(inter, &lrank);
+  int a = 900 + world_rank, b = 950 + world_rank;
+  MPI_Request r[2];
+  CHECK_OK(MPI_Isend(&a, 1, MPI_INT, 0, 6, inter, &r[0]));
+  CHECK_OK(MPI_Isend(&b, 1, MPI_INT, 0, 6, di, &r[1]));
+  if (lrank == 0) {
+    for (int i = 0; i < rsize; ++i) {
+      const int from_world = (color == 0 ? half : 0) + i;
+      int got_b = -1, got_a = -1;
+      CHECK_OK(MPI_Recv(&got_b, 1, MPI_INT, i, 6, di, MPI_STATUS_IGNORE));
+      CHECK_OK(MPI_Recv(&got_a, 1, MPI_INT, i, 6, inter, MPI_STATUS_IGNORE));
+      CHECK(got_a == 900 + from_world && got_b == 950 + from_world,
+            "from remote rank %d: inter %d, idup %d", i, got_a, got_b);
+    }
+  }
+  CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+  CHECK_OK(MPI_Comm_free(&di));
+}
+
 /* An idup of the world outstanding while the halves make an
  * intercommunicator (a blocking creation through the leaders): both agree
  * on context ids no member uses twice. */
@@ -191,6 +234,7 @@ static void check_idup_beside_intercomm(void) {
     CHECK_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
     CHECK(ga == 700 + other && gb == 800 + other, "intercomm got %d, idup got %d", ga, gb);
   }
+  check_intercomm_idup(inter, color, half);
   CHECK_OK(MPI_Comm_free(&inter));
   CHECK_OK(MPI_Comm_free(&d));
   CHECK_OK(MPI_Comm_free(&local));
