@@ -134,7 +134,6 @@ struct CommAgreement {
       for (const Blob& b : all) all_yes = all_yes && b.vote == kYes;
       if (all_yes) {
         slot = candidate;
-        if (mine().color < 0) Release();  // a non-member reserved nothing
         return true;
       }
       Release();
