@@ -1,7 +1,7 @@
 /* nicq: the MPI-4.1 calls of chapters nicq does not implement (file I/O,
- * the rest of one-sided communication, large-count user operations, Fortran 90
- * parameterized types; the tool interface is in nicq/mpi_tool.h), and a few small calls
- * (MPI_Cart_map, MPI_Pcontrol, MPI_Status_set_elements_c). Included by mpi.h; do not include
+ * the rest of one-sided communication; the tool interface is in nicq/mpi_tool.h), and a few
+ * small calls (MPI_Op_create_c, the Fortran 90 parameterized types, MPI_Cart_map, MPI_Pcontrol,
+ * MPI_Status_set_elements_c). Included by mpi.h; do not include
  * directly. The unsupported ones return MPI_ERR_UNSUPPORTED_OPERATION with a message naming the
  * call; docs/mpi-api.md lists them. */
 #ifndef NICQ_MPI_UNSUPPORTED_H_INCLUDED
@@ -266,14 +266,13 @@ int MPI_Win_flush_local(int rank, MPI_Win win);
 int MPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
 
-/* ---- large-count user operations, Fortran 90 parameterized types
- * (unsupported) ----------------------------------------------------------- */
+/* ---- implemented ------------------------------------------------------------ */
 int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
+/* Fortran 90 parameterized types: the matching predefined C type (no
+ * complex types: _complex is MPI_ERR_UNSUPPORTED_OPERATION). */
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype);
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
 int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype);
-
-/* ---- implemented ------------------------------------------------------------ */
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank);
 int MPI_Pcontrol(const int level, ...);
 int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count);

@@ -62,8 +62,11 @@ class Call;
 const std::vector<int>* LookupGroup(int handle);
 // A valid group handle (MPI_GROUP_EMPTY included); records an error otherwise.
 bool GroupArg(Call& c, int handle, const std::vector<int>** out, const char* what = "group");
-// A new group handle (MPI_GROUP_EMPTY for an empty list).
-int NewGroup(Call& c, std::vector<int> world_ranks, int* out);
+// A new group handle (MPI_GROUP_EMPTY for an empty list), derived from
+// session index `session` (-1: none; MPI_Group_incl and the like pass
+// their input's on, so a communicator made from the result knows it).
+int NewGroup(Call& c, std::vector<int> world_ranks, int* out, int session = -1);
+int GroupSession(int handle);  // -1 when none or not a group
 // MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL for two rank lists.
 int CompareRankLists(const std::vector<int>& a, const std::vector<int>& b);
 // MPI_Comm_compare when either is an intercommunicator (intercomm.cc).

@@ -18,9 +18,6 @@ using Hints = std::vector<std::pair<std::string, std::string>>;
 void SetCommHints(const Comm* comm, Hints hints);
 Hints CommHints(const Comm* comm);
 void DropCommHints(const Comm* comm);
-// Completes the pending MPI_Comm_idup calls on `parent` (in call order)
-// before another communicator is created over the whole parent.
-void FlushIdups(const Comm* parent);
 // The pairs of an info object (MPI_INFO_NULL: none); false with the error
 // recorded on c for an invalid handle.
 bool InfoPairs(Call& c, MPI_Info info, Hints* out);

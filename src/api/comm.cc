@@ -77,7 +77,6 @@ int DupComm(Call& c, MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm* new
     return c.Fail();
   if (!with_info) hints = api::CommHints(cm);
   Comm* child = nullptr;
-  api::FlushIdups(cm);
   Status st = cm->inter ? rt::IntercommSplit(cm, 0, cm->rank, &child) : rt::CommDup(cm, &child);
   if (!st.ok()) return c.Fail(st);
   MPI_Comm h;
@@ -132,7 +131,6 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
                "invalid color " + std::to_string(color) + " (must be >= 0 or MPI_UNDEFINED)"))
     return c.Fail();
   Comm* child = nullptr;
-  api::FlushIdups(cm);
   const int col = color == MPI_UNDEFINED ? -1 : color;
   Status st =
       cm->inter ? rt::IntercommSplit(cm, col, key, &child) : rt::CommSplit(cm, col, key, &child);
@@ -196,7 +194,6 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     if (r == cm->rank) key = i;
   }
   Comm* child = nullptr;
-  api::FlushIdups(cm);
   // Intercommunicators: each group passes a subgroup of itself; the new
   // intercommunicator joins the two subgroups (one color on both sides).
   Status st = cm->inter ? rt::IntercommSplit(cm, key < 0 ? -1 : 0, key, &child)

@@ -4,19 +4,21 @@
 // nicq acts on no communicator hint, but keeps what the user set so that
 // MPI_Comm_get_info returns it and MPI_Comm_dup carries it over.
 //
-// MPI_Comm_idup takes its place in the parent's sequence of communicator
-// creations when it is called (it reserves the exchange's tag then), and
-// runs the exchange when its request is first waited on or tested, or
-// when the process next creates a communicator over the whole parent
-// (MPI_Comm_dup, _split, _create), whichever comes first. So a process may
-// communicate between the idup and its wait, and may dup the parent again
-// before waiting. The exchange itself blocks: a process must not block in
-// another collective on the parent before its idup completes.
+// MPI_Comm_idup is a real nonblocking operation: the call sends the first
+// round of the context id agreement (rt::CommAgreement*,
+// src/runtime/comm_agreement.cc; on an intercommunicator one over both
+// groups and one over the local group) and the request is polled by the
+// progress engine from then on, so the process may run other collectives
+// and point-to-point on the parent (blocking ones included) before it
+// waits, and several idups may be outstanding on one parent. The handle is
+// made, the attributes copied and the hints set when the request
+// completes in a wait or test.
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/api_more.h"
@@ -28,12 +30,9 @@ using api::Hints;
 
 namespace {
 
-struct Idup;
-
 struct HintTable {
   std::mutex mu;
   std::map<const Comm*, Hints> by_comm;
-  std::map<const Comm*, std::vector<Idup*>> pending_idups;  // in call order
 };
 HintTable& Table() {
   static auto* t = new HintTable();
@@ -42,34 +41,19 @@ HintTable& Table() {
 
 // What an MPI_Comm_idup request completes with.
 struct Idup {
-  Comm parent_copy;  // the parent as it was at the call, with the reserved tag
+  rt::CommAgreement* agreement = nullptr;  // null once finished
+  int errhandler = 0;                      // the parent's at the call
   Comm* parent = nullptr;
   MPI_Comm parent_handle = MPI_COMM_NULL;
   MPI_Comm* newcomm = nullptr;
-  Hints hints;          // the info's (idup_with_info) or the parent's at the call
-  std::once_flag once;  // the exchange runs once, from a wait/test or a flush
+  Hints hints;  // the info's (idup_with_info) or the parent's at the call
   Status result = Status::Ok();
 };
 
-void Unlist(Idup* d) {
-  std::lock_guard<std::mutex> lock(Table().mu);
-  auto it = Table().pending_idups.find(d->parent);
-  if (it == Table().pending_idups.end()) return;
-  auto& v = it->second;
-  v.erase(std::remove(v.begin(), v.end(), d), v.end());
-  if (v.empty()) Table().pending_idups.erase(it);
-}
-
-Status RunIdup(Idup* d) {
-  Call c("MPI_Comm_idup");
-  c.set_comm_handle(MPI_COMM_SELF);  // a failure here is reported through the request
-  Comm* child = nullptr;
-  Comm* parent = &d->parent_copy;
-  // An intercommunicator's duplicate joins the two groups again.
-  NICQ_RETURN_IF_ERROR(parent->inter ? rt::IntercommSplit(parent, 0, parent->rank, &child)
-                                     : rt::CommSplit(parent, 0, parent->rank, &child));
+// The new communicator's handle, attributes and hints.
+Status AdoptChild(Idup* d, Call& c, Comm* child) {
   MPI_Comm h = MPI_COMM_NULL;
-  if (api::AdoptComm(c, d->parent_copy.errhandler, child, &h) != MPI_SUCCESS)
+  if (api::AdoptComm(c, d->errhandler, child, &h) != MPI_SUCCESS)
     return Error(c.error_class(), c.error_message());
   // Attributes follow their copy callbacks if the parent is still there.
   if (api::LookupComm(d->parent_handle) == d->parent &&
@@ -83,18 +67,34 @@ Status RunIdup(Idup* d) {
   return Status::Ok();
 }
 
+// Run by the wait or test that completes the request (once: a later call
+// returns the same result).
 Status IdupComplete(Request* req) {
   auto* d = static_cast<Idup*>(req->engine);
-  std::call_once(d->once, [d] {
-    Unlist(d);
-    d->result = RunIdup(d);
-  });
+  if (!d->agreement) return d->result;
+  Call c("MPI_Comm_idup");
+  c.set_comm_handle(MPI_COMM_SELF);  // a failure here is reported through the request
+  Comm* child = nullptr;
+  d->result = rt::CommAgreementFinish(std::exchange(d->agreement, nullptr), &child);
+  if (d->result.ok()) d->result = AdoptChild(d, c, child);
   return d->result;
 }
 
+// The progress engine's side: true once every member agreed.
+bool PollIdup(Request* req) {
+  return rt::CommAgreementPoll(static_cast<Idup*>(req->engine)->agreement);
+}
+
 Status IdupFree(Request* req) {
-  Unlist(static_cast<Idup*>(req->engine));
-  delete static_cast<Idup*>(req->engine);
+  auto* d = static_cast<Idup*>(req->engine);
+  if (d->agreement) {
+    // Completed but never waited on (MPI_Request_free): the communicator
+    // was agreed on by every member, so it is made and let go here.
+    Comm* child = nullptr;
+    if (rt::CommAgreementFinish(std::exchange(d->agreement, nullptr), &child).ok() && child)
+      rt::CommFree(child).IgnoreError();
+  }
+  delete d;
   req->engine = nullptr;
   return Status::Ok();
 }
@@ -109,7 +109,7 @@ int StartIdup(Call& c, MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm* n
       !c.NotNull(request, "request") || (with_info && !api::InfoPairs(c, info, &hints)))
     return c.Fail();
   auto d = std::make_unique<Idup>();
-  d->parent_copy = *cm;
+  d->errhandler = cm->errhandler;
   d->parent = cm;
   d->parent_handle = comm;
   d->newcomm = newcomm;
@@ -117,15 +117,14 @@ int StartIdup(Call& c, MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm* n
   MPI_Request h;
   Request* q = api::AllocEngineRequest(comm, c.name(), false, &h);
   if (!q) return c.Fail(Code::kNoMem, "request table is full");
-  ++cm->rt_seq;  // the tag the exchange will use is taken now, in call order
   q->kind = ReqKind::kColl;
-  {
-    std::lock_guard<std::mutex> lock(Table().mu);
-    Table().pending_idups[cm].push_back(d.get());
+  if (Status st = rt::CommAgreementStart(cm, 0, cm->rank, &d->agreement); !st.ok()) {
+    api::FreeRequest(api::LookupRequest(h));
+    return c.Fail(st);
   }
   q->engine = d.release();
   q->ops = &kIdupOps;
-  q->MarkDone();
+  api::AddPolledRequest(q, PollIdup);
   *request = h;
   return MPI_SUCCESS;
 }
@@ -146,23 +145,6 @@ Hints CommHints(const Comm* comm) {
   std::lock_guard<std::mutex> lock(Table().mu);
   auto it = Table().by_comm.find(comm);
   return it == Table().by_comm.end() ? Hints{} : it->second;
-}
-
-void FlushIdups(const Comm* parent) {
-  for (;;) {
-    Idup* d = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(Table().mu);
-      auto it = Table().pending_idups.find(parent);
-      if (it == Table().pending_idups.end() || it->second.empty()) return;
-      d = it->second.front();
-    }
-    std::call_once(d->once, [d] {
-      Unlist(d);
-      d->result = RunIdup(d);
-    });
-    Unlist(d);
-  }
 }
 
 void DropCommHints(const Comm* comm) {

@@ -14,6 +14,7 @@ namespace {
 
 struct Group {
   std::vector<int> world_ranks;
+  int session = -1;  // the session it derives from (MPI_Group_from_session_pset), -1: none
 };
 constexpr int kFirstUserGroup = 2;  // 1 = MPI_GROUP_EMPTY
 
@@ -88,7 +89,7 @@ bool GroupArg(Call& c, int h, const std::vector<int>** out, const char* what) {
                  std::string("invalid ") + what + " handle " + Str(h));
 }
 
-int NewGroup(Call& c, std::vector<int> ranks, int* out) {
+int NewGroup(Call& c, std::vector<int> ranks, int* out, int session) {
   if (ranks.empty()) {
     *out = MPI_GROUP_EMPTY;
     return MPI_SUCCESS;
@@ -96,8 +97,15 @@ int NewGroup(Call& c, std::vector<int> ranks, int* out) {
   int index = Groups().Alloc();
   if (index < 0) return c.Fail(Code::kNoMem, "group table is full");
   Groups().Get(index)->world_ranks = std::move(ranks);
+  Groups().Get(index)->session = session;
   *out = NICQ_HANDLE(NICQ_KIND_GROUP, index);
   return MPI_SUCCESS;
+}
+
+int GroupSession(int h) {
+  if (KindOf(h) != NICQ_KIND_GROUP || IndexOf(h) < kFirstUserGroup) return -1;
+  Group* g = Groups().Get(IndexOf(h));
+  return g ? g->session : -1;
 }
 
 int CompareRankLists(const std::vector<int>& a, const std::vector<int>& b) {
@@ -165,7 +173,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     seen[r] = true;
     out.push_back((*g)[r]);
   }
-  return NewGroup(c, std::move(out), newgroup);
+  return NewGroup(c, std::move(out), newgroup, api::GroupSession(group));
 }
 
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
@@ -187,7 +195,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     seen[r] = true;
     drop.push_back(r);
   }
-  return NewGroup(c, Without(*g, drop), newgroup);
+  return NewGroup(c, Without(*g, drop), newgroup, api::GroupSession(group));
 }
 
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
@@ -200,7 +208,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     return c.Fail();
   std::vector<int> out;
   for (int r : picked) out.push_back((*g)[r]);
-  return NewGroup(c, std::move(out), newgroup);
+  return NewGroup(c, std::move(out), newgroup, api::GroupSession(group));
 }
 
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
@@ -211,7 +219,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
       !c.NotNull(n ? static_cast<const void*>(ranges) : &n, "ranges") ||
       !RangeRanks(c, n, ranges, static_cast<int>(g->size()), &picked))
     return c.Fail();
-  return NewGroup(c, Without(*g, picked), newgroup);
+  return NewGroup(c, Without(*g, picked), newgroup, api::GroupSession(group));
 }
 
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {

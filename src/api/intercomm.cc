@@ -122,6 +122,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
   Comm* local = nullptr;
   Status st = api::CreateCommFromMembers(rt::World(), *lg, tag, &local);
   if (!st.ok()) return c.Fail(st);
+  rt::CommSetSession(local, api::GroupSession(local_group));  // the intercommunicator inherits it
   Comm* child = nullptr;
   st = rt::IntercommCreate(local, local_leader, rt::World(), (*rg)[std::size_t(remote_leader)],
                            int(tag & 0x3fffff), Code::kOk, &child);

@@ -192,7 +192,7 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
                       "' (nicq has mpi://WORLD and mpi://SELF)");
     return FailOn(c, HandlerOf(session), session);
   }
-  return api::NewGroup(c, std::move(ranks), newgroup);
+  return api::NewGroup(c, std::move(ranks), newgroup, api::IndexOf(session));
 }
 
 int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
@@ -275,6 +275,8 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
   Comm* child = nullptr;
   Status st = api::CreateCommFromMembers(rt::World(), *g, TagOf(stringtag), &child);
   if (!st.ok()) return c.Fail(st);
+  // Its buffered sends fall back on the session's buffer (MPI-4.1 3.6).
+  rt::CommSetSession(child, api::GroupSession(group));
   return api::AdoptComm(c, errhandler, child, newcomm);
 }
 

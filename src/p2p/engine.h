@@ -66,6 +66,9 @@ class Engine {
   // | kSessionKey); created detached on first use when `create`.
   static constexpr std::uint64_t kSessionKey = std::uint64_t{1} << 32;
   BsendBuffer* OwnedBuffer(std::uint64_t key, bool create);
+  // The session a communicator's context derives from (-1: none), whose
+  // buffer its buffered sends use when the communicator has none.
+  void SetContextSession(std::uint32_t ctx, int session);
 
   // One non-blocking pass: retry queued posts, read the completion queue.
   // Returns how many events were handled.
@@ -169,6 +172,8 @@ class Engine {
   // Buffers attached to communicators and sessions; entries never move (a
   // send in flight points at its buffer) and are kept once created.
   std::vector<std::pair<std::uint64_t, std::unique_ptr<BsendBuffer>>> owned_bsend_;
+  std::vector<std::pair<std::uint32_t, int>> ctx_session_;  // context id -> session index
+  // MPI-4.1: the communicator's buffer, else its session's, else the process's.
   BsendBuffer* BufferForContext(std::uint32_t ctx);
 };
 

@@ -104,12 +104,28 @@ BsendBuffer* Engine::OwnedBuffer(std::uint64_t key, bool create) {
   return owned_bsend_.back().second.get();
 }
 
+void Engine::SetContextSession(std::uint32_t ctx, int session) {
+  for (auto it = ctx_session_.begin(); it != ctx_session_.end(); ++it) {
+    if (it->first != ctx) continue;
+    if (session < 0)
+      ctx_session_.erase(it);
+    else
+      it->second = session;
+    return;
+  }
+  if (session >= 0) ctx_session_.emplace_back(ctx, session);
+}
+
 BsendBuffer* Engine::BufferForContext(std::uint32_t ctx) {
   if (BsendBuffer* b = OwnedBuffer(ctx, false); b && b->attached()) return b;
-  if (bsend_.attached()) return &bsend_;
-  for (auto& [k, b] : owned_bsend_)
-    if ((k & kSessionKey) && b->attached()) return b.get();
-  return nullptr;
+  for (const auto& [c, session] : ctx_session_) {
+    if (c != ctx) continue;
+    if (BsendBuffer* b = OwnedBuffer(kSessionKey | std::uint32_t(session), false);
+        b && b->attached())
+      return b;
+    break;
+  }
+  return bsend_.attached() ? &bsend_ : nullptr;
 }
 
 }  // namespace nicq::p2p

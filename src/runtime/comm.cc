@@ -2,8 +2,9 @@
 // using the runtime's own p2p context (parent id + kRuntimeContextOffset).
 //
 // Context ids: each process keeps a byte per context slot (id / 4). A new
-// communicator takes the lowest slot free on *every* member of the parent
-// (the union of the members' used maps), so ids are reused after CommFree.
+// communicator takes a slot free on *every* member of the parent, agreed
+// in rounds that also serve MPI_Comm_idup (comm_agreement.cc), so ids are
+// reused after CommFree.
 // Disjoint colors of one split may share a slot: their members differ and
 // the source rank is part of every match.
 #include <algorithm>
@@ -59,6 +60,10 @@ Status ExchangeAll(Comm* comm, const void* mine, std::size_t len, std::vector<st
   return Status::Ok();
 }
 
+}  // namespace
+
+namespace detail {
+
 Comm* NewComm(std::uint32_t slot, std::vector<int> world_ranks, int my_world) {
   auto* c = new Comm;
   c->context_id = slot * kContextStride;
@@ -72,19 +77,12 @@ Comm* NewComm(std::uint32_t slot, std::vector<int> world_ranks, int my_world) {
   }
   c->rank = c->RankOfWorld(my_world);
   c->rt_map_checked = true;
-  S().ctx_used[slot] = 1;
+  {
+    EngineLock lock;
+    S().ctx_used[slot] = 1;
+  }
   return c;
 }
-
-struct SplitBlob {
-  std::int32_t color;
-  std::int32_t key;
-  std::uint8_t used[kSlots];
-};
-
-}  // namespace
-
-namespace detail {
 
 Status BuildWorldAndSelf() {
   auto& s = S();
@@ -112,39 +110,20 @@ void DestroyComms() {
 }  // namespace detail
 
 Status CommSplit(Comm* parent, int color, int key, Comm** out) {
+  *out = nullptr;
   if (!S().initialized) return Error(Code::kOther, "CommSplit: runtime not initialized");
   if (!parent) return Error(Code::kComm, "CommSplit: null parent communicator");
-  *out = nullptr;
-  auto blob = std::make_unique<SplitBlob>();
-  blob->color = color < 0 ? -1 : color;
-  blob->key = key;
-  std::memcpy(blob->used, S().ctx_used.data(), kSlots);
-  std::vector<std::uint8_t> all;
-  NICQ_RETURN_IF_ERROR(
-      ExchangeAll(parent, blob.get(), sizeof(SplitBlob), all).WithContext("CommSplit"));
-  auto at = [&](int r) {
-    return reinterpret_cast<const SplitBlob*>(all.data() + std::size_t(r) * sizeof(SplitBlob));
-  };
-  std::uint32_t slot = 0;
-  for (; slot < kSlots; ++slot) {
-    bool used = false;
-    for (int r = 0; r < parent->size && !used; ++r) used = at(r)->used[slot] != 0;
-    if (!used) break;
+  CommAgreement* a = nullptr;
+  NICQ_RETURN_IF_ERROR(CommAgreementStart(parent, color, key, &a).WithContext("CommSplit"));
+  Backoff bo;
+  Status st = Status::Ok();
+  while (st.ok() && !CommAgreementPoll(a)) st = ProgressWait(bo);
+  if (!st.ok()) {
+    // A dead peer: the agreement's requests may still be posted, so it is
+    // left behind rather than freed under them.
+    return st.WithContext("CommSplit");
   }
-  if (slot == kSlots)
-    return Error(Code::kOther, "CommSplit: no free context id left (16384 in use)");
-  if (color < 0) return Status::Ok();
-  std::vector<int> members;
-  for (int r = 0; r < parent->size; ++r)
-    if (at(r)->color == color) members.push_back(r);
-  std::stable_sort(members.begin(), members.end(),
-                   [&](int a, int b) { return at(a)->key < at(b)->key; });
-  std::vector<int> world;
-  for (int r : members) world.push_back(parent->WorldRank(r));
-  *out = NewComm(slot, std::move(world), WorldRank());
-  NICQ_LOG(kDebug, kCore, "comm split: color %d, size %d, context %u", color, (*out)->size,
-           (*out)->context_id);
-  return Status::Ok();
+  return CommAgreementFinish(a, out).WithContext("CommSplit");
 }
 
 Status CommCreateFromRanks(Comm* parent, const int* parent_ranks, int n, Comm** out) {
@@ -169,7 +148,11 @@ namespace {
 
 // The last reference went: the context id may be reused from now on.
 void DestroyComm(Comm* comm) {
-  S().ctx_used[comm->context_id / kContextStride] = 0;
+  CommSetSession(comm, -1);  // the context id may serve a communicator of no session next
+  {
+    EngineLock lock;
+    S().ctx_used[comm->context_id / kContextStride] = 0;
+  }
   if (comm->local_comm) CommFree(comm->local_comm).IgnoreError();  // an intercomm's local group
   delete comm;
 }

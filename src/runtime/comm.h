@@ -60,7 +60,10 @@ struct Comm {
   // Runtime fields (additive): world rank -> comm rank, -1 for non-members;
   // empty means the identity (World and its duplicates).
   std::vector<int> world_to_rank;
-  std::uint64_t rt_seq = 0;     // tags of the runtime's own messages (comm creation)
+  std::uint64_t rt_seq = 0;  // tags of the runtime's own messages (comm creation)
+  // The session the communicator derives from (an index, -1: none): its
+  // buffered sends fall back on that session's buffer (rt::CommSetSession).
+  int session = -1;
   bool rt_map_checked = false;  // world_to_rank validated (comms built outside the runtime)
 
   // Intercommunicators: the remote group (comm rank -> world rank, and

@@ -10,15 +10,18 @@
 // each leader hands both lists to its members. Every process then computes
 // the same result from the same lists: the remote group's order, and a
 // context slot free on every member of both groups (so both groups agree
-// on the intercommunicator's context id). The local group gets an
+// on the intercommunicator's context id), which a second pass of votes
+// confirms (ConfirmSlot). The local group gets an
 // intracommunicator of its own first (its own context id), which carries
 // the local phases of the intercommunicator's collectives.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/config.h"
 #include "core/log.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_state.h"
@@ -43,8 +46,10 @@ struct Member {
   std::int32_t color = 0;  // < 0: MPI_UNDEFINED
   std::int32_t key = 0;
   std::int32_t high = 0;
+  std::int32_t vote = 0;               // ConfirmSlot's: kVoteYes or kVoteNo
   std::uint8_t used[kSlots / 8] = {};  // one bit per context slot
 };
+constexpr std::int32_t kVoteYes = 1, kVoteNo = 2;
 
 Member MemberOf(int color, int key, bool high) {
   Member m;
@@ -52,6 +57,7 @@ Member MemberOf(int color, int key, bool high) {
   m.color = color < 0 ? -1 : color;
   m.key = key;
   m.high = high ? 1 : 0;
+  EngineLock lock;  // the progress engine may finish an MPI_Comm_idup meanwhile
   for (std::size_t i = 0; i < kSlots; ++i)
     if (S().ctx_used[i]) m.used[i / 8] |= std::uint8_t(1u << (i % 8));
   return m;
@@ -63,6 +69,12 @@ struct Link {
   std::uint32_t ctx = 0;
   int tag = 0;
   Code refused = Code::kOk;  // the leader refused the call: tell the members, meet no one
+  // At creation the remote leader may never come (it refused its
+  // arguments, or the groups disagree on the call): the leaders' exchange
+  // then ends after this many seconds (0: never). An existing
+  // intercommunicator's remote group is known to exist, so split and merge
+  // wait as long as it takes.
+  double meeting_timeout_s = 0;
 };
 
 Status Post(bool send, void* buf, std::size_t len, int world, std::uint32_t ctx, int tag,
@@ -85,6 +97,36 @@ Status WaitAll(Request* reqs, int n, const char* what) {
   return Status::Ok();
 }
 
+// The leaders' exchange: as WaitAll, but bounded by the link's timeout.
+// Past it, what is still pending is cancelled (a late remote leader's
+// messages then match nothing of this call) and the call fails.
+Status WaitMeeting(Request* reqs, int n, const Link& link, const char* what) {
+  if (link.meeting_timeout_s <= 0) return WaitAll(reqs, n, what);
+  const double deadline = detail::NowSeconds() + link.meeting_timeout_s;
+  Backoff bo;
+  for (int i = 0; i < n; ++i) {
+    while (!reqs[i].IsDone() && detail::NowSeconds() < deadline)
+      NICQ_RETURN_IF_ERROR(ProgressWait(bo));
+    if (!reqs[i].IsDone()) break;
+    if (reqs[i].status.error != 0)
+      return Error(Code(reqs[i].status.error), std::string(what) + " failed");
+  }
+  bool late = false;
+  for (int i = 0; i < n; ++i) {
+    if (reqs[i].IsDone()) continue;
+    late = true;
+    Cancel(&reqs[i]).IgnoreError();
+    NICQ_RETURN_IF_ERROR(Wait(&reqs[i]));
+  }
+  if (!late) return Status::Ok();
+  return Error(Code::kOther,
+               std::string(what) + ": the remote leader (world rank " +
+                   std::to_string(link.remote_leader_world) + ") did not take part within " +
+                   std::to_string(int(link.meeting_timeout_s)) +
+                   " s (NICQ_INTERCOMM_TIMEOUT); it may have refused its arguments, or the two "
+                   "groups did not make the same call");
+}
+
 // The agreement described at the top: fills both lists, in group rank order.
 Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
              std::vector<Member>& locals, std::vector<Member>& remotes) {
@@ -102,25 +144,28 @@ Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
         NICQ_RETURN_IF_ERROR(Post(false, &locals[std::size_t(r)], sizeof(Member),
                                   local->WorldRank(r), lctx, ltag, &reqs[std::size_t(n++)]));
     NICQ_RETURN_IF_ERROR(WaitAll(reqs.get(), n, "gathering the local group"));
-    if (link.refused != Code::kOk) {
-      // A negative remote size carries the refusal's class to the members.
-      counts[1] = -std::int32_t(link.refused);
+    // Leaders: counts first (the remote size may be unknown), then records.
+    Request x[2];
+    std::int32_t remote_n = 0;
+    Status met = Error(link.refused, "the local leader refused its arguments");
+    if (link.refused == Code::kOk) {
+      NICQ_RETURN_IF_ERROR(Post(true, &counts[0], sizeof(std::int32_t), link.remote_leader_world,
+                                link.ctx, link.tag, &x[0]));
+      NICQ_RETURN_IF_ERROR(Post(false, &remote_n, sizeof remote_n, link.remote_leader_world,
+                                link.ctx, link.tag, &x[1]));
+      met = WaitMeeting(x, 2, link, "exchanging group sizes with the remote leader");
+    }
+    if (!met.ok()) {
+      // A negative remote size carries the failure's class to the members.
+      counts[1] = -std::int32_t(met.code());
       n = 0;
       for (int r = 0; r < p; ++r)
         if (r != leader)
           NICQ_RETURN_IF_ERROR(Post(true, &counts[1], sizeof(std::int32_t), local->WorldRank(r),
                                     lctx, ltag, &reqs[std::size_t(n++)]));
-      NICQ_RETURN_IF_ERROR(WaitAll(reqs.get(), n, "telling the local group of the refusal"));
-      return Error(link.refused, "the local leader refused its arguments");
+      NICQ_RETURN_IF_ERROR(WaitAll(reqs.get(), n, "telling the local group of the failure"));
+      return met;
     }
-    // Leaders: counts first (the remote size may be unknown), then records.
-    Request x[2];
-    std::int32_t remote_n = 0;
-    NICQ_RETURN_IF_ERROR(Post(true, &counts[0], sizeof(std::int32_t), link.remote_leader_world,
-                              link.ctx, link.tag, &x[0]));
-    NICQ_RETURN_IF_ERROR(Post(false, &remote_n, sizeof remote_n, link.remote_leader_world, link.ctx,
-                              link.tag, &x[1]));
-    NICQ_RETURN_IF_ERROR(WaitAll(x, 2, "exchanging group sizes with the remote leader"));
     if (remote_n <= 0 || remote_n > WorldSize())
       return Error(Code::kComm,
                    "the remote leader sent a group size of " + std::to_string(remote_n));
@@ -129,7 +174,7 @@ Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
                               link.remote_leader_world, link.ctx, link.tag, &x[0]));
     NICQ_RETURN_IF_ERROR(Post(false, remotes.data(), sizeof(Member) * std::size_t(remote_n),
                               link.remote_leader_world, link.ctx, link.tag, &x[1]));
-    NICQ_RETURN_IF_ERROR(WaitAll(x, 2, "exchanging groups with the remote leader"));
+    NICQ_RETURN_IF_ERROR(WaitMeeting(x, 2, link, "exchanging groups with the remote leader"));
     counts[1] = remote_n;
     // Members: the remote size, then both lists.
     auto out = std::make_unique<Request[]>(3 * std::size_t(p));
@@ -153,7 +198,9 @@ Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
   NICQ_RETURN_IF_ERROR(WaitAll(x, 2, "reaching the local leader"));
   if (counts[1] < 0)
     return Error(Code(-counts[1]), "the local leader (local rank " + std::to_string(leader) +
-                                       ") refused its arguments (its error says why)");
+                                       ", world rank " + std::to_string(lw) +
+                                       ") failed the call (its error says why: its arguments were "
+                                       "refused, or the remote leader never came)");
   if (counts[1] == 0 || counts[1] > WorldSize())
     return Error(Code::kComm,
                  "the local leader sent a remote group size of " + std::to_string(counts[1]));
@@ -175,6 +222,64 @@ std::uint32_t FreeSlot(const std::vector<const Member*>& members) {
   return std::uint32_t(kSlots);
 }
 
+// The slot a process's color would take: free on every member of both
+// groups with that color; kSlots when the color makes no communicator.
+std::uint32_t ColorSlot(const Member& mine, const std::vector<Member>& locals,
+                        const std::vector<Member>& remotes) {
+  if (mine.color < 0) return std::uint32_t(kSlots);
+  std::vector<const Member*> all;
+  for (const Member& m : locals)
+    if (m.color == mine.color) all.push_back(&m);
+  const std::size_t n_local = all.size();
+  for (const Member& m : remotes)
+    if (m.color == mine.color) all.push_back(&m);
+  return all.size() == n_local ? std::uint32_t(kSlots) : FreeSlot(all);
+}
+
+// Every process computes its candidate from the same lists, but a
+// communicator made since the maps were taken (an MPI_Comm_idup that the
+// progress engine finished meanwhile) may hold it on some process. As in
+// comm_agreement.cc, each process reserves its candidate if still free
+// and votes, and the votes go round like the records: all yes keeps the
+// candidates, anything else drops them and starts over from the fresh maps.
+Status ConfirmSlot(Comm* local, int leader, const std::function<Link()>& link_of,
+                   const Member& mine, std::vector<Member>& locals, std::vector<Member>& remotes,
+                   const std::function<std::uint32_t(const std::vector<Member>&,
+                                                     const std::vector<Member>&)>& candidate,
+                   std::uint32_t* slot) {
+  for (;;) {
+    const std::uint32_t c = candidate(locals, remotes);
+    bool reserved = false;
+    Member again = MemberOf(mine.color, mine.key, mine.high != 0);
+    again.vote = kVoteYes;
+    if (c < kSlots) {
+      EngineLock lock;
+      if (S().ctx_used[c]) {
+        again.vote = kVoteNo;
+      } else {
+        S().ctx_used[c] = 1;
+        reserved = true;
+      }
+    }
+    std::vector<Member> l2, r2;
+    Status st = Agree(local, leader, link_of(), again, l2, r2);
+    bool all_yes = st.ok();
+    for (const Member& m : l2) all_yes = all_yes && m.vote == kVoteYes;
+    for (const Member& m : r2) all_yes = all_yes && m.vote == kVoteYes;
+    if (all_yes) {
+      *slot = c;
+      return Status::Ok();
+    }
+    if (reserved) {
+      EngineLock lock;
+      S().ctx_used[c] = 0;
+    }
+    NICQ_RETURN_IF_ERROR(st);
+    locals = std::move(l2);
+    remotes = std::move(r2);
+  }
+}
+
 std::vector<int> RankMap(const std::vector<int>& world_ranks) {
   std::vector<int> map(std::size_t(WorldSize()), -1);
   for (std::size_t r = 0; r < world_ranks.size(); ++r) map[std::size_t(world_ranks[r])] = int(r);
@@ -183,8 +288,8 @@ std::vector<int> RankMap(const std::vector<int>& world_ranks) {
 
 // The intercommunicator over `lc` (taken over) and the remote members with
 // this process's color, ordered by key then remote rank.
-Status Finish(Comm* lc, const Member& mine, const std::vector<Member>& locals,
-              const std::vector<Member>& remotes, const char* call, Comm** out) {
+Status Finish(Comm* lc, const Member& mine, const std::vector<Member>& remotes, std::uint32_t slot,
+              const char* call, Comm** out) {
   std::vector<int> ridx;
   for (int i = 0; i < int(remotes.size()); ++i)
     if (remotes[std::size_t(i)].color == mine.color) ridx.push_back(i);
@@ -194,11 +299,6 @@ Status Finish(Comm* lc, const Member& mine, const std::vector<Member>& locals,
   }
   std::stable_sort(ridx.begin(), ridx.end(),
                    [&](int a, int b) { return remotes[a].key < remotes[b].key; });
-  std::vector<const Member*> all;
-  for (const Member& m : locals)
-    if (m.color == mine.color) all.push_back(&m);
-  for (int i : ridx) all.push_back(&remotes[std::size_t(i)]);
-  const std::uint32_t slot = FreeSlot(all);
   if (slot == kSlots) {
     CommFree(lc).IgnoreError();
     return Error(Code::kOther, std::string(call) + ": no context id free on both groups");
@@ -215,6 +315,7 @@ Status Finish(Comm* lc, const Member& mine, const std::vector<Member>& locals,
   c->local_comm = lc;
   c->rt_map_checked = true;
   S().ctx_used[slot] = 1;
+  CommSetSession(c, lc->session);
   *out = c;
   NICQ_LOG(kDebug, kCore, "%s: local size %d, remote size %d, context %u", call, c->size,
            int(c->remote_world_ranks.size()), c->context_id);
@@ -241,6 +342,8 @@ Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_lea
     link = Link{remote_leader_world, peer->context_id + kRuntimeContextOffset,
                 int(kCreateTagBit | (std::uint32_t(tag) & kCreateTagMask))};
   link.refused = leader_refused;
+  link.meeting_timeout_s =
+      double(std::max<std::int64_t>(0, config::GetInt("NICQ_INTERCOMM_TIMEOUT")));
   Status st = Agree(lc, local_leader, link, mine, locals, remotes);
   if (st.ok()) {
     for (const Member& r : remotes)
@@ -248,11 +351,16 @@ Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_lea
         st = Error(Code::kComm, "world rank " + std::to_string(r.world) +
                                     " is in both groups (the groups must be disjoint)");
   }
+  std::uint32_t slot = std::uint32_t(kSlots);
+  if (st.ok())
+    st = ConfirmSlot(
+        lc, local_leader, [&link] { return link; }, mine, locals, remotes,
+        [&mine](const auto& l, const auto& r) { return ColorSlot(mine, l, r); }, &slot);
   if (!st.ok()) {
     CommFree(lc).IgnoreError();
     return st;
   }
-  return Finish(lc, mine, locals, remotes, "IntercommCreate", out);
+  return Finish(lc, mine, remotes, slot, "IntercommCreate", out);
 }
 
 Status IntercommSplit(Comm* inter, int color, int key, Comm** out) {
@@ -264,11 +372,16 @@ Status IntercommSplit(Comm* inter, int color, int key, Comm** out) {
   const Member mine = MemberOf(color, key, false);
   std::vector<Member> locals, remotes;
   Status st = Agree(inter->local_comm, 0, LinkOf(inter), mine, locals, remotes);
+  std::uint32_t slot = std::uint32_t(kSlots);
+  if (st.ok())  // every process votes, those without a communicator too
+    st = ConfirmSlot(
+        inter->local_comm, 0, [inter] { return LinkOf(inter); }, mine, locals, remotes,
+        [&mine](const auto& l, const auto& r) { return ColorSlot(mine, l, r); }, &slot);
   if (!st.ok() || color < 0) {
     if (lc) CommFree(lc).IgnoreError();
     return st;
   }
-  return Finish(lc, mine, locals, remotes, "IntercommSplit", out);
+  return Finish(lc, mine, remotes, slot, "IntercommSplit", out);
 }
 
 Status IntercommMerge(Comm* inter, bool high, Comm** out) {
@@ -278,6 +391,16 @@ Status IntercommMerge(Comm* inter, bool high, Comm** out) {
   const Member mine = MemberOf(0, 0, high);
   std::vector<Member> locals, remotes;
   NICQ_RETURN_IF_ERROR(Agree(inter->local_comm, 0, LinkOf(inter), mine, locals, remotes));
+  std::uint32_t slot = std::uint32_t(kSlots);
+  NICQ_RETURN_IF_ERROR(ConfirmSlot(
+      inter->local_comm, 0, [inter] { return LinkOf(inter); }, mine, locals, remotes,
+      [](const auto& l, const auto& r) {
+        std::vector<const Member*> all;
+        for (const Member& m : l) all.push_back(&m);
+        for (const Member& m : r) all.push_back(&m);
+        return FreeSlot(all);
+      },
+      &slot));
   // The group that passed high = false comes first; with equal flags, the
   // group whose leader has the lower world rank (both sides see the same).
   const bool lh = locals[0].high != 0, rh = remotes[0].high != 0;
@@ -285,7 +408,6 @@ Status IntercommMerge(Comm* inter, bool high, Comm** out) {
   std::vector<const Member*> order;
   for (const Member& m : local_first ? locals : remotes) order.push_back(&m);
   for (const Member& m : local_first ? remotes : locals) order.push_back(&m);
-  const std::uint32_t slot = FreeSlot(order);
   if (slot == kSlots) return Error(Code::kOther, "IntercommMerge: no free context id left");
   auto* c = new Comm;
   c->context_id = slot * kContextStride;
@@ -297,6 +419,7 @@ Status IntercommMerge(Comm* inter, bool high, Comm** out) {
   c->rank = c->RankOfWorld(WorldRank());
   c->rt_map_checked = true;
   S().ctx_used[slot] = 1;
+  CommSetSession(c, inter->session);
   *out = c;
   return Status::Ok();
 }

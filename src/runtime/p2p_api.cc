@@ -280,6 +280,13 @@ Status DropCommBuffer(std::uint32_t context_id) {
   return Status::Ok();
 }
 
+void CommSetSession(Comm* comm, int session) {
+  if (!comm || comm->session == session) return;
+  comm->session = session;
+  EngineLock lock;
+  S().engine.SetContextSession(comm->context_id, session);
+}
+
 Status BufferAttach(void* buf, std::size_t size) {
   return BufferAttachTo(BufferOwner{}, buf, size);
 }

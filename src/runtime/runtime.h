@@ -49,6 +49,18 @@ Comm* Self();
 Status CommDup(Comm* parent, Comm** out);
 // color < 0 means MPI_UNDEFINED (out = nullptr on that rank).
 Status CommSplit(Comm* parent, int color, int key, Comm** out);
+// The same creation without blocking (MPI_Comm_idup): Start takes the
+// parent's next runtime tag and sends the first round (an
+// intercommunicator parent: only its duplicate, color 0 and key = rank,
+// agreed over both groups and over the local group); Poll advances it
+// (never blocks, call it from progress) and is true once it is over;
+// Finish builds the communicator (nullptr for color < 0) and deletes the
+// agreement. Agreements that overlap in time on one process are safe (see
+// comm_agreement.cc).
+struct CommAgreement;
+Status CommAgreementStart(Comm* parent, int color, int key, CommAgreement** out);
+bool CommAgreementPoll(CommAgreement* a);
+Status CommAgreementFinish(CommAgreement* a, Comm** out);
 // MPI_Comm_free: drops the handle's reference. The communicator (and its
 // context id) lives on until the last request using it releases it, so
 // pending operations complete normally (MPI 4.1 7.4.3).
@@ -97,9 +109,8 @@ Status Mprobe(int source, int tag, Comm* comm, RequestStatus* status, void** msg
 Status Mrecv(void* msg, void* buf, std::size_t bytes, Comm* comm, Request* req);
 
 // Buffered mode per communicator and per session (MPI-4.1). A buffered
-// send on a communicator uses the communicator's buffer, else the process's,
-// else a session's (communicators do not record the session they came
-// from, so the first session buffer attached serves them all).
+// send on a communicator uses the communicator's buffer, else the buffer of
+// the session it derives from (CommSetSession), else the process's.
 struct BufferOwner {
   enum Kind : std::uint8_t { kProcess, kComm, kSession } kind = kProcess;
   std::uint32_t id = 0;  // kComm: context id; kSession: session index
@@ -115,6 +126,10 @@ bool BufferIdle(BufferOwner owner);
 // At CommFree: sends what the communicator's buffer holds and detaches it, so
 // a later communicator with the same context id starts without a buffer.
 Status DropCommBuffer(std::uint32_t context_id);
+// Records that `comm` derives from session `session` (an index; -1: none).
+// Communicators created from it (dup, split, idup, intercommunicators over
+// it, merge) inherit it.
+void CommSetSession(Comm* comm, int session);
 
 // Buffered mode (MPI_Buffer_attach/detach).
 Status BufferAttach(void* buf, std::size_t size);

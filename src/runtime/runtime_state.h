@@ -67,6 +67,9 @@ class EngineLock {
   bool locked_;
 };
 
+// A communicator of `world_ranks` on context slot `slot` (marked used).
+Comm* NewComm(std::uint32_t slot, std::vector<int> world_ranks, int my_world);
+
 double NowSeconds();                   // CLOCK_MONOTONIC_COARSE: no syscall (vDSO)
 std::int64_t NowNs();                  // CLOCK_MONOTONIC (vDSO): spin deadlines
 int CpusAllowed();                     // PUs in this process's cpuset (at least 1)

@@ -130,6 +130,31 @@ Status CommSplit(Comm* parent, int color, int key, Comm** out) {
   }
   return CommDup(parent, out);
 }
+// A world of one agrees at once: the agreement is the split's result.
+struct CommAgreement {
+  Comm* child = nullptr;
+};
+Status CommAgreementStart(Comm* parent, int color, int key, CommAgreement** out) {
+  auto* a = new CommAgreement;
+  Status st = CommSplit(parent, color, key, &a->child);
+  if (!st.ok()) {
+    delete a;
+    return st;
+  }
+  *out = a;
+  return Status::Ok();
+}
+bool CommAgreementPoll(CommAgreement*) {
+  return true;
+}
+Status CommAgreementFinish(CommAgreement* a, Comm** out) {
+  *out = a->child;
+  delete a;
+  return Status::Ok();
+}
+void CommSetSession(Comm* comm, int session) {
+  if (comm) comm->session = session;
+}
 void CommRetain(Comm* comm) {
   if (comm && comm != World() && comm != Self()) comm->refs.n.fetch_add(1);
 }

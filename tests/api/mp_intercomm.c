@@ -287,6 +287,7 @@ static void run_cut(const Cut* cut) {
   check_p2p(&d);
   check_all(&d, 1);
   check_errors(&d);
+  check_collective_args(&d);
   CHECK_OK(MPI_Comm_free(&d.inter));
   check_merge(&c, c.color, 1 - c.color);
   check_merge(&c, 1 - c.color, c.color);

@@ -54,4 +54,7 @@ void check_all(const Ctx* c, int mode);
 void check_noncommutative(const Ctx* c, int mode);
 void check_derived(const Ctx* c, int mode);
 
+/* mp_intercomm_args.c: argument errors of every form, nothing changed. */
+void check_collective_args(const Ctx* c);
+
 #endif

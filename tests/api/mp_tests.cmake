@@ -66,7 +66,7 @@ nicq_add_mp_test(api_large_count PROGRAM api_mp_large_count RANKS 2 PROVIDERS sh
 # Intercommunicators: creation, merge order, split/dup/create, p2p over the
 # remote group, every collective in its three forms, on groups of unequal
 # size (odd world sizes, rank 0 against the rest) and interleaved ranks.
-nicq_add_mp_program(api_mp_intercomm SOURCES mp_intercomm.c mp_intercomm_coll.c)
+nicq_add_mp_program(api_mp_intercomm SOURCES mp_intercomm.c mp_intercomm_coll.c mp_intercomm_args.c)
 nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 2 3 4 5 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_intercomm PROGRAM api_mp_intercomm RANKS 3 PROVIDERS sockets
@@ -100,3 +100,23 @@ nicq_add_mp_test(api_coverage PROGRAM api_mp_coverage RANKS 2 3 PROVIDERS shm tc
 nicq_add_mp_program(api_mp_topo_graph SOURCES mp_topo_graph.c)
 nicq_add_mp_test(api_topo_graph PROGRAM api_mp_topo_graph RANKS 1 2 3 5
                  PROVIDERS shm tcp+ofi_rxm sockets LABELS api TIMEOUT 60)
+
+# MPI_Comm_idup runs as a nonblocking agreement: blocking collectives on the
+# parent before the wait, ranks waiting at different points, several idups
+# outstanding, an idup overlapping a blocking dup of another communicator.
+nicq_add_mp_program(api_mp_comm_idup SOURCES mp_comm_idup.c)
+nicq_add_mp_test(api_comm_idup PROGRAM api_mp_comm_idup RANKS 2 3 4 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
+
+# Buffered sends on communicators of two sessions use their own session's
+# buffer; world uses the process buffer (tests/api/mp_session_buffers.c).
+nicq_add_mp_program(api_mp_session_buffers SOURCES mp_session_buffers.c)
+nicq_add_mp_test(api_session_buffers PROGRAM api_mp_session_buffers RANKS 2 3
+                 PROVIDERS shm tcp+ofi_rxm LABELS api TIMEOUT 60)
+
+# A leader refuses MPI_Intercomm_create's arguments: its group fails with
+# it, the other group's leader gives up waiting after NICQ_INTERCOMM_TIMEOUT
+# seconds and its group fails too; then a correct creation works.
+nicq_add_mp_program(api_mp_intercomm_refused SOURCES mp_intercomm_refused.c)
+nicq_add_mp_test(api_intercomm_refused PROGRAM api_mp_intercomm_refused RANKS 2 3 4
+                 PROVIDERS shm tcp+ofi_rxm ENV NICQ_INTERCOMM_TIMEOUT=3 LABELS api TIMEOUT 60)

@@ -253,6 +253,55 @@ TEST_F(ApiType, External32IsBigEndianWithFixedSizes) {
   ASSERT_EQ(MPI_Type_free(&t), MPI_SUCCESS);
 }
 
+TEST_F(ApiType, F90ParameterizedTypesPickTheNarrowestFit) {
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  int size = 0;
+  auto size_of = [&](MPI_Datatype d) {
+    EXPECT_EQ(MPI_Type_size(d, &size), MPI_SUCCESS);
+    return size;
+  };
+  ASSERT_EQ(MPI_Type_create_f90_real(6, MPI_UNDEFINED, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_FLOAT);
+  EXPECT_EQ(size_of(t), 4);
+  ASSERT_EQ(MPI_Type_create_f90_real(7, MPI_UNDEFINED, &t), MPI_SUCCESS);
+  EXPECT_EQ(size_of(t), 8);  // float has 6 digits: one more needs double
+  ASSERT_EQ(MPI_Type_create_f90_real(15, 307, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_DOUBLE);
+  EXPECT_EQ(size_of(t), 8);
+  ASSERT_EQ(MPI_Type_create_f90_real(MPI_UNDEFINED, 37, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_FLOAT);
+  ASSERT_EQ(MPI_Type_create_f90_real(MPI_UNDEFINED, 38, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_DOUBLE);  // float's range is 37 (its smallest normal is 1e-37)
+  ASSERT_EQ(MPI_Type_create_f90_real(16, MPI_UNDEFINED, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_LONG_DOUBLE);
+  ASSERT_EQ(MPI_Type_create_f90_integer(2, &t), MPI_SUCCESS);
+  EXPECT_EQ(size_of(t), 1);
+  ASSERT_EQ(MPI_Type_create_f90_integer(3, &t), MPI_SUCCESS);
+  EXPECT_EQ(size_of(t), 2);
+  ASSERT_EQ(MPI_Type_create_f90_integer(9, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_INT32_T);
+  EXPECT_EQ(size_of(t), 4);
+  ASSERT_EQ(MPI_Type_create_f90_integer(10, &t), MPI_SUCCESS);
+  EXPECT_EQ(size_of(t), 8);
+  ASSERT_EQ(MPI_Type_create_f90_integer(18, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_INT64_T);
+  // Nothing fits, or nothing was asked: MPI_ERR_ARG and newtype untouched.
+  t = MPI_BYTE;
+  EXPECT_EQ(ErrorClass(MPI_Type_create_f90_integer(19, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(ErrorClass(MPI_Type_create_f90_integer(MPI_UNDEFINED, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(ErrorClass(MPI_Type_create_f90_real(40, MPI_UNDEFINED, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(ErrorClass(MPI_Type_create_f90_real(MPI_UNDEFINED, 5000, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(ErrorClass(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(ErrorClass(MPI_Type_create_f90_complex(40, 10, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(ErrorClass(MPI_Type_create_f90_complex(6, 10, &t)), MPI_ERR_UNSUPPORTED_OPERATION);
+  EXPECT_EQ(t, MPI_BYTE);
+  // The handle is the predefined type: named, usable at once.
+  int ni, na, nd, combiner = 0;
+  ASSERT_EQ(MPI_Type_create_f90_real(10, MPI_UNDEFINED, &t), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner), MPI_SUCCESS);
+  EXPECT_EQ(combiner, MPI_COMBINER_NAMED);
+}
+
 TEST_F(ApiType, MatchSizeAndValueIndex) {
   MPI_Datatype t = MPI_DATATYPE_NULL;
   ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &t), MPI_SUCCESS);
