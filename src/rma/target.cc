@@ -3,6 +3,8 @@
 // is entered from the application thread and the async progress thread, and
 // must never block either), which is what makes accumulates atomic with
 // respect to each other on every provider.
+#include <time.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -13,6 +15,7 @@
 #include "dtype/reduce.h"
 #include "mpi.h"
 #include "rma/wire.h"
+#include "runtime/async_progress.h"
 #include "runtime/runtime.h"
 
 namespace nicq::rma::detail {
@@ -21,10 +24,31 @@ namespace {
 struct Registry {
   std::atomic<bool> busy{false};  // held by the serving thread or a list change
   std::vector<Window*> windows;
+  std::atomic<int> live{0};              // windows served
+  std::atomic<std::int64_t> last_ns{0};  // when a request was last served
 };
+
+// How long after the last request the async progress thread keeps polling
+// for the next one at its short interval; after that it may fall asleep
+// (bounded naps), so an idle window costs nothing and a quiet target still
+// answers, later.
+constexpr std::int64_t kActiveWindowNs = 200'000'000;
+
+std::int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 Registry& Reg() {
   static auto* r = new Registry();
   return *r;
+}
+
+// The async progress thread's busy probe: passive-target traffic is recent.
+bool RecentlyServed() {
+  return Reg().live.load(std::memory_order_relaxed) > 0 &&
+         NowNs() - Reg().last_ns.load(std::memory_order_relaxed) < kActiveWindowNs;
 }
 
 // The list changes on the application thread: it waits for a serving
@@ -227,6 +251,7 @@ bool ServeWindow(Window* w) {
     w->incoming.pop_front();
     progressed = true;
   }
+  if (progressed) Reg().last_ns.store(NowNs(), std::memory_order_relaxed);
   ReapSends(w->replies);
   return progressed;
 }
@@ -244,18 +269,27 @@ bool ServeAll(void*) {
 }
 
 void Serve(Window* w) {
-  static const bool registered = progress::RegisterHook(ServeAll, nullptr);
+  static const bool registered = [] {
+    rt::AddAsyncBusyProbe(RecentlyServed);
+    return progress::RegisterHook(ServeAll, nullptr);
+  }();
   if (!registered) NICQ_LOG(kError, kCore, "no room for the one-sided progress hook");
   w->origin_error.assign(std::size_t(w->size), Code::kOk);
   AcquireForChange();
   Reg().windows.push_back(w);
+  Reg().live.fetch_add(1, std::memory_order_relaxed);
+  Reg().last_ns.store(NowNs(), std::memory_order_relaxed);
   Reg().busy.store(false, std::memory_order_release);
+  // Passive-target requests may arrive while this process computes: the
+  // async progress thread (when enabled) serves them.
+  rt::KickAsyncProgress();
 }
 
 void StopServing(Window* w) {
   AcquireForChange();
   auto& v = Reg().windows;
   v.erase(std::remove(v.begin(), v.end(), w), v.end());
+  Reg().live.fetch_sub(1, std::memory_order_relaxed);
   Reg().busy.store(false, std::memory_order_release);
 }
 

@@ -26,8 +26,6 @@ struct Record {
   char host[64] = {};
 };
 
-constexpr std::int64_t kSharedAlign = 64;
-
 std::int64_t RoundUp(std::int64_t v, std::int64_t a) {
   return (v + a - 1) / a * a;
 }
@@ -35,7 +33,9 @@ std::int64_t RoundUp(std::int64_t v, std::int64_t a) {
 // One node-wide segment: the lowest rank creates it, every rank maps it.
 // It is unlinked once every rank has it mapped.
 Status MapShared(Window* w, const std::vector<Record>& all, bool noncontig) {
-  const std::int64_t align = noncontig ? std::int64_t(sysconf(_SC_PAGESIZE)) : kSharedAlign;
+  // Contiguous by default (MPI 4.1 12.2.3): rank r+1's part starts where
+  // rank r's ends; alloc_shared_noncontig gives each part its own pages.
+  const std::int64_t align = noncontig ? std::int64_t(sysconf(_SC_PAGESIZE)) : 1;
   w->shm_offsets.assign(std::size_t(w->size), 0);
   std::int64_t total = 0;
   for (int r = 0; r < w->size; ++r) {

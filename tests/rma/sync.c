@@ -32,8 +32,8 @@ static void pscw_ring(MPI_Win win, int* mem) {
       while (!flag) CHECK_OK(MPI_Win_test(win, &flag));
     }
     for (int i = 0; i < 4; ++i)
-      CHECK(mem[4 * (round % 4) + i] == left * 100 + round * 4 + i,
-            "PSCW round %d: mem[%d] = %d", round, 4 * (round % 4) + i, mem[4 * (round % 4) + i]);
+      CHECK(mem[4 * (round % 4) + i] == left * 100 + round * 4 + i, "PSCW round %d: mem[%d] = %d",
+            round, 4 * (round % 4) + i, mem[4 * (round % 4) + i]);
   }
   MPI_Group_free(&world);
   MPI_Group_free(&to_right);
@@ -105,8 +105,8 @@ int main(int argc, char** argv) {
   mp_rank = rank;
   int* mem = NULL;
   MPI_Win win;
-  CHECK_OK(MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
-                            &win));
+  CHECK_OK(
+      MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
   for (int i = 0; i < N; ++i) mem[i] = -1;
   mem[N - 1] = rank * 7;
   mp_barrier(MPI_COMM_WORLD);
