@@ -99,7 +99,11 @@ int WinFail(Call& c, rma::Window* w) {
 
 int WinFail(Call& c, rma::Window* w, const Status& st) {
   if (st.ok()) return MPI_SUCCESS;
-  (void)c.Check(false, st.code(), st.message());
+  // rma:: names the call too ("MPI_Win_unlock: ..."); the Call prefix says it once.
+  std::string msg = st.message();
+  const std::string prefix = std::string(c.name()) + ": ";
+  if (msg.compare(0, prefix.size(), prefix) == 0) msg.erase(0, prefix.size());
+  (void)c.Check(false, st.code(), msg);
   return WinFail(c, w);
 }
 
