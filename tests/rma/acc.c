@@ -48,6 +48,17 @@ static void fence_ops(MPI_Win win, long long* mem) {
     for (int i = 0; i < 8; ++i)
       CHECK(d[i] == (i % 2 == 0 ? 1.5 * size : 0.0), "vector accumulate: d[%d] = %g", i, d[i]);
   CHECK_OK(MPI_Type_free(&every_other));
+  /* MPI_MAXLOC on MPI_2INT pairs: the largest value, ties to the lowest rank. */
+  int* pair = (int*)(mem + 12);
+  pair[0] = -1;
+  pair[1] = -1;
+  int mine_pair[2] = {rank % 2, rank};
+  CHECK_OK(MPI_Win_fence(0, win));
+  CHECK_OK(MPI_Accumulate(mine_pair, 1, MPI_2INT, 0, 12, 1, MPI_2INT, MPI_MAXLOC, win));
+  CHECK_OK(MPI_Win_fence(0, win));
+  if (rank == 0)
+    CHECK(pair[0] == (size > 1 ? 1 : 0) && pair[1] == (size > 1 ? 1 : 0), "MAXLOC: (%d, %d)",
+          pair[0], pair[1]);
 }
 
 static void concurrent_sum(MPI_Win win, long long* mem) {
