@@ -40,6 +40,33 @@ static void pscw_ring(MPI_Win win, int* mem) {
   MPI_Group_free(&from_left);
 }
 
+/* Rank 0 exposes to all others at once; its wait returns only after every
+ * origin's accumulates were applied. */
+static void pscw_many_to_one(MPI_Win win, int* mem) {
+  MPI_Group world, others, zero;
+  const int root = 0;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_excl(world, 1, &root, &others);
+  MPI_Group_incl(world, 1, &root, &zero);
+  if (rank == 0) mem[21] = 0;
+  mp_barrier(MPI_COMM_WORLD);
+  for (int round = 1; round <= ROUNDS; ++round) {
+    if (rank == 0) {
+      CHECK_OK(MPI_Win_post(others, MPI_MODE_NOPUT, win));
+      CHECK_OK(MPI_Win_wait(win));
+      const int expect = round * (size - 1) * size / 2;
+      CHECK(mem[21] == expect, "after wait of round %d: %d, expected %d", round, mem[21], expect);
+    } else {
+      CHECK_OK(MPI_Win_start(zero, 0, win));
+      CHECK_OK(MPI_Accumulate(&rank, 1, MPI_INT, 0, 21, 1, MPI_INT, MPI_SUM, win));
+      CHECK_OK(MPI_Win_complete(win));
+    }
+  }
+  MPI_Group_free(&world);
+  MPI_Group_free(&others);
+  MPI_Group_free(&zero);
+}
+
 /* Every rank adds 1 to rank 0's mem[20] ROUNDS times by get + put under an
  * exclusive lock: the total is exact only if the locks exclude each other. */
 static void exclusive_increment(MPI_Win win, int* mem) {
@@ -111,6 +138,7 @@ int main(int argc, char** argv) {
   mem[N - 1] = rank * 7;
   mp_barrier(MPI_COMM_WORLD);
   pscw_ring(win, mem);
+  pscw_many_to_one(win, mem);
   exclusive_increment(win, mem);
   shared_reads_and_flush(win, mem);
   lock_all_modes(win, mem, 0);
