@@ -156,6 +156,7 @@ int MPI_Win_free(MPI_Win* win) {
   Call c("MPI_Win_free");
   rma::Window* w = nullptr;
   if (!c.Init() || !c.NotNull(win, "win") || !api::WinArg(c, *win, &w)) return c.Fail();
+  if (Status st = rma::CheckFreeable(w); !st.ok()) return api::WinFail(c, w, st);
   if (int rc = api::DeleteWinAttrs(c, w); rc != MPI_SUCCESS) return rc;
   Status st = rma::Free(w);
   if (!st.ok()) return api::WinFail(c, w, st);

@@ -193,14 +193,20 @@ Status Create(Comm* comm, Flavor flavor, void* base, std::int64_t bytes, std::in
   return Status::Ok();
 }
 
+Status CheckFreeable(Window* w) {
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  bool locked = w->lock_all;
+  for (auto k : w->lock_kind) locked |= k != 0;
+  if (w->pscw_access || w->pscw_exposure || locked)
+    return Error(Code::kRmaSync,
+                 "MPI_Win_free: an access or exposure epoch is still open on the window");
+  return Status::Ok();
+}
+
 Status Free(Window* w) {
+  NICQ_RETURN_IF_ERROR(CheckFreeable(w));
   {
     std::lock_guard<std::mutex> lock(w->origin_mu);
-    bool locked = w->lock_all;
-    for (auto k : w->lock_kind) locked |= k != 0;
-    if (w->pscw_access || w->pscw_exposure || locked)
-      return Error(Code::kRmaSync,
-                   "MPI_Win_free: an access or exposure epoch is still open on the window");
     NICQ_RETURN_IF_ERROR(DrainReplies(w, -1));
   }
   // After the barrier no rank sends this window another request.

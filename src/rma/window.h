@@ -105,7 +105,9 @@ struct Window {
 // unless `noncontig`); kDynamic ignores base and bytes.
 Status Create(Comm* comm, Flavor flavor, void* base, std::int64_t bytes, std::int64_t disp_unit,
               bool noncontig, Window** out);
-// Collective; fails (kRmaSync) while an access or exposure epoch is open.
+// Collective; fails (kRmaSync) while an access or exposure epoch is open,
+// which CheckFreeable tells beforehand (the API runs delete callbacks between).
+Status CheckFreeable(Window* w);
 Status Free(Window* w);
 Status Attach(Window* w, void* base, std::int64_t bytes);
 Status Detach(Window* w, const void* base);
