@@ -37,4 +37,11 @@ bool IsSessionErrhandler(int h);
 void CallSessionErrhandler(int errhandler, MPI_Session session, int code);
 int NewSessionErrhandler(Call& c, MPI_Session_errhandler_function* fn, MPI_Errhandler* out);
 
+// Window error handlers (errors.cc): made by MPI_Win_create_errhandler (or
+// predefined); invoking one for a window's error returns the code, calls the
+// user function, or aborts the job.
+bool IsWinErrhandler(int h);
+int NewWinErrhandler(Call& c, MPI_Win_errhandler_function* fn, MPI_Errhandler* out);
+int InvokeWinErrhandler(int win_handle, int errhandler, int code);
+
 }  // namespace nicq::api

@@ -38,6 +38,7 @@ ErrorRing& Ring() {
 struct UserErrhandler {
   MPI_Comm_errhandler_function* fn = nullptr;
   MPI_Session_errhandler_function* session_fn = nullptr;  // MPI_Session_create_errhandler
+  MPI_Win_errhandler_function* win_fn = nullptr;          // MPI_Win_create_errhandler
 };
 constexpr int kFirstUserErrhandler = 16;
 dtype::SlotTable<UserErrhandler, 6, 16>& Errhandlers() {
@@ -179,6 +180,36 @@ int NewSessionErrhandler(Call& c, MPI_Session_errhandler_function* fn, MPI_Errha
   return MPI_SUCCESS;
 }
 
+bool IsWinErrhandler(int h) {
+  if (h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT) return true;
+  if (KindOf(h) != NICQ_KIND_ERRHANDLER) return false;
+  UserErrhandler* u = Errhandlers().Get(IndexOf(h));
+  return u && u->win_fn;
+}
+
+int NewWinErrhandler(Call& c, MPI_Win_errhandler_function* fn, MPI_Errhandler* out) {
+  int index = Errhandlers().Alloc();
+  if (index < 0) return c.Fail(Code::kNoMem, "error handler table is full");
+  UserErrhandler u;
+  u.win_fn = fn;
+  *Errhandlers().Get(index) = u;
+  *out = NICQ_HANDLE(NICQ_KIND_ERRHANDLER, index);
+  return MPI_SUCCESS;
+}
+
+int InvokeWinErrhandler(int win_handle, int errhandler, int code) {
+  if (!IsInitialized()) return InvokeErrhandler(MPI_COMM_WORLD, code);
+  const int eh = errhandler ? errhandler : MPI_ERRORS_ARE_FATAL;
+  if (eh == MPI_ERRORS_RETURN) return code;
+  if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT) AbortJob(code, MessageFor(code));
+  if (UserErrhandler* u = Errhandlers().Get(IndexOf(eh)); u && u->win_fn) {
+    int c = code;
+    MPI_Win w = win_handle;
+    u->win_fn(&w, &c);
+  }
+  return code;
+}
+
 int InvokeErrhandler(int comm_handle, int code) {
   if (!IsInitialized()) {
     // No job to abort before MPI_Init / after MPI_Finalize: report and return.
@@ -247,7 +278,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler*
     return c.Fail();
   int index = api::Errhandlers().Alloc();
   if (index < 0) return c.Fail(Code::kNoMem, "error handler table is full");
-  *api::Errhandlers().Get(index) = api::UserErrhandler{fn, nullptr};
+  *api::Errhandlers().Get(index) = api::UserErrhandler{fn, nullptr, nullptr};
   *errhandler = NICQ_HANDLE(NICQ_KIND_ERRHANDLER, index);
   return MPI_SUCCESS;
 }

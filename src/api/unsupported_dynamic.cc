@@ -1,6 +1,5 @@
-// Declared-but-unsupported calls of the process-management and
-// environment chapters: dynamic processes (ports, names, spawn, join) and
-// the window error handlers and names. Each returns
+// Declared-but-unsupported calls of the process-management chapter:
+// dynamic processes (ports, names, spawn, join). Each returns
 // MPI_ERR_UNSUPPORTED_OPERATION naming the call, as unsupported.cc does.
 #include <string>
 
@@ -18,7 +17,6 @@ int Unsupported(const char* call, MPI_Comm comm, const char* feature) {
 }
 
 constexpr const char* kDynamic = "dynamic process management";
-constexpr const char* kWindows = "one-sided windows";
 
 }  // namespace
 
@@ -58,29 +56,6 @@ int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_n
 }
 int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) {
   return Unsupported("MPI_Unpublish_name", MPI_COMM_NULL, kDynamic);
-}
-
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn,
-                              MPI_Errhandler* errhandler) {
-  return Unsupported("MPI_Win_create_errhandler", MPI_COMM_NULL, kWindows);
-}
-int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
-  return Unsupported("MPI_Win_set_errhandler", MPI_COMM_NULL, kWindows);
-}
-int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
-  return Unsupported("MPI_Win_get_errhandler", MPI_COMM_NULL, kWindows);
-}
-int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
-  return Unsupported("MPI_Win_call_errhandler", MPI_COMM_NULL, kWindows);
-}
-int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
-  return Unsupported("MPI_Win_delete_attr", MPI_COMM_NULL, kWindows);
-}
-int MPI_Win_set_name(MPI_Win win, const char* win_name) {
-  return Unsupported("MPI_Win_set_name", MPI_COMM_NULL, kWindows);
-}
-int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
-  return Unsupported("MPI_Win_get_name", MPI_COMM_NULL, kWindows);
 }
 
 }  // extern "C"

@@ -35,13 +35,24 @@ enum class Code : int {
   kIntern = 17,
   kInStatus = 18,
   kPending = 19,
+  kAssert = 22,  // invalid assertion (one-sided synchronization)
+  kDisp = 26,
   kInfo = 28,
   kNoMem = 34,
+  kLockType = 38,
+  kRmaConflict = 46,
+  kRmaSync = 47,  // one-sided call outside or against its synchronization epoch
+  kSize = 49,
   kUnsupportedOperation = 52,
+  kWin = 53,
   kProcFailed = 54,  // a peer died (MPI_ERR_PROC_FAILED in ULFM terms)
-  kQueue = 70,       // erroneous queue use (chapter 13)
-  kMatch = 71,       // erroneous match use (chapter 13)
-  kAgain = 100,      // transient: retry (never escapes to the API)
+  kRmaRange = 55,    // target access outside the window
+  kRmaAttach = 56,
+  kRmaShared = 57,
+  kRmaFlavor = 58,
+  kQueue = 70,   // erroneous queue use (chapter 13)
+  kMatch = 71,   // erroneous match use (chapter 13)
+  kAgain = 100,  // transient: retry (never escapes to the API)
 };
 
 class [[nodiscard]] Status {
@@ -66,13 +77,15 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status Error(Code code, std::string message) { return Status(code, std::move(message)); }
+inline Status Error(Code code, std::string message) {
+  return Status(code, std::move(message));
+}
 
 }  // namespace nicq
 
 // Return early with the status when it is an error.
-#define NICQ_RETURN_IF_ERROR(expr)          \
-  do {                                      \
-    ::nicq::Status nicq_status_ = (expr);   \
+#define NICQ_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::nicq::Status nicq_status_ = (expr);        \
     if (!nicq_status_.ok()) return nicq_status_; \
   } while (0)

@@ -1,0 +1,23 @@
+// The API side of windows (src/api/win*.cc): the handle table and how a
+// call's error reaches the window's error handler.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/api_internal.h"
+#include "rma/window.h"
+
+namespace nicq::api {
+
+// The window behind a handle, or nullptr (null, freed, not a window).
+rma::Window* LookupWin(MPI_Win handle);
+// A valid window handle; records MPI_ERR_WIN on c otherwise.
+bool WinArg(Call& c, MPI_Win handle, rma::Window** out);
+// Raises c's recorded error (or st) through the window's error handler.
+int WinFail(Call& c, rma::Window* w);
+int WinFail(Call& c, rma::Window* w, const Status& st);
+// Deletes the window's attributes, running the delete callbacks (MPI_Win_free).
+int DeleteWinAttrs(Call& c, rma::Window* w);
+
+}  // namespace nicq::api

@@ -1,0 +1,229 @@
+// Synchronization: every completion guarantee is a request that the target
+// acknowledges after applying all earlier requests of this origin (they are
+// served in order), so "acknowledged" means "remotely complete".
+//   fence      flush every target touched, then a barrier
+//   PSCW       post sends a token to each origin, start waits for them;
+//              complete sends kComplete behind the epoch's operations and
+//              the target's wait counts them
+//   lock       kLock* is acknowledged when granted; unlock is a flush that
+//              releases; lock_all locks every rank shared
+#include <atomic>
+#include <cstring>
+#include <string>
+
+#include "mpi.h"
+#include "rma/wire.h"
+#include "runtime/runtime.h"
+
+namespace nicq::rma {
+
+using namespace detail;
+
+namespace {
+
+std::string R(int rank) {
+  return "rank " + std::to_string(rank);
+}
+
+Status SyncError(const char* call, const std::string& why) {
+  return Error(Code::kRmaSync, std::string(call) + ": " + why);
+}
+
+bool AnyLock(const Window* w) {
+  if (w->lock_all) return true;
+  for (auto k : w->lock_kind)
+    if (k) return true;
+  return false;
+}
+
+// The deferred error (a result that failed while completing), consumed.
+Status TakeDeferred(Window* w, Status st) {
+  if (st.ok() && !w->deferred.ok()) st = w->deferred;
+  w->deferred = Status();
+  return st;
+}
+
+// Acknowledged flushes of every rank in `ranks` that has operations
+// outstanding (all ranks when `ranks` is null), then every reply.
+Status FlushTargets(Window* w, const std::vector<int>* ranks, int kind_all = kFlush) {
+  Status st;
+  auto one = [&](int r) {
+    if (!w->touched[std::size_t(r)] && kind_all == kFlush) return;
+    Status s;
+    (void)SendControl(w, r, kind_all, &s);
+    if (st.ok() && !s.ok()) st = s;
+    w->touched[std::size_t(r)] = 0;
+  };
+  if (ranks)
+    for (int r : *ranks) one(r);
+  else
+    for (int r = 0; r < w->size; ++r) one(r);
+  Status d = DrainReplies(w, -1);
+  return st.ok() ? d : st;
+}
+
+}  // namespace
+
+Status Fence(Window* w, int assert) {
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (w->pscw_access || w->pscw_exposure || AnyLock(w))
+    return SyncError("MPI_Win_fence", "a PSCW or passive-target epoch is open on the window");
+  // The barrier runs even when the flush failed: the other ranks are in it.
+  Status st = FlushTargets(w, nullptr);
+  Status b = Barrier(w);
+  w->fence_open = (assert& MPI_MODE_NOSUCCEED) == 0;
+  return TakeDeferred(w, st.ok() ? b : st);
+}
+
+Status Post(Window* w, const std::vector<int>& ranks, int assert) {
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (w->pscw_exposure)
+    return SyncError("MPI_Win_post", "an exposure epoch is already open (MPI_Win_wait first)");
+  if ((assert& MPI_MODE_NOCHECK) == 0) {
+    for (int r : ranks)
+      NICQ_RETURN_IF_ERROR(SendOwned(w->comm, r, kPostTag, std::vector<char>(1), w->out));
+  }
+  w->completes_expected = int(ranks.size());
+  w->pscw_exposure = true;
+  return Status::Ok();
+}
+
+Status Start(Window* w, const std::vector<int>& ranks, int assert) {
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (w->pscw_access)
+    return SyncError("MPI_Win_start", "an access epoch is already open (MPI_Win_complete first)");
+  if ((assert& MPI_MODE_NOCHECK) == 0) {
+    std::vector<char> tokens(ranks.size());
+    std::vector<Request> reqs(ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      NICQ_RETURN_IF_ERROR(rt::Irecv(&tokens[i], 1, ranks[i], kPostTag, w->comm, &reqs[i]));
+    for (auto& r : reqs) NICQ_RETURN_IF_ERROR(rt::Wait(&r));
+  }
+  w->start_group = ranks;
+  w->pscw_access = true;
+  return Status::Ok();
+}
+
+Status Complete(Window* w) {
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (!w->pscw_access)
+    return SyncError("MPI_Win_complete", "no access epoch is open (MPI_Win_start first)");
+  Status st;
+  for (int r : w->start_group) {
+    Status d = DrainReplies(w, r);
+    if (st.ok() && !d.ok()) st = d;
+    ReqHeader h;
+    h.kind = kComplete;
+    std::vector<char> msg(sizeof h);
+    std::memcpy(msg.data(), &h, sizeof h);
+    NICQ_RETURN_IF_ERROR(SendOwned(w->comm, r, kRequestTag, std::move(msg), w->out));
+    w->touched[std::size_t(r)] = 0;
+  }
+  w->pscw_access = false;
+  w->start_group.clear();
+  return TakeDeferred(w, st);
+}
+
+Status WaitExposure(Window* w) {
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (!w->pscw_exposure)
+    return SyncError("MPI_Win_wait", "no exposure epoch is open (MPI_Win_post first)");
+  rt::Backoff b;
+  while (w->completes_seen.load(std::memory_order_acquire) < w->completes_expected)
+    NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
+  w->completes_seen.fetch_sub(w->completes_expected, std::memory_order_acq_rel);
+  w->pscw_exposure = false;
+  return Status::Ok();
+}
+
+Status TestExposure(Window* w, bool* done) {
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (!w->pscw_exposure)
+    return SyncError("MPI_Win_test", "no exposure epoch is open (MPI_Win_post first)");
+  NICQ_RETURN_IF_ERROR(rt::Progress());
+  *done = w->completes_seen.load(std::memory_order_acquire) >= w->completes_expected;
+  if (*done) {
+    w->completes_seen.fetch_sub(w->completes_expected, std::memory_order_acq_rel);
+    w->pscw_exposure = false;
+  }
+  return Status::Ok();
+}
+
+Status Lock(Window* w, bool exclusive, int rank, int assert) {
+  if (rank == rt::kProcNull) return Status::Ok();
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (w->lock_all || w->lock_kind[std::size_t(rank)] != 0)
+    return SyncError("MPI_Win_lock", R(rank) + " is already locked by this process");
+  const bool nocheck = (assert& MPI_MODE_NOCHECK) != 0;
+  if (!nocheck) {
+    Status st;
+    (void)SendControl(w, rank, exclusive ? kLockExclusive : kLockShared, &st);
+    NICQ_RETURN_IF_ERROR(st);
+    NICQ_RETURN_IF_ERROR(DrainReplies(w, rank));
+  }
+  w->lock_kind[std::size_t(rank)] = exclusive ? 2 : 1;
+  w->lock_nocheck[std::size_t(rank)] = nocheck;
+  return Status::Ok();
+}
+
+Status Unlock(Window* w, int rank) {
+  if (rank == rt::kProcNull) return Status::Ok();
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (w->lock_kind[std::size_t(rank)] == 0)
+    return SyncError("MPI_Win_unlock", R(rank) + " is not locked by this process");
+  const int kind = w->lock_nocheck[std::size_t(rank)] ? kFlush : kUnlock;
+  w->lock_kind[std::size_t(rank)] = 0;
+  const std::vector<int> one{rank};
+  // A nocheck lock holds nothing at the target: only its operations need flushing.
+  w->touched[std::size_t(rank)] |= kind == kUnlock;
+  return TakeDeferred(w, FlushTargets(w, &one, kind == kUnlock ? kUnlock : kFlush));
+}
+
+Status LockAll(Window* w, int assert) {
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (AnyLock(w))
+    return SyncError("MPI_Win_lock_all", "a passive-target epoch is already open on the window");
+  w->lock_all_nocheck = (assert& MPI_MODE_NOCHECK) != 0;
+  if (!w->lock_all_nocheck) {
+    for (int r = 0; r < w->size; ++r) {
+      Status st;
+      (void)SendControl(w, r, kLockShared, &st);
+      NICQ_RETURN_IF_ERROR(st);
+    }
+    NICQ_RETURN_IF_ERROR(DrainReplies(w, -1));
+  }
+  w->lock_all = true;
+  return Status::Ok();
+}
+
+Status UnlockAll(Window* w) {
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (!w->lock_all)
+    return SyncError("MPI_Win_unlock_all", "no MPI_Win_lock_all epoch is open on the window");
+  w->lock_all = false;
+  if (w->lock_all_nocheck) return TakeDeferred(w, FlushTargets(w, nullptr));
+  return TakeDeferred(w, FlushTargets(w, nullptr, kUnlock));
+}
+
+Status Flush(Window* w, int rank, const char* call) {
+  if (rank == rt::kProcNull) return Status::Ok();
+  std::lock_guard<std::mutex> lock(w->origin_mu);
+  if (rank >= 0 && !w->lock_all && w->lock_kind[std::size_t(rank)] == 0)
+    return SyncError(call, "no passive-target epoch to " + R(rank) + " is open");
+  if (rank < 0 && !AnyLock(w))
+    return SyncError(call, "no passive-target epoch is open on the window");
+  if (rank >= 0) {
+    const std::vector<int> one{rank};
+    return TakeDeferred(w, FlushTargets(w, &one));
+  }
+  return TakeDeferred(w, FlushTargets(w, nullptr));
+}
+
+Status Sync(Window*) {
+  // The unified model: public and private copies are the same memory; the
+  // fence orders this process's loads and stores against the server's.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return Status::Ok();
+}
+
+}  // namespace nicq::rma
