@@ -28,7 +28,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ["nicq_latency", "nicq_bw", "nicq_bibw", "nicq_latency_persistent",
            "nicq_latency_queued", "nicq_ring_queued", "nicq_allreduce", "nicq_bcast",
-           "nicq_barrier", "nicq_neighbor", "nicq_rma"]
+           "nicq_barrier", "nicq_neighbor", "nicq_onesided"]
 OTHER_MPIS = {  # name: (compiler wrapper, launcher prefix, extra environment)
     "mpich": ("mpicc.mpich", ["mpiexec.mpich"], {}),
     "openmpi": ("mpicc.openmpi", ["mpirun.openmpi", "--oversubscribe"],
@@ -75,16 +75,16 @@ def benchmarks(quick, coll_ranks):
     # One-sided: each operation with each synchronization the suite times.
     rma = p2p[:1] + ["1:65536"] + p2p[2:]
     for sync in ["lock", "flush", "lock_all", "pscw", "fence"]:
-        out.append((f"put_latency_{sync}", "nicq_rma", rma + ["--op", "put", "--sync", sync], 2,
+        out.append((f"put_latency_{sync}", "nicq_onesided", rma + ["--op", "put", "--sync", sync], 2,
                     ["Latency (us)"]))
-    out.append(("get_latency_flush", "nicq_rma", rma + ["--op", "get", "--sync", "flush"], 2,
+    out.append(("get_latency_flush", "nicq_onesided", rma + ["--op", "get", "--sync", "flush"], 2,
                 ["Latency (us)"]))
-    out.append(("put_bw_flush", "nicq_rma", rma + ["--op", "put", "--sync", "flush", "--bw"], 2,
+    out.append(("put_bw_flush", "nicq_onesided", rma + ["--op", "put", "--sync", "flush", "--bw"], 2,
                 ["Bandwidth (MB/s)"]))
-    out.append(("acc_latency_flush", "nicq_rma", rma + ["--op", "acc", "--sync", "flush"], 2,
+    out.append(("acc_latency_flush", "nicq_onesided", rma + ["--op", "acc", "--sync", "flush"], 2,
                 ["Latency (us)"]))
     for op in ["fop", "cas"]:
-        out.append((f"{op}_latency_flush", "nicq_rma", p2p[2:] + ["--op", op, "--sync", "flush"],
+        out.append((f"{op}_latency_flush", "nicq_onesided", p2p[2:] + ["--op", op, "--sync", "flush"],
                     2, ["Latency (us)"]))
     return out
 

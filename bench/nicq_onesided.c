@@ -222,12 +222,12 @@ int main(int argc, char** argv) {
   struct osu_options o;
   const int atomic = s.op == OP_FOP || s.op == OP_CAS;
   const long min = atomic ? 8 : (s.op == OP_ACC || s.op == OP_GET_ACC ? 4 : 1);
-  if (osu_p2p_start(&argc, &argv, "nicq_rma", 0, min, atomic ? 8 : 4L << 20, &o, &rank, &size))
+  if (osu_p2p_start(&argc, &argv, "nicq_onesided", 0, min, atomic ? 8 : 4L << 20, &o, &rank, &size))
     return 1;
   if (bad || size != 2) {
     if (rank == 0)
       fprintf(stderr,
-              "usage: nicq_rma [--op put|get|acc|get_acc|fop|cas] [--sync "
+              "usage: nicq_onesided [--op put|get|acc|get_acc|fop|cas] [--sync "
               "lock|flush|flush_local|lock_all|pscw|fence] [--win create|allocate|dynamic] [--bw] "
               "(2 ranks; --bw with put or get)\n");
     MPI_Finalize();
