@@ -139,7 +139,8 @@ void QuadToLongDouble(std::uint64_t hi, std::uint64_t lo, char* out) {
 
 std::int64_t ExternalSize(const Type& t) {
   std::int64_t n = 0;
-  for (const Block& b : t.blocks) n += b.length / BasicSize(Part(b.basic)) * ExternalBytes(Part(b.basic));
+  for (const Block& b : t.blocks)
+    n += b.length / BasicSize(Part(b.basic)) * ExternalBytes(Part(b.basic));
   return n;
 }
 
