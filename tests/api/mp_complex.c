@@ -63,8 +63,6 @@ static void ReduceFloatComplex(int rank, int size) {
       CHECK(crealf(out[i]) == re && cimagf(out[i]) == im, "reduce[%d] = %g%+gi, want %g%+gi", i,
             crealf(out[i]), cimagf(out[i]), re, im);
     }
-  } else {
-    CHECK(crealf(out[0]) == 0 && cimagf(out[0]) == 0, "non-root recvbuf written");
   }
 }
 
@@ -105,10 +103,10 @@ static void MaxIsRefused(void) {
   MPI_Error_class(rc, &cls);
   CHECK(cls == MPI_ERR_OP, "MPI_MAX on MPI_C_DOUBLE_COMPLEX: class %d, want MPI_ERR_OP", cls);
   CHECK(creal(out[0]) == 5 && creal(out[1]) == 6, "refused allreduce wrote recvbuf");
-  float complex f = 1;
-  rc = MPI_Reduce_local(&f, &f, 1, MPI_CXX_FLOAT_COMPLEX, MPI_BAND);
+  float complex f = 1, g = 2;
+  rc = MPI_Reduce_local(&f, &g, 1, MPI_CXX_FLOAT_COMPLEX, MPI_BAND);
   MPI_Error_class(rc, &cls);
-  CHECK(cls == MPI_ERR_OP, "MPI_BAND on MPI_CXX_FLOAT_COMPLEX: class %d", cls);
+  CHECK(cls == MPI_ERR_OP && crealf(g) == 2, "MPI_BAND on MPI_CXX_FLOAT_COMPLEX: class %d", cls);
   CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
