@@ -86,6 +86,27 @@ static void SendLongDoubleComplex(int rank, int size) {
   }
 }
 
+/* The names MPI_Type_get_name reports (MPI_C_COMPLEX is MPI_C_FLOAT_COMPLEX). */
+static void Names(void) {
+  const struct {
+    MPI_Datatype t;
+    const char* name;
+  } cases[] = {{MPI_C_COMPLEX, "MPI_C_FLOAT_COMPLEX"},
+               {MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX"},
+               {MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX"},
+               {MPI_CXX_BOOL, "MPI_CXX_BOOL"},
+               {MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX"},
+               {MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX"},
+               {MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX"}};
+  for (int i = 0; i < 7; ++i) {
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    CHECK_OK(MPI_Type_get_name(cases[i].t, name, &len));
+    CHECK(strcmp(name, cases[i].name) == 0 && len == (int)strlen(cases[i].name),
+          "MPI_Type_get_name gives %s (%d), want %s", name, len, cases[i].name);
+  }
+}
+
 static void CxxBoolLor(int rank, int size) {
   /* Element 0: only the last rank is true; 1: nobody; 2: everybody. */
   bool in[3] = {rank == size - 1, false, true}, out[3] = {false, true, false};
@@ -115,6 +136,7 @@ int main(int argc, char** argv) {
   int size;
   MPI_Comm_rank(MPI_COMM_WORLD, &mp_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Names();
   AllreduceDoubleComplex(mp_rank, size);
   ReduceFloatComplex(mp_rank, size);
   SendLongDoubleComplex(mp_rank, size);

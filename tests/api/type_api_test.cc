@@ -1,8 +1,6 @@
 // Datatype entry points over the fake runtime: true extents, the array and
 // block constructors (layouts checked element by element through MPI_Pack),
 // envelopes and contents.
-#include <cstring>
-
 #include "type_test_fixture.h"
 
 namespace {
@@ -248,9 +246,8 @@ TEST_F(ApiType, ComplexAndCxxTypesAreNamed) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    int size = 0, ni = -1, na = -1, nd = -1, comb = 0, len = 0;
+    int size = 0, ni = -1, na = -1, nd = -1, comb = 0;
     MPI_Aint lb = -1, extent = 0;
-    char name[MPI_MAX_OBJECT_NAME] = {};
     ASSERT_EQ(MPI_Type_size(c.t, &size), MPI_SUCCESS);
     EXPECT_EQ(size, c.size);
     ASSERT_EQ(MPI_Type_get_extent(c.t, &lb, &extent), MPI_SUCCESS);
@@ -259,9 +256,9 @@ TEST_F(ApiType, ComplexAndCxxTypesAreNamed) {
     ASSERT_EQ(MPI_Type_get_envelope(c.t, &ni, &na, &nd, &comb), MPI_SUCCESS);
     EXPECT_EQ(comb, MPI_COMBINER_NAMED);
     EXPECT_EQ(ni + na + nd, 0);
-    ASSERT_EQ(MPI_Type_get_name(c.t, name, &len), MPI_SUCCESS);
-    EXPECT_STREQ(name, c.name);
-    EXPECT_EQ(len, int(std::strlen(c.name)));
+    // MPI_Type_get_name (memory.cc, outside this binary) is checked in
+    // mp_complex.c; the table it reads, in complex_type_test.cc.
+    EXPECT_STREQ(nicq::dtype::TypeName(c.t), c.name);
     MPI_Datatype t = c.t;
     EXPECT_EQ(ErrorClass(MPI_Type_free(&t)), MPI_ERR_TYPE);
   }
