@@ -12,9 +12,10 @@
 
 enum { kLong = 5000 };
 
-/* Rank r's element i: (r+1 + i%3) + (r-1)i, all small integers. */
+/* Rank r's element i: (r+1 + i%3) + (2r-1)i, small integers with no zero
+ * imaginary part (a product that dropped the -bd term would show). */
 static double complex Element(int r, int i) {
-  return CMPLX((double)(r + 1 + i % 3), (double)(r - 1));
+  return CMPLX((double)(r + 1 + i % 3), (double)(2 * r - 1));
 }
 
 /* (a+bi)(c+di) written out, the product MPI defines. */
@@ -47,8 +48,8 @@ static void AllreduceDoubleComplex(int rank, int size) {
       CheckEqual(out[i], want, "allreduce prod", i);
     }
   }
-  /* One exact case spelled out: ranks 0 and 1 give (1-1i)(2+0i) = 2-2i. */
-  if (size == 2) CheckEqual(out[0], CMPLX(2.0, -2.0), "allreduce prod n2", 0);
+  /* One exact case spelled out: ranks 0 and 1 give (1-1i)(2+1i) = 3-1i. */
+  if (size == 2) CheckEqual(out[0], CMPLX(3.0, -1.0), "allreduce prod n2", 0);
 }
 
 static void ReduceFloatComplex(int rank, int size) {
