@@ -121,7 +121,19 @@ typedef struct MPI_Status {
 #define MPI_2INT NICQ_DT(33)
 #define MPI_SHORT_INT NICQ_DT(34)
 #define MPI_LONG_DOUBLE_INT NICQ_DT(35)
-#define NICQ_DT_PREDEFINED_COUNT 36 /* indices 1..35 are predefined */
+/* Complex types: a real and an imaginary part of the C type, laid out as C's
+ * `float _Complex` etc. (and as std::complex<float> etc., which C++ defines to
+ * match). MPI_C_COMPLEX is a second name for MPI_C_FLOAT_COMPLEX. The MPI_CXX_
+ * types are distinct handles with the same layouts, usable from C too. */
+#define MPI_C_FLOAT_COMPLEX NICQ_DT(36)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX NICQ_DT(37)
+#define MPI_C_LONG_DOUBLE_COMPLEX NICQ_DT(38)
+#define MPI_CXX_BOOL NICQ_DT(39)
+#define MPI_CXX_FLOAT_COMPLEX NICQ_DT(40)
+#define MPI_CXX_DOUBLE_COMPLEX NICQ_DT(41)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX NICQ_DT(42)
+#define NICQ_DT_PREDEFINED_COUNT 43 /* indices 1..42 are predefined */
 
 /* ---- reduction operations ------------------------------------------------- */
 #define MPI_OP_NULL ((MPI_Op)NICQ_HANDLE(NICQ_KIND_OP, 0))

@@ -171,13 +171,19 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
             : size == int(sizeof(double))      ? MPI_DOUBLE
             : size == int(sizeof(long double)) ? MPI_LONG_DOUBLE
                                                : MPI_DATATYPE_NULL;
-  } else if (typeclass != MPI_TYPECLASS_COMPLEX) {
+  } else if (typeclass == MPI_TYPECLASS_COMPLEX) {
+    // The C names: nicq has no Fortran MPI_COMPLEX; the C complex types are
+    // the ones a C caller can hold the result in.
+    found = size == int(2 * sizeof(float))         ? MPI_C_FLOAT_COMPLEX
+            : size == int(2 * sizeof(double))      ? MPI_C_DOUBLE_COMPLEX
+            : size == int(2 * sizeof(long double)) ? MPI_C_LONG_DOUBLE_COMPLEX
+                                                   : MPI_DATATYPE_NULL;
+  } else {
     return c.Fail(Code::kArg, "invalid typeclass " + Str(typeclass));
   }
   if (found == MPI_DATATYPE_NULL)
     return c.Fail(Code::kArg,
-                  "no predefined type of typeclass " + Str(typeclass) + " has size " + Str(size) +
-                      (typeclass == MPI_TYPECLASS_COMPLEX ? " (nicq has no complex types)" : ""));
+                  "no predefined type of typeclass " + Str(typeclass) + " has size " + Str(size));
   *datatype = found;
   return MPI_SUCCESS;
 }

@@ -74,8 +74,17 @@ const PredefinedInfo kInfo[kPredefinedCount] = {
     {"MPI_SHORT_INT", sizeof(short) + sizeof(int), sizeof(ShortInt), 5, offsetof(ShortInt, i)},
     {"MPI_LONG_DOUBLE_INT", sizeof(long double) + sizeof(int), sizeof(Pair<long double>), 15,
      offsetof(Pair<long double>, i)},
+    // Complex: two parts, no padding (C's `_Complex T` is `T[2]` in layout).
+    {"MPI_C_FLOAT_COMPLEX", 2 * sizeof(float), 2 * sizeof(float), 0, 0},
+    {"MPI_C_DOUBLE_COMPLEX", 2 * sizeof(double), 2 * sizeof(double), 0, 0},
+    {"MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), 2 * sizeof(long double), 0, 0},
+    {"MPI_CXX_BOOL", sizeof(bool), sizeof(bool), 0, 0},
+    {"MPI_CXX_FLOAT_COMPLEX", 2 * sizeof(float), 2 * sizeof(float), 0, 0},
+    {"MPI_CXX_DOUBLE_COMPLEX", 2 * sizeof(double), 2 * sizeof(double), 0, 0},
+    {"MPI_CXX_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), 2 * sizeof(long double), 0, 0},
 };
-static_assert(MPI_LONG_DOUBLE_INT == NICQ_HANDLE(kKindDatatype, kPredefinedCount - 1));
+static_assert(MPI_CXX_LONG_DOUBLE_COMPLEX == NICQ_HANDLE(kKindDatatype, kPredefinedCount - 1));
+static_assert(NICQ_DT_PREDEFINED_COUNT == kPredefinedCount);
 
 int KindOf(int handle) {
   return (static_cast<unsigned>(handle) >> 24) & 0xff;
@@ -159,6 +168,21 @@ Status BadOld(const char* call, int old) {
 
 bool IsPairIndex(int index) {
   return index > 0 && index < kPredefinedCount && kInfo[index].value_index != 0;
+}
+int ComplexPartIndex(int index) {
+  switch (index) {
+    case 36:  // MPI_C_FLOAT_COMPLEX
+    case 40:  // MPI_CXX_FLOAT_COMPLEX
+      return 13;
+    case 37:  // MPI_C_DOUBLE_COMPLEX
+    case 41:  // MPI_CXX_DOUBLE_COMPLEX
+      return 14;
+    case 38:  // MPI_C_LONG_DOUBLE_COMPLEX
+    case 42:  // MPI_CXX_LONG_DOUBLE_COMPLEX
+      return 15;
+    default:
+      return 0;
+  }
 }
 std::int64_t BasicSize(int index) {
   return index > 0 && index < kPredefinedCount ? kInfo[index].size : 0;
@@ -256,10 +280,14 @@ Status Dup(int old, int* out) {
 
 namespace {
 // Alignment of a type's parts (for struct padding): the largest basic
-// element size, capped at 16 (long double).
+// element size, capped at 16 (long double); a complex element aligns as its
+// part (`float _Complex` to 4, not 8).
 std::int64_t AlignOf(const Type& t) {
   std::int64_t a = 1;
-  for (const Block& b : t.blocks) a = std::max(a, std::min<std::int64_t>(BasicSize(b.basic), 16));
+  for (const Block& b : t.blocks) {
+    const int part = ComplexPartIndex(b.basic);
+    a = std::max(a, std::min<std::int64_t>(BasicSize(part ? part : b.basic), 16));
+  }
   return a;
 }
 }  // namespace

@@ -21,7 +21,7 @@ namespace nicq::dtype {
 struct Block {
   std::int64_t offset = 0;
   std::int64_t length = 0;
-  int basic = 0;  // predefined index (1..35), never a pair type
+  int basic = 0;  // predefined index (1..42), never a pair type
 };
 
 // A constructor's arguments as MPI_Type_get_contents returns them. The
@@ -63,11 +63,14 @@ struct Type {
 };
 
 inline constexpr int kKindDatatype = 0x4c;
-inline constexpr int kPredefinedCount = 36;  // indices 1..35
+inline constexpr int kPredefinedCount = 43;  // indices 1..42 (mpi.h NICQ_DT_PREDEFINED_COUNT)
 inline constexpr int kFirstUserIndex = 64;
 
 // Predefined index helpers (indices of mpi.h's NICQ_DT(i)).
 bool IsPairIndex(int index);
+// The complex types' part type (MPI_FLOAT, MPI_DOUBLE or MPI_LONG_DOUBLE's
+// index), or 0 for every other index: a complex element is two such parts.
+int ComplexPartIndex(int index);
 std::int64_t BasicSize(int index);
 const char* TypeName(int handle);  // "MPI_INT", "derived", "MPI_DATATYPE_NULL", "invalid"
 

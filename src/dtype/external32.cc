@@ -11,8 +11,9 @@
 namespace nicq::dtype {
 namespace {
 
-// External bytes of each predefined index (1..29; pair types are flattened
-// into their parts before this table is consulted).
+// External bytes of each predefined index (1..29 and MPI_CXX_BOOL; pair
+// types are flattened into their parts before this table is consulted, and
+// complex elements go part by part, see Part()).
 int ExternalBytes(int basic) {
   switch (basic) {
     case 5:   // MPI_SHORT
@@ -40,9 +41,18 @@ int ExternalBytes(int basic) {
       return 8;
     case 15:  // MPI_LONG_DOUBLE
       return 16;
-    default:  // the char and byte types, MPI_C_BOOL, MPI_INT8_T, MPI_UINT8_T, MPI_PACKED
+    default:  // the char and byte types, MPI_C_BOOL, MPI_CXX_BOOL, MPI_INT8_T, MPI_UINT8_T,
+              // MPI_PACKED
       return 1;
   }
+}
+
+// The basic type that external32 converts one at a time: a complex element
+// is its real then its imaginary part, each in its real type's external
+// form (so MPI_C_DOUBLE_COMPLEX is 16 bytes, the long double ones 32).
+int Part(int basic) {
+  const int part = ComplexPartIndex(basic);
+  return part ? part : basic;
 }
 
 // Signed integers narrower in external32 than here sign-extend on unpack.
@@ -129,7 +139,8 @@ void QuadToLongDouble(std::uint64_t hi, std::uint64_t lo, char* out) {
 
 std::int64_t ExternalSize(const Type& t) {
   std::int64_t n = 0;
-  for (const Block& b : t.blocks) n += b.length / BasicSize(b.basic) * ExternalBytes(b.basic);
+  for (const Block& b : t.blocks)
+    n += b.length / BasicSize(Part(b.basic)) * ExternalBytes(Part(b.basic));
   return n;
 }
 
@@ -141,7 +152,7 @@ std::int64_t FirstUnrepresentable(const Type& t, const void* src, std::int64_t c
       const int native = static_cast<int>(BasicSize(b.basic));
       const int ext = ExternalBytes(b.basic);
       const std::int64_t n = b.length / native;
-      if (ext >= native || b.basic == 15) {
+      if (ext >= native || b.basic == 15 || ComplexPartIndex(b.basic)) {  // floating types fit
         index += n;
         continue;
       }
@@ -169,11 +180,12 @@ void PackExternal(const Type& t, const void* src, std::int64_t count, void* dst)
   const auto* base = static_cast<const char*>(src);
   for (std::int64_t i = 0; i < count; ++i) {
     for (const Block& b : t.blocks) {
-      const int native = static_cast<int>(BasicSize(b.basic));
-      const int ext = ExternalBytes(b.basic);
+      const int basic = Part(b.basic);
+      const int native = static_cast<int>(BasicSize(basic));
+      const int ext = ExternalBytes(basic);
       const char* in = base + i * t.extent + b.offset;
       for (std::int64_t k = 0; k < b.length / native; ++k, in += native, out += ext) {
-        if (b.basic == 15) {
+        if (basic == 15) {
           std::uint64_t hi, lo;
           LongDoubleToQuad(in, &hi, &lo);
           StoreBigEndian(hi, 8, out);
@@ -191,16 +203,17 @@ void UnpackExternal(const Type& t, const void* src, std::int64_t count, void* ds
   auto* base = static_cast<char*>(dst);
   for (std::int64_t i = 0; i < count; ++i) {
     for (const Block& b : t.blocks) {
-      const int native = static_cast<int>(BasicSize(b.basic));
-      const int ext = ExternalBytes(b.basic);
+      const int basic = Part(b.basic);
+      const int native = static_cast<int>(BasicSize(basic));
+      const int ext = ExternalBytes(basic);
       char* out = base + i * t.extent + b.offset;
       for (std::int64_t k = 0; k < b.length / native; ++k, out += native, in += ext) {
-        if (b.basic == 15) {
+        if (basic == 15) {
           QuadToLongDouble(LoadBigEndian(in, 8), LoadBigEndian(in + 8, 8), out);
           continue;
         }
         std::uint64_t v = LoadBigEndian(in, ext);
-        if (ext < native && SignedInteger(b.basic) && (v >> (8 * ext - 1)) & 1)
+        if (ext < native && SignedInteger(basic) && (v >> (8 * ext - 1)) & 1)
           v |= ~std::uint64_t{0} << (8 * ext);
         StoreNative(v, native, out);
       }

@@ -120,6 +120,30 @@ bool Kernel(int op, const void* in, void* io, std::int64_t n) {
   return false;
 }
 
+// A complex element as its two parts (the layout of C's `T _Complex` and of
+// std::complex<T>). SUM and PROD are written out rather than taken from
+// std::complex: its operator* checks for NaN/infinity and calls a library
+// routine, which keeps the loop from vectorizing. MPI's PROD is the plain
+// (a+bi)(c+di) = (ac-bd) + (ad+bc)i.
+template <typename T>
+struct Complex {
+  T re, im;
+};
+
+template <typename T>
+bool ComplexKernel(int op, const void* in, void* io, std::int64_t n) {
+  using C = Complex<T>;
+  if (op == MPI_SUM)
+    return Loop<C>(in, io, n, [](C a, C b) { return C{a.re + b.re, a.im + b.im}; }), true;
+  if (op == MPI_PROD)
+    return Loop<C>(in, io, n,
+                   [](C a, C b) {
+                     return C{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+                   }),
+           true;
+  return false;  // MAX, MIN, logical, bitwise: not defined on complex types
+}
+
 template <typename V>
 struct Pair {
   V v;
@@ -214,6 +238,17 @@ bool ReducePredefined(int op, int index, const void* in, void* io, std::int64_t 
       return PairKernel<short>(op, in, io, n);
     case 35:
       return PairKernel<long double>(op, in, io, n);
+    case 36:  // MPI_C_FLOAT_COMPLEX
+    case 40:  // MPI_CXX_FLOAT_COMPLEX
+      return ComplexKernel<float>(op, in, io, n);
+    case 37:  // MPI_C_DOUBLE_COMPLEX
+    case 41:  // MPI_CXX_DOUBLE_COMPLEX
+      return ComplexKernel<double>(op, in, io, n);
+    case 38:  // MPI_C_LONG_DOUBLE_COMPLEX
+    case 42:  // MPI_CXX_LONG_DOUBLE_COMPLEX
+      return ComplexKernel<long double>(op, in, io, n);
+    case 39:  // MPI_CXX_BOOL: a logical type, as MPI_C_BOOL
+      return Kernel<bool, Cls::kBool>(op, in, io, n);
     default:
       return false;  // MPI_WCHAR, MPI_PACKED: no reductions
   }

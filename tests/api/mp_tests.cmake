@@ -5,6 +5,7 @@ foreach(p order pingpong persistent completion errors fatal threads)
 endforeach()
 target_link_libraries(api_mp_threads PRIVATE Threads::Threads)
 nicq_add_mp_program(api_mp_cxx SOURCES mp_cxx.cc)
+nicq_add_mp_program(api_mp_complex SOURCES mp_complex.c)
 
 set(_api_providers sockets tcp tcp+ofi_rxm shm)
 nicq_add_mp_test(api_order PROGRAM api_mp_order RANKS 2 3 4 PROVIDERS ${_api_providers}
@@ -19,6 +20,9 @@ nicq_add_mp_test(api_errors PROGRAM api_mp_errors RANKS 2 3 PROVIDERS ${_api_pro
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_cxx PROGRAM api_mp_cxx RANKS 2 PROVIDERS ${_api_providers}
                  ARGS --expect-size 2 LABELS api TIMEOUT 60)
+# The complex types and MPI_CXX_BOOL: reductions with exact expected values.
+nicq_add_mp_test(api_complex PROGRAM api_mp_complex RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_threads PROGRAM api_mp_threads RANKS 2 3 PROVIDERS tcp shm
                  LABELS api TIMEOUT 60)
 # The same under ThreadSanitizer with the host progress thread forced on:

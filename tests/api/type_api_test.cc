@@ -228,4 +228,40 @@ TEST_F(ApiType, EnvelopeAndContents) {
   EXPECT_EQ(ErrorClass(rc), MPI_ERR_TYPE);
 }
 
+// The complex and C++ types through the C API: named, predefined, the sizes
+// of their C types, and not freeable.
+TEST_F(ApiType, ComplexAndCxxTypesAreNamed) {
+  struct Case {
+    MPI_Datatype t;
+    int size;
+    const char* name;
+  } cases[] = {
+      {MPI_C_COMPLEX, 8, "MPI_C_FLOAT_COMPLEX"},
+      {MPI_C_DOUBLE_COMPLEX, 16, "MPI_C_DOUBLE_COMPLEX"},
+      {MPI_C_LONG_DOUBLE_COMPLEX, int(2 * sizeof(long double)), "MPI_C_LONG_DOUBLE_COMPLEX"},
+      {MPI_CXX_BOOL, int(sizeof(bool)), "MPI_CXX_BOOL"},
+      {MPI_CXX_FLOAT_COMPLEX, 8, "MPI_CXX_FLOAT_COMPLEX"},
+      {MPI_CXX_DOUBLE_COMPLEX, 16, "MPI_CXX_DOUBLE_COMPLEX"},
+      {MPI_CXX_LONG_DOUBLE_COMPLEX, int(2 * sizeof(long double)), "MPI_CXX_LONG_DOUBLE_COMPLEX"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    int size = 0, ni = -1, na = -1, nd = -1, comb = 0;
+    MPI_Aint lb = -1, extent = 0;
+    ASSERT_EQ(MPI_Type_size(c.t, &size), MPI_SUCCESS);
+    EXPECT_EQ(size, c.size);
+    ASSERT_EQ(MPI_Type_get_extent(c.t, &lb, &extent), MPI_SUCCESS);
+    EXPECT_EQ(lb, 0);
+    EXPECT_EQ(extent, c.size);
+    ASSERT_EQ(MPI_Type_get_envelope(c.t, &ni, &na, &nd, &comb), MPI_SUCCESS);
+    EXPECT_EQ(comb, MPI_COMBINER_NAMED);
+    EXPECT_EQ(ni + na + nd, 0);
+    // MPI_Type_get_name (memory.cc, outside this binary) is checked in
+    // mp_complex.c; the table it reads, in complex_type_test.cc.
+    EXPECT_STREQ(nicq::dtype::TypeName(c.t), c.name);
+    MPI_Datatype t = c.t;
+    EXPECT_EQ(ErrorClass(MPI_Type_free(&t)), MPI_ERR_TYPE);
+  }
+}
+
 }  // namespace

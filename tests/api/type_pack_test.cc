@@ -312,9 +312,17 @@ TEST_F(ApiType, MatchSizeAndValueIndex) {
   EXPECT_EQ(t, MPI_FLOAT);
   t = MPI_INT;
   EXPECT_EQ(ErrorClass(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t)), MPI_ERR_ARG);
-  EXPECT_EQ(ErrorClass(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(ErrorClass(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 4, &t)), MPI_ERR_ARG);
   EXPECT_EQ(ErrorClass(MPI_Type_match_size(7, 4, &t)), MPI_ERR_ARG);
   EXPECT_EQ(t, MPI_INT);
+  ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 8, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_C_FLOAT_COMPLEX);
+  ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_C_DOUBLE_COMPLEX);
+  ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, int(2 * sizeof(long double)), &t),
+            MPI_SUCCESS);
+  EXPECT_EQ(
+      t, sizeof(long double) == sizeof(double) ? MPI_C_DOUBLE_COMPLEX : MPI_C_LONG_DOUBLE_COMPLEX);
   ASSERT_EQ(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &t), MPI_SUCCESS);
   EXPECT_EQ(t, MPI_DOUBLE_INT);
   ASSERT_EQ(MPI_Type_get_value_index(MPI_SHORT, MPI_INT, &t), MPI_SUCCESS);

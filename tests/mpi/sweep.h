@@ -54,9 +54,10 @@ typedef enum {
   KC_UNSIGNED, /* C unsigned integers */
   KC_FLOAT,
   KC_BOOL,
-  KC_BYTE,  /* MPI_BYTE, MPI_PACKED */
-  KC_WCHAR, /* data movement only */
-  KC_PAIR   /* value + int index, MINLOC/MAXLOC */
+  KC_BYTE,   /* MPI_BYTE, MPI_PACKED */
+  KC_WCHAR,  /* data movement only */
+  KC_PAIR,   /* value + int index, MINLOC/MAXLOC */
+  KC_COMPLEX /* real and imaginary part of the kind's `value_kind`: SUM, PROD */
 } KindClass;
 
 typedef struct {

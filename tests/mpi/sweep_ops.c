@@ -58,9 +58,10 @@ static int kind_takes(int rc, int kind) {
 #endif
   switch (rc) {
     case RC_MAXMIN:
+      return integer || k->cls == KC_FLOAT;
     case RC_SUM:
     case RC_PROD:
-      return integer || k->cls == KC_FLOAT;
+      return integer || k->cls == KC_FLOAT || k->cls == KC_COMPLEX;
     case RC_LOGICAL:
       return integer || k->cls == KC_BOOL;
     case RC_BITWISE:
@@ -68,7 +69,8 @@ static int kind_takes(int rc, int kind) {
     case RC_LOC:
       return k->cls == KC_PAIR;
     case RC_USER_SUM:
-      return k->cls == KC_SIGNED || k->cls == KC_UNSIGNED || k->cls == KC_FLOAT;
+      return k->cls == KC_SIGNED || k->cls == KC_UNSIGNED || k->cls == KC_FLOAT ||
+             k->cls == KC_COMPLEX;
     case RC_USER_FIRST:
       return 1;
     default:
@@ -185,6 +187,15 @@ static void combine_elem(int rc, MPI_Op op, int kind, const unsigned char* a,
     int take_a = op == MPI_MAXLOC ? cmp > 0 : cmp < 0;
     if (cmp == 0) take_a = ia < ib;
     memcpy(out, take_a ? a : b, (size_t)k->size);
+    return;
+  }
+  if (k->cls == KC_COMPLEX) { /* (a+bi)(c+di) = (ac-bd) + (ad+bc)i, in the part's precision */
+    const int n = sw_kinds[k->value_kind].size;
+    long double ar = load_f(a, n), ai = load_f(a + n, n), br = load_f(b, n), bi = load_f(b + n, n);
+    long double re = ar + br, im = ai + bi;
+    if (op == MPI_PROD) re = ar * br - ai * bi, im = ar * bi + ai * br;
+    store_f(out, n, re);
+    store_f(out + n, n, im);
     return;
   }
   if (k->cls == KC_FLOAT) {
