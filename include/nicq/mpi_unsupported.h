@@ -268,8 +268,8 @@ int MPI_Win_sync(MPI_Win win);
 
 /* ---- implemented ------------------------------------------------------------ */
 int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
-/* Fortran 90 parameterized types: the matching predefined C type (no
- * complex types: _complex is MPI_ERR_UNSUPPORTED_OPERATION). */
+/* Fortran 90 parameterized types: the matching predefined C type (real,
+ * C complex, integer). */
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype);
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
 int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype);

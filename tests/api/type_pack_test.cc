@@ -293,8 +293,16 @@ TEST_F(ApiType, F90ParameterizedTypesPickTheNarrowestFit) {
   EXPECT_EQ(ErrorClass(MPI_Type_create_f90_real(MPI_UNDEFINED, 5000, &t)), MPI_ERR_ARG);
   EXPECT_EQ(ErrorClass(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &t)), MPI_ERR_ARG);
   EXPECT_EQ(ErrorClass(MPI_Type_create_f90_complex(40, 10, &t)), MPI_ERR_ARG);
-  EXPECT_EQ(ErrorClass(MPI_Type_create_f90_complex(6, 10, &t)), MPI_ERR_UNSUPPORTED_OPERATION);
   EXPECT_EQ(t, MPI_BYTE);
+  // Complex: the C complex type over the real kind that fits.
+  ASSERT_EQ(MPI_Type_create_f90_complex(6, 10, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_C_FLOAT_COMPLEX);
+  EXPECT_EQ(size_of(t), 8);
+  ASSERT_EQ(MPI_Type_create_f90_complex(15, MPI_UNDEFINED, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_C_DOUBLE_COMPLEX);
+  EXPECT_EQ(size_of(t), 16);
+  ASSERT_EQ(MPI_Type_create_f90_complex(16, MPI_UNDEFINED, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_C_LONG_DOUBLE_COMPLEX);
   // The handle is the predefined type: named, usable at once.
   int ni, na, nd, combiner = 0;
   ASSERT_EQ(MPI_Type_create_f90_real(10, MPI_UNDEFINED, &t), MPI_SUCCESS);
