@@ -230,6 +230,32 @@ static void format_elem(char* out, size_t n, int kind, const unsigned char* p) {
     len += (size_t)snprintf(out + len, n - len, "%02x", p[i]);
 }
 
+/* -0 and +0 are one value here: the grouping in which an implementation
+ * combines complex products (not associative in floating point) decides
+ * the sign of an exact zero part, and MPI leaves the grouping open. */
+static int same_but_zero_sign(int kind, const unsigned char* x, const unsigned char* a) {
+  const Kind* k = &sw_kinds[kind];
+  const int part = k->cls == KC_COMPLEX ? sw_kinds[k->value_kind].size
+                   : k->cls == KC_FLOAT ? k->size
+                                        : 0;
+  if (part != 4 && part != 8) return 0;
+  for (int off = 0; off < k->size; off += part) {
+    if (memcmp(x + off, a + off, (size_t)part) == 0) continue;
+    double xv, av;
+    if (part == 4) {
+      float xf, af;
+      memcpy(&xf, x + off, 4);
+      memcpy(&af, a + off, 4);
+      xv = xf, av = af;
+    } else {
+      memcpy(&xv, x + off, 8);
+      memcpy(&av, a + off, 8);
+    }
+    if (!(xv == 0 && av == 0)) return 0;
+  }
+  return 1;
+}
+
 void sw_compare(const Buf* actual, const Buf* expected, const TypeCase* t, const char* what) {
   const unsigned char* a = actual->base;
   const unsigned char* x = expected->base;
@@ -248,6 +274,7 @@ void sw_compare(const Buf* actual, const Buf* expected, const TypeCase* t, const
         for (int i = 0; i < sz && !written; ++i)
           written = x[start + i] != sentinel_at(expected, start + i);
         if (!written) continue;
+        if (same_but_zero_sign(t->kind[e], x + start, a + start)) goto next_byte;
         char ex[80], ac[80];
         format_elem(ex, sizeof ex, t->kind[e], x + start);
         format_elem(ac, sizeof ac, t->kind[e], a + start);
@@ -262,5 +289,6 @@ void sw_compare(const Buf* actual, const Buf* expected, const TypeCase* t, const
             "is in no element of type %s (a hole, gap or guard) and was written: "
             "sentinel %02x, now %02x",
             what, o, expected->lo, expected->hi, SW_GUARD, t->name, x[o], a[o]);
+  next_byte:;
   }
 }
