@@ -186,13 +186,12 @@ static void epoch_close(const struct rma_setup* s, int rank, MPI_Win win) {
 
 /* Rank 0 reads back what the target holds after a run of `total` ops. */
 static void check_size(const struct rma_setup* s, int rank, long n, long long total, char* local,
-                       char* result, char* target, MPI_Aint disp, MPI_Win win) {
+                       char* result, char* target, MPI_Win win) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 1) {
     MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win); /* the target's own view */
     MPI_Win_unlock(1, win);
   }
-  (void)disp;
   if (rank == 1 && s->op == OP_PUT) osu_check_bytes("put target", target, n, osu_pattern(0, n));
   if (rank == 0 && s->op == OP_GET) osu_check_bytes("get origin", local, n, osu_pattern(1, n));
   if (rank == 1 && (s->op == OP_ACC || s->op == OP_GET_ACC)) {
@@ -283,7 +282,7 @@ int main(int argc, char** argv) {
     }
     const double elapsed = MPI_Wtime() - t0;
     if ((s.sync == SYNC_FLUSH || s.sync == SYNC_FLUSH_LOCAL) && rank == 0) MPI_Win_unlock(1, win);
-    check_size(&s, rank, n, total, local, result, target, disp, win);
+    check_size(&s, rank, n, total, local, result, target, win);
     const double value =
         s.bw ? (double)n * per_epoch * iters / elapsed / 1e6 : elapsed * 1e6 / iters;
     /* The origin's time is the result; the target's row is not printed. */

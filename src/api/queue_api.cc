@@ -248,7 +248,8 @@ int NICQX_Queue_waits_completed(MPI_Queue queue, long long* completed, long long
   if (!Ensure(c, q != nullptr, Code::kQueue,
               [&] { return "invalid queue handle " + std::to_string(queue); }))
     return c.Fail();
-  // Reads only: no Enter (a reader beside the queue's user is the point).
+  // Reads only, so no Enter: entering would fail while the progress thread
+  // advances the queue. The caller is the queue's own thread (13.4).
   *completed = static_cast<long long>(q->WaitsCompleted());
   *enqueued = static_cast<long long>(q->waits_enqueued());
   return MPI_SUCCESS;

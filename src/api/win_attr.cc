@@ -24,8 +24,7 @@ struct Keyval {
   MPI_Win_copy_attr_function* copy = nullptr;
   MPI_Win_delete_attr_function* del = nullptr;
   void* extra_state = nullptr;
-  bool freed = false;
-  int uses = 0;  // the creation, plus every attribute set with it
+  bool freed = false;  // keyval slots are not reused: attributes may outlive the free
 };
 
 struct Attr {
@@ -98,7 +97,6 @@ int Remove(Call& c, rma::Window* w, int keyval, bool* found) {
   auto& list = S().by_win[w];
   list.erase(
       std::find_if(list.begin(), list.end(), [&](const Attr& x) { return x.keyval == keyval; }));
-  --S().keyvals[std::size_t(api::IndexOf(keyval) - kFirstWinKeyval)].uses;
   return MPI_SUCCESS;
 }
 
@@ -136,7 +134,7 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
   std::lock_guard<std::mutex> lock(S().mu);
   S().keyvals.push_back(Keyval{
       win_copy_attr_fn, win_delete_attr_fn == MPI_WIN_NULL_DELETE_FN ? nullptr : win_delete_attr_fn,
-      extra_state, false, 1});
+      extra_state, false});
   *win_keyval = NICQ_HANDLE(NICQ_KIND_KEYVAL, kFirstWinKeyval + int(S().keyvals.size()) - 1);
   return MPI_SUCCESS;
 }
@@ -169,7 +167,6 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   if (int rc = Remove(c, w, win_keyval, &found); rc != MPI_SUCCESS) return rc;
   std::lock_guard<std::mutex> lock(S().mu);
   S().by_win[w].push_back(Attr{win_keyval, attribute_val});
-  ++FindKeyval(win_keyval)->uses;
   return MPI_SUCCESS;
 }
 

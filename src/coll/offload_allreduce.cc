@@ -227,7 +227,9 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
 
 Status OffloadedAllreduce::BuildPlan(const Args& a, offload::OffloadBackend* be, AtomicType type,
                                      AtomicOp op, std::size_t bytes) {
-  offload::Schedule s("allreduce nic_tree (coll, put-to-self copy)");
+  const bool in_place = a.sendbuf == kInPlace || a.sendbuf == a.recvbuf;
+  offload::Schedule s(in_place ? "allreduce nic_tree (coll, in place)"
+                               : "allreduce nic_tree (coll, put-to-self copy)");
   NicTreeArgs t;
   t.rank = a.comm->rank;
   t.size = a.comm->size;
