@@ -248,6 +248,11 @@ class OffloadBackend {
   virtual bool HostDriven() const { return false; }
   // Trigger slots currently in use (for budgeting and nicq_info).
   virtual std::size_t SlotsInUse() const = 0;
+  // Deferred-work requests handed to the NIC or the emulator since the
+  // backend opened: fi_control(FI_QUEUE_WORK) calls on native, ops queued or
+  // issued by Post on emulated. Tests read it around a start to show that a
+  // resident plan's start posts nothing (NICQX_Offload_work_requests).
+  virtual std::uint64_t WorkRequests() const { return 0; }
 
   // ---- added by OFFLOAD (defaults keep existing backends compiling) ----
   // Build-time check used by fallback selection (providers/common): Ok if

@@ -49,6 +49,12 @@ int MPI_Queue_fence(MPI_Queue* queue);
  * chain advancing on the NIC (or the emulator's agent) while it makes no MPI
  * call. */
 int NICQX_Queue_waits_completed(MPI_Queue queue, long long* completed, long long* enqueued);
+/* nicq extension, for tests and tools: deferred-work requests this
+ * process's offload backend has handed to the NIC or the emulator since
+ * MPI_Init (fi_control(FI_QUEUE_WORK) calls on the native backend, ops
+ * queued on the emulated one); 0 without an offload context. Read around
+ * MPI_Start to see that a resident plan's start posts nothing. */
+int NICQX_Offload_work_requests(long long* requests);
 
 #ifdef __cplusplus
 } /* extern "C" */

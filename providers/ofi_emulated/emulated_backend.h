@@ -60,6 +60,9 @@ class EmulatedBackend final : public offload::OffloadBackend {
   bool Progress() override;
   bool HostDriven() const override { return !want_thread_; }
   std::size_t SlotsInUse() const override { return queue_.nodes_in_use(); }
+  std::uint64_t WorkRequests() const override {
+    return work_requests_.load(std::memory_order_relaxed);
+  }
 
   const char* provider() const { return ep_->provider_name(); }
   bool progress_thread_running() const { return thread_.running(); }
@@ -96,8 +99,9 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::unique_ptr<OfiEndpoint> ep_;
   TriggerQueue queue_;
   std::atomic<bool> draining_{false};
-  std::atomic<bool> retry_{false};  // an op got EAGAIN: keep progressing
-  std::atomic<int> in_flight_{0};   // issued, completion not yet seen
+  std::atomic<bool> retry_{false};               // an op got EAGAIN: keep progressing
+  std::atomic<int> in_flight_{0};                // issued, completion not yet seen
+  std::atomic<std::uint64_t> work_requests_{0};  // ops accepted by Post
   // Progress thread's nap on a CQ without wait object (shm): 50 us while
   // work comes, doubling to 1 ms while nothing does (an idle process then
   // wakes 1000 times a second, not 20000).

@@ -64,6 +64,9 @@ class NativeBackend final : public offload::OffloadBackend {
   Status Cancel(offload::CounterId trigger) override;
   Status Flush() override;
   bool Progress() override;
+  std::uint64_t WorkRequests() const override {
+    return work_requests_.load(std::memory_order_relaxed);
+  }
   std::size_t SlotsInUse() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return SlotsInUseLocked();
@@ -139,6 +142,7 @@ class NativeBackend final : public offload::OffloadBackend {
   std::vector<std::uint64_t> peer_doorbells_;
   std::atomic<std::uint32_t> next_key_{1};
   mutable std::mutex mu_;
+  std::atomic<std::uint64_t> work_requests_{0};  // fi_control(FI_QUEUE_WORK) calls
 };
 
 Status CreateNativeBackend(const offload::BackendOptions& options,

@@ -162,6 +162,7 @@ NativeBackend::Record* NativeBackend::TakeRecord() {
 }
 
 Status NativeBackend::QueueWork(fi_deferred_work* w, const char* what) {
+  work_requests_.fetch_add(1, std::memory_order_relaxed);
   return Check(fi_control(&ep_->domain()->fid, FI_QUEUE_WORK, w), "fi_control(FI_QUEUE_WORK)",
                what);
 }

@@ -9,6 +9,7 @@
 
 #include "api/api_internal.h"
 #include "queue/match_engine.h"
+#include "queue/offload_context.h"
 #include "queue/queue.h"
 
 using nicq::Code;
@@ -252,6 +253,14 @@ int NICQX_Queue_waits_completed(MPI_Queue queue, long long* completed, long long
   // advances the queue. The caller is the queue's own thread (13.4).
   *completed = static_cast<long long>(q->WaitsCompleted());
   *enqueued = static_cast<long long>(q->waits_enqueued());
+  return MPI_SUCCESS;
+}
+
+int NICQX_Offload_work_requests(long long* requests) {
+  Call c("NICQX_Offload_work_requests");
+  if (!c.Init() || !c.NotNull(requests, "requests")) return c.Fail();
+  const nicq::offload::OffloadBackend* backend = nicq::queue::Backend();
+  *requests = backend ? static_cast<long long>(backend->WorkRequests()) : 0;
   return MPI_SUCCESS;
 }
 

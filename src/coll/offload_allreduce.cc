@@ -9,6 +9,7 @@
 #include "coll/algorithms.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/progress_hooks.h"
 #include "dtype/datatype.h"
 #include "mpi.h"
 #include "offload/algorithms/select.h"
@@ -140,6 +141,8 @@ struct Watch {
   // active.size() without mu: PollOffloaded runs on every progress pass
   // (schedule.cc's hook) and most programs never offload.
   std::atomic<std::size_t> n_active{0};
+  // Live plans: `active` keeps room for each, so a start never allocates.
+  std::size_t plans = 0;
 };
 Watch& W() {
   static auto* w = new Watch();
@@ -221,6 +224,12 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   for (std::uint64_t v : oks)
     if (!v) return Status::Ok();  // host engine on every rank
   offload::MaybeDumpPlan(*self->plan_, a.comm->rank);
+  {
+    std::lock_guard<std::mutex> lock(W().mu);
+    W().active.reserve(++W().plans);
+  }
+  progress::RegisterSleeper(&SleepOnOffloaded);
+  self->watched_ = true;
   *out = std::move(self);
   return Status::Ok();
 }
@@ -254,6 +263,12 @@ Status OffloadedAllreduce::BuildPlan(const Args& a, offload::OffloadBackend* be,
   return plan_->Bind(be, kPlanDepth);  // refuses ops the backend cannot run (CheckOps)
 }
 
+OffloadedAllreduce::~OffloadedAllreduce() {
+  if (!watched_) return;
+  std::lock_guard<std::mutex> lock(W().mu);
+  --W().plans;
+}
+
 Status OffloadedAllreduce::Start(Request* owner) {
   owner_ = owner;
   NICQ_RETURN_IF_ERROR(StartNow());
@@ -280,6 +295,19 @@ void WatchOffloaded(OffloadedAllreduce* op) {
   std::lock_guard<std::mutex> lock(W().mu);
   W().active.push_back(op);
   W().n_active.store(W().active.size(), std::memory_order_release);
+}
+
+// The progress sleeper: the oldest started plan's done counter. The watch
+// lock is held across the sleep so that no request is freed under it;
+// starts wait that long at most, PollOffloaded skips.
+bool SleepOnOffloaded(int timeout_ms) {
+  Watch& w = W();
+  if (w.n_active.load(std::memory_order_acquire) == 0) return false;
+  std::unique_lock<std::mutex> lock(w.mu, std::try_to_lock);
+  if (!lock.owns_lock() || w.active.empty()) return false;
+  offload::TriggerPlan& plan = w.active.front()->plan();
+  (void)plan.backend()->WaitCounter(plan.done_counter(), plan.done_target(), timeout_ms);
+  return true;
 }
 
 bool PollOffloaded() {

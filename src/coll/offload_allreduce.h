@@ -38,6 +38,7 @@ class OffloadedAllreduce {
   // Collective over a.comm (all ranks decide alike from the checked
   // arguments). *out stays null when the host engine should run it.
   static Status Create(const Args& a, std::unique_ptr<OffloadedAllreduce>* out);
+  ~OffloadedAllreduce();
 
   // MPI_Start: arms the next epoch and bumps the start counter; the
   // request `owner` is marked done by the progress hook.
@@ -62,10 +63,13 @@ class OffloadedAllreduce {
 
   std::unique_ptr<offload::TriggerPlan> plan_;
   Request* owner_ = nullptr;
+  bool watched_ = false;  // counted in the watch list's reserved room
 };
 
 // Engine hooks: offloaded requests whose done counter the progress hook watches.
 void WatchOffloaded(OffloadedAllreduce* op);
 bool PollOffloaded();
+// progress::SleepInEngine's sleeper: waits on a started plan's done counter.
+bool SleepOnOffloaded(int timeout_ms);
 
 }  // namespace nicq::coll

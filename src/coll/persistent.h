@@ -65,6 +65,7 @@ struct Persistent final : queue::Enqueueable {
   Status PollMatch(bool* done) override;
   bool IsMatched() const override { return matched_; }
   Status StartGated(offload::CounterId gate, std::uint64_t threshold) override;
+  void EpochRetired() override;
   offload::CounterId DoneCounter() const override;
   std::uint64_t DoneTarget() const override;
   std::uint64_t EpochsStarted() const override;

@@ -160,6 +160,11 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
   return Status::Ok();
 }
 
+void Persistent::EpochRetired() {
+  // A failure shows again at the start that needs the epoch (ArmNext).
+  if (off) (void)off->plan().Refill();
+}
+
 Status Persistent::StartHost(Request* owner) {
   if (sched.running() || LaunchPending())
     return Error(Code::kRequest, "the persistent collective request is already active");

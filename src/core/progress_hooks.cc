@@ -43,4 +43,17 @@ bool PollAll() {
   return any;
 }
 
+namespace {
+std::atomic<SleepFn> g_sleeper{nullptr};
+}  // namespace
+
+void RegisterSleeper(SleepFn fn) {
+  g_sleeper.store(fn, std::memory_order_release);
+}
+
+bool SleepInEngine(int timeout_ms) {
+  SleepFn fn = g_sleeper.load(std::memory_order_acquire);
+  return fn != nullptr && fn(timeout_ms);
+}
+
 }  // namespace nicq::progress

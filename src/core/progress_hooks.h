@@ -18,4 +18,14 @@ void UnregisterHook(HookFn fn, void* arg);
 // Runs every hook once; true if any made progress.
 bool PollAll();
 
+// An engine whose requests complete on something other than the
+// point-to-point completion queue (an offload backend's counter) registers
+// one sleeper: a waiter past its spin and yield phases sleeps there, up to
+// timeout_ms, instead of in the CQ while the engine has requests pending
+// (else a wait for a counter would sleep the CQ's whole timeout). Returns
+// false, at once, when the engine has nothing pending.
+using SleepFn = bool (*)(int timeout_ms);
+void RegisterSleeper(SleepFn fn);
+bool SleepInEngine(int timeout_ms);
+
 }  // namespace nicq::progress

@@ -80,6 +80,10 @@ class Enqueueable {
   virtual Status CommitStart(offload::CounterId /*host_add*/) {
     return Status(Code::kUnsupportedOperation, {});
   }
+  // The queue saw an enqueued wait of this request complete (Reap, inside
+  // an enqueued wait or a fence). A resident plan re-arms its window here,
+  // so the next enqueued start finds its epoch armed and posts only its gate.
+  virtual void EpochRetired() {}
   virtual offload::CounterId DoneCounter() const = 0;
   virtual std::uint64_t DoneTarget() const = 0;  // for the last started epoch
   virtual std::uint64_t EpochsStarted() const = 0;

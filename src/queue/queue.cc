@@ -198,6 +198,7 @@ void Queue::Finish(const Record& r) {
   }
   // Inactive again unless a newer start was enqueued meanwhile.
   if (s.queue == this && s.started_epoch == r.epoch) s.queue = nullptr;
+  r.e->EpochRetired();
 }
 
 void Queue::Reap() {

@@ -217,6 +217,8 @@ constexpr WaitPolicy kManualProgress{32, 64, 1};
 // 16-22 us with 2, 10-15 us yielding at once).
 constexpr WaitPolicy kOversubscribed{0, 256, 1};
 constexpr WaitPolicy kAutoProgress{2, 0, 10};
+// Longest sleep on an offload engine's counter (progress::SleepInEngine).
+constexpr int kEngineSleepMs = 1;
 // The adaptive spin never drops below this (about a shm round trip).
 constexpr std::int64_t kMinSpinNs = 2000;
 
@@ -287,6 +289,10 @@ Status ProgressWait(Backoff& b) {
   // request, completed by a thread's pass, would not end its CQ sleep.)
   if (async) {
     ShortSleep(b.polls - kSpinPolls - kYieldPolls);
+  } else if (progress::SleepInEngine(std::min(kBlockMs, kEngineSleepMs))) {
+    // An offloaded request is pending: its counter, not the CQ, ends the
+    // sleep; short, so that a point-to-point request waited beside it is
+    // still noticed soon.
   } else if (s.fabric.cq_can_block() && !s.locking.load(std::memory_order_relaxed)) {
     n = s.engine.BlockingPoll(kBlockMs);
   } else if (s.fabric.cq_can_block() && s.mu.try_lock()) {

@@ -1,0 +1,112 @@
+/* A start of a resident plan is one counter add (issue: compile once): over
+ * `starts` (argv[1], default 10000) starts of a matched persistent 8-byte
+ * MPI_SUM allreduce, the starts hand no deferred work to the NIC or the
+ * emulator (NICQX_Offload_work_requests read around each start: zero
+ * fi_control(FI_QUEUE_WORK) calls on native) and allocate nothing (malloc,
+ * calloc and realloc counted on this thread inside the start). The
+ * window refills while the waits see epochs complete, so the requests made
+ * over the whole loop must grow: that shows the counter is live and the plan
+ * is on the offload backend. argv[2] = "enqueue" starts through
+ * MPI_Enqueue_start on a queue instead of MPI_Start. Every epoch's result
+ * is checked. */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <string.h>
+
+#include "coll_check.h"
+
+/* Allocation counting interposes glibc's allocator; sanitizers own it. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define COUNT_ALLOCATIONS 0
+#else
+#define COUNT_ALLOCATIONS 1
+extern void* __libc_malloc(size_t);
+extern void* __libc_calloc(size_t, size_t);
+extern void* __libc_realloc(void*, size_t);
+static __thread int g_counting;
+static long long g_allocations;
+void* malloc(size_t n) {
+  if (g_counting) g_allocations++;
+  return __libc_malloc(n);
+}
+void* calloc(size_t n, size_t m) {
+  if (g_counting) g_allocations++;
+  return __libc_calloc(n, m);
+}
+void* realloc(void* p, size_t n) {
+  if (g_counting) g_allocations++;
+  return __libc_realloc(p, n);
+}
+#endif
+
+static void counting(int on) {
+#if COUNT_ALLOCATIONS
+  g_counting = on;
+#else
+  (void)on;
+#endif
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int starts = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : 10000;
+  const int enqueue = argc > 2 && strcmp(argv[2], "enqueue") == 0;
+  int size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  double in = 0, out = 0;
+  MPI_Request req;
+  CHECK_OK(
+      MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+  MPI_Queue q = MPI_QUEUE_NULL;
+  if (enqueue) {
+    CHECK_OK(MPI_Match(&req));
+    CHECK_OK(MPI_Queue_init(&q, MPI_QUEUE_TYPE_DEFAULT, NULL));
+  }
+  long long requests_in_starts = 0, first = 0, last = 0;
+  long long allocations_in_starts = 0;
+  CHECK_OK(NICQX_Offload_work_requests(&first));
+  for (int e = 0; e < starts; e++) {
+    in = g_rank + e % 7;
+    long long before = 0, after = 0;
+    CHECK_OK(NICQX_Offload_work_requests(&before));
+#if COUNT_ALLOCATIONS
+    const long long allocs_before = g_allocations;
+#endif
+    counting(1);
+    const int rc = enqueue ? MPI_Enqueue_start(&q, &req) : MPI_Start(&req);
+    counting(0);
+#if COUNT_ALLOCATIONS
+    allocations_in_starts += g_allocations - allocs_before;
+#endif
+    CHECK_OK(rc);
+    CHECK_OK(NICQX_Offload_work_requests(&after));
+    requests_in_starts += after - before;
+    if (enqueue) {
+      CHECK_OK(MPI_Enqueue_wait(&q, &req, MPI_STATUS_IGNORE));
+      CHECK_OK(MPI_Queue_fence(&q));
+    } else {
+      CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    const double want = (double)size * (e % 7) + size * (size - 1) / 2.0;
+    CHECK(out == want, "epoch %d: %g, want %g", e, out, want);
+  }
+  CHECK_OK(NICQX_Offload_work_requests(&last));
+  CHECK(last > first,
+        "no deferred work was requested over %d epochs: the allreduce is not on the offload "
+        "backend, or the counter is dead",
+        starts);
+  CHECK(requests_in_starts == 0, "%d starts handed %lld deferred-work requests to the backend",
+        starts, requests_in_starts);
+  CHECK(allocations_in_starts == 0, "%d starts made %lld allocations", starts,
+        allocations_in_starts);
+  if (enqueue) CHECK_OK(MPI_Queue_free(&q));
+  CHECK_OK(MPI_Request_free(&req));
+  if (g_rank == 0)
+    printf(
+        "coll_start_posts: %d %s: 0 work requests, 0 allocations in starts; %lld requests "
+        "re-armed the window in waits\n",
+        starts, enqueue ? "enqueued starts" : "starts", last - first);
+  MPI_Finalize();
+  return 0;
+}
