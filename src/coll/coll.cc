@@ -104,6 +104,7 @@ const RequestOps kNbOps = {nullptr, &NbFree, &CollCancel, nullptr};
 }  // namespace
 
 Status RunBlocking(const Args& a) {
+  if (AllreduceDirectFits(a)) return RunAllreduceDirect(a);
   Schedule* s = AcquireSchedule();
   Status st = Build(a, s);
   if (!st.ok()) {

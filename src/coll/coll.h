@@ -113,6 +113,10 @@ const char* PickAlgorithm(const Args& a);
 // ---- the three forms -------------------------------------------------------------
 // Blocking: runs and waits.
 Status RunBlocking(const Args& a);
+// Small blocking allreduce on a power-of-two intra communicator, straight
+// on point-to-point requests (allreduce_direct.cc); RunBlocking asks first.
+bool AllreduceDirectFits(const Args& a);
+Status RunAllreduceDirect(const Args& a);
 // Nonblocking: `req` (a fresh engine request owned by the API) completes
 // when the collective does.
 Status StartNonblocking(const Args& a, Request* req);
