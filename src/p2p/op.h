@@ -35,6 +35,7 @@ struct Op {
   int peer = -1;               // world rank of the other side
   transport::WireHeader wire;  // sent in front of the payload
   std::uint32_t token = 0;     // our slot in the token table (sync/rendezvous sends)
+  std::size_t ring_off = 0;    // shm transport: bytes of the current message already in the ring
   Code error = Code::kOk;
 
   // send side

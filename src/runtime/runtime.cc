@@ -287,9 +287,9 @@ Status ProgressWait(Backoff& b) {
   // request, completed by a thread's pass, would not end its CQ sleep.)
   if (async) {
     ShortSleep(b.polls - kSpinPolls - kYieldPolls);
-  } else if (s.fabric.cq_can_block() && !s.locking.load(std::memory_order_relaxed)) {
+  } else if (s.engine.can_block() && !s.locking.load(std::memory_order_relaxed)) {
     n = s.engine.BlockingPoll(kBlockMs);
-  } else if (s.fabric.cq_can_block() && s.mu.try_lock()) {
+  } else if (s.engine.can_block() && s.mu.try_lock()) {
     n = s.engine.BlockingPoll(kBlockMs);
     s.mu.unlock();
   } else {
