@@ -132,10 +132,10 @@ class Engine {
   bool TryInject(const void* buf, std::size_t len, int dest, std::uint32_t ctx, int tag);
 
   // shm transport (same-node peers): sends and control messages go into the
-  // peer's ring instead of the endpoint. A post that got into the ring is
-  // finished after the post queue let go of it (FinishRingPosts).
+  // peer's ring instead of the endpoint. A post that got into the ring
+  // completes at the next Poll (FinishRingPosts; returns how many).
   Status RingPost(Op* op);
-  void FinishRingPosts();
+  int FinishRingPosts();
   int DrainRings();
   transport::ShmTransport* shm_ = nullptr;
   bool shm_only_ = false;         // every peer is on the shm transport

@@ -130,7 +130,6 @@ void Engine::SubmitTx(Op* op) {
   tx_queue_.Submit(
       op, [this](Op* x) { return TryPost(x); },
       [this](Op* x, const Status& s) { OnPostError(x, s); });
-  FinishRingPosts();
 }
 
 Status Engine::RingPost(Op* op) {
@@ -152,8 +151,15 @@ Status Engine::RingPost(Op* op) {
       return Error(Code::kAgain, "");  // full: Poll retries from ring_off
     op->ring_off = 0;
   }
-  // Completed, but the post queue may still hold the op in its hands: the
-  // completion runs in FinishRingPosts.
+  // In the ring: the send completes at the next poll (FinishRingPosts), as
+  // a provider's would at the next CQ read. Not here: the post queue may
+  // still hold the op, and a buffered send's block stays taken until
+  // progress runs, as with any provider. An op already on the list (its
+  // kRts, when the kCts came back and the chunks went out before that
+  // poll) is not linked twice.
+  if (!(op->kind == Op::Kind::kSend && op->pushing)) ++op->ring_local;
+  if (op->ring_queued) return Status::Ok();
+  op->ring_queued = true;
   op->next = nullptr;
   if (ring_done_tail_)
     ring_done_tail_->next = op;
@@ -163,20 +169,25 @@ Status Engine::RingPost(Op* op) {
   return Status::Ok();
 }
 
-void Engine::FinishRingPosts() {
+int Engine::FinishRingPosts() {
+  int n = 0;
   while (Op* op = ring_done_head_) {
     ring_done_head_ = op->next;
     if (!ring_done_head_) ring_done_tail_ = nullptr;
     op->next = nullptr;
+    op->ring_queued = false;
+    ++n;
     if (op->kind == Op::Kind::kCtrl) {
       PutOp(op);
       continue;
     }
-    // A pushed payload's completion is its chunks (local_pending already
-    // counted the kRts out).
-    if (!op->pushing) --op->local_pending;
+    // A pushed payload's chunks are no local completion of their own (the
+    // send finishes once push_off reaches push_len).
+    op->local_pending = std::max(0, op->local_pending - int(op->ring_local));
+    op->ring_local = 0;
     MaybeFinishSend(op);
   }
+  return n;
 }
 
 int Engine::DrainRings() {
@@ -219,12 +230,11 @@ int Engine::Poll() {
   if (!rx_queue_.empty())
     n += int(rx_queue_.Drain([this](Op* x) { return TryPost(x); },
                              [this](Op* x, const Status& s) { OnPostError(x, s); }));
-  if (!tx_queue_.empty()) {
+  if (!tx_queue_.empty())
     n += int(tx_queue_.Drain([this](Op* x) { return TryPost(x); },
                              [this](Op* x, const Status& s) { OnPostError(x, s); }));
-    FinishRingPosts();
-  }
   if (shm_->active()) n += DrainRings();
+  n += FinishRingPosts();
   // With every peer on the rings the endpoint only carries fallbacks
   // (libfabric reads where process_vm_readv is refused): reading its CQ on
   // every poll would cost each message a provider progress call.
@@ -250,6 +260,7 @@ int Engine::BlockingPoll(int timeout_ms) {
   if (!fab_) return 0;
   if (!repost_.empty()) RepostBounces();  // before sleeping, every bounce posted
   if (shm_->active()) {
+    if (ring_done_head_) return Poll();  // completions to report: no sleep
     // Sleep on our inbox's futex (a sender wakes us). Short, and capped
     // whatever the caller asked: events that do not come through a ring
     // (the endpoint's CQ when peers are remote, progress threads of other
@@ -350,6 +361,7 @@ void Engine::HandleCqError() {
 }
 
 void Engine::MaybeFinishSend(Op* op) {
+  if (op->ring_queued) return;  // FinishRingPosts still holds it; it asks again
   if (op->local_pending > 0 || op->remote_pending > 0) return;
   if (op->pushing && op->push_off < op->push_len) return;  // chunks still queued
   delete[] op->chunk_hdrs;
