@@ -141,6 +141,7 @@ class Engine {
   bool shm_only_ = false;         // every peer is on the shm transport
   bool push_forced_ = false;      // NICQ_RNDV=push: push even where a read would work
   unsigned quiet_cq_polls_ = 0;   // shm_only_: the CQ is read on every 16th poll only
+  unsigned idle_sleeps_ = 0;      // BlockingPoll sleeps in a row that found nothing
   Op* ring_done_head_ = nullptr;  // posted into a ring, completion not yet run (via Op::next)
   Op* ring_done_tail_ = nullptr;
 

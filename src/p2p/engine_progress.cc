@@ -264,11 +264,17 @@ int Engine::BlockingPoll(int timeout_ms) {
     // Sleep on our inbox's futex (a sender wakes us). Short, and capped
     // whatever the caller asked: events that do not come through a ring
     // (the endpoint's CQ when peers are remote, progress threads of other
-    // layers) are seen only when we wake.
+    // layers) are seen only when we wake. With every peer on the rings the
+    // sleep doubles while nothing happens (100 us to the caller's limit),
+    // so a long idle wait costs little CPU; any event starts it over.
     constexpr int kAllLocalSleepUs = 100, kMixedSleepUs = 20;
-    const int cap = shm_only_ ? kAllLocalSleepUs : kMixedSleepUs;
-    shm_->Sleep(std::min(cap, std::max(timeout_ms, 1) * 1000));
-    return Poll();
+    const int limit_us = std::max(timeout_ms, 1) * 1000;
+    const int us = shm_only_ ? std::min(limit_us, kAllLocalSleepUs << std::min(idle_sleeps_, 4u))
+                             : std::min(limit_us, kMixedSleepUs);
+    shm_->Sleep(us);
+    const int n = Poll();
+    idle_sleeps_ = n > 0 ? 0 : idle_sleeps_ + 1;
+    return n;
   }
   if (!fab_->cq_can_block() || !tx_queue_.empty() || !rx_queue_.empty()) return Poll();
   fi_cq_tagged_entry e[kCqBatch];
