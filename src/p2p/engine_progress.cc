@@ -253,6 +253,7 @@ int Engine::Poll() {
     }
   }
   if (n == 0 && !repost_.empty()) RepostBounces();  // idle: the waiter has time
+  if (n > 0) idle_sleeps_ = 0;
   return n;
 }
 
@@ -266,14 +267,17 @@ int Engine::BlockingPoll(int timeout_ms) {
     // (the endpoint's CQ when peers are remote, progress threads of other
     // layers) are seen only when we wake. With every peer on the rings the
     // sleep doubles while nothing happens (100 us to the caller's limit),
-    // so a long idle wait costs little CPU; any event starts it over.
+    // so a long idle wait costs little CPU; any event starts it over. Not
+    // while a send waits for room in a ring: the receiver's draining does
+    // not wake us.
     constexpr int kAllLocalSleepUs = 100, kMixedSleepUs = 20;
     const int limit_us = std::max(timeout_ms, 1) * 1000;
-    const int us = shm_only_ ? std::min(limit_us, kAllLocalSleepUs << std::min(idle_sleeps_, 4u))
+    const unsigned doublings = tx_queue_.empty() ? std::min(idle_sleeps_, 4u) : 0;
+    const int us = shm_only_ ? std::min(limit_us, kAllLocalSleepUs << doublings)
                              : std::min(limit_us, kMixedSleepUs);
     shm_->Sleep(us);
     const int n = Poll();
-    idle_sleeps_ = n > 0 ? 0 : idle_sleeps_ + 1;
+    if (n == 0) ++idle_sleeps_;
     return n;
   }
   if (!fab_->cq_can_block() || !tx_queue_.empty() || !rx_queue_.empty()) return Poll();
