@@ -32,7 +32,8 @@ endfunction()
 
 # nicq_add_mp_test(name PROGRAM prog RANKS 2 3 4 PROVIDERS sockets tcp ... [ARGS ...] [LABELS ...]
 #                  [ENV VAR=value ...] [TIMEOUT s])
-# One ctest per (provider, ranks): nicqrun -n R prog args, with NICQ_PROVIDER set.
+# One ctest per (provider, ranks): nicqrun -n R prog args, with NICQ_PROVIDER set
+# (and NICQ_SHM=off except in the shm column).
 # Provider names with ';' are written with '+' (e.g. tcp+ofi_rxm) in test names.
 function(nicq_add_mp_test name)
   cmake_parse_arguments(A "NO_PERSONA" "PROGRAM;TIMEOUT" "RANKS;PROVIDERS;ARGS;LABELS;ENV" ${ARGN})
@@ -47,13 +48,22 @@ function(nicq_add_mp_test name)
     # escaped, or ENVIRONMENT (a list) would split it into NICQ_PROVIDER=tcp
     # and a stray "ofi_rxm" entry.
     string(REPLACE "+" "\\;" prov_real "${prov}")
+    # The provider columns test libfabric's providers, so same-node peers
+    # use them too (NICQ_SHM=off); the shm column runs nicq's own
+    # shared-memory transport instead of libfabric's shm (which stays
+    # reachable with NICQ_SHM=off). A test's own ENV may still override it.
+    if(prov STREQUAL "shm")
+      set(_shm_env "")
+    else()
+      set(_shm_env "NICQ_SHM=off;")
+    endif()
     foreach(n IN LISTS A_RANKS)
       set(tname "mp.${name}.${prov}.n${n}")
       add_test(NAME ${tname}
                COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT}
                        ${CMAKE_BINARY_DIR}/tests/${A_PROGRAM} ${A_ARGS})
       set_tests_properties(${tname} PROPERTIES
-        ENVIRONMENT "NICQ_PROVIDER=${prov_real};${A_ENV}"
+        ENVIRONMENT "NICQ_PROVIDER=${prov_real};${_shm_env}${A_ENV}"
         LABELS "mp;${prov};${A_LABELS}"
         TIMEOUT ${_ctest_timeout})
     endforeach()
@@ -78,7 +88,7 @@ function(nicq_add_mp_test name)
                  COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT}
                          ${CMAKE_BINARY_DIR}/tests/${A_PROGRAM} ${A_ARGS})
         set_tests_properties(${tname} PROPERTIES
-          ENVIRONMENT "NICQ_PROVIDER=${prov};${A_ENV}"
+          ENVIRONMENT "NICQ_PROVIDER=${prov};NICQ_SHM=off;${A_ENV}"
           LABELS "mp;${prov};persona;${A_LABELS}"
           TIMEOUT ${_ctest_timeout})
       endforeach()

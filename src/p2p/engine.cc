@@ -2,6 +2,7 @@
 #include "p2p/engine.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "core/config.h"
@@ -32,7 +33,10 @@ Status Engine::Init(transport::Fabric* fabric, int my_world) {
                     : 0;
   if (fab_->max_msg_size() > 0) read_chunk_ = std::min(read_chunk_, fab_->max_msg_size());
   const std::string rndv = config::GetString("NICQ_RNDV");
-  push_rndv_ = rndv == "push" || !fab_->has_rma_read();
+  push_forced_ = rndv == "push";
+  push_rndv_ = push_forced_ || !fab_->has_rma_read();
+  shm_ = &fab_->shm();
+  shm_only_ = shm_->active() && shm_->all_local();
   if (rndv == "read" && !fab_->has_rma_read())
     NICQ_LOG(kWarn, kP2p, "NICQ_RNDV=read but provider %s has no RMA read: pushing chunks",
              fab_->provider().c_str());
@@ -116,7 +120,13 @@ Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t c
   // Small standard/ready sends go out with fi_inject when nothing is queued
   // ahead of them (order): the send completes here, without an op, a CQ
   // entry or a later poll.
-  if (len <= inject_max_ && (mode == SendMode::kStandard || mode == SendMode::kReady) &&
+  // Same for a same-node peer whose ring has room for the message in one
+  // frame (the copy into the ring is the send).
+  const bool ring = shm_->local(dest);
+  const bool injectable =
+      ring ? len <= eager_limit_ && len + sizeof(transport::WireHeader) <= shm_->max_frame()
+           : len <= inject_max_;
+  if (injectable && (mode == SendMode::kStandard || mode == SendMode::kReady) &&
       tx_queue_.empty() && TryInject(buf, len, dest, ctx, tag)) {
     if (req) {
       req->status.error = 0;
@@ -157,10 +167,14 @@ Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t c
   } else {
     proto = Proto::kRts;
     Status s;
-    if (push_rndv_) {
+    if (ring && shm_->cma() && !push_forced_) {
+      // The receiver copies straight out of our buffer: nothing to register.
+      op->hdr.addr = reinterpret_cast<std::uint64_t>(op->sbuf);
+      op->hdr.push = transport::kRndvCrossMemory;
+    } else if (push_rndv_) {
       op->push_buf = static_cast<const std::uint8_t*>(op->sbuf);
       op->push_len = len;
-      op->hdr.push = 1;
+      op->hdr.push = transport::kRndvPush;
     } else {
       s = fab_->RegisterForRead(op->sbuf, len, &op->mr, &op->hdr.addr, &op->hdr.key);
     }
@@ -192,6 +206,13 @@ bool Engine::TryInject(const void* buf, std::size_t len, int dest, std::uint32_t
   transport::WireHeader w;
   w.tag = transport::PackTag(Proto::kEager, ctx, std::uint32_t(me_), std::uint32_t(tag));
   w.data = transport::PackData(send_seq_[dest], 0);
+  if (shm_->local(dest)) {
+    const iovec iov[2] = {{&w, sizeof w}, {const_cast<void*>(buf), len}};
+    std::size_t off = 0;  // one frame: all of it goes in or nothing does
+    if (!shm_->Send(dest, iov, len ? 2 : 1, sizeof w + len, &off)) return false;
+    ++send_seq_[dest];
+    return true;
+  }
   alignas(8) std::uint8_t msg[sizeof w + kInjectMax];
   std::memcpy(msg, &w, sizeof w);
   if (len) std::memcpy(msg + sizeof w, buf, len);
@@ -322,7 +343,7 @@ void Engine::StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t t
   op->read_len = std::min<std::size_t>(hdr.len, op->req->bytes);
   op->read_off = 0;
   op->peer_token = token;
-  if (hdr.push) {  // ask for the chunks; OnChunk completes the receive
+  if (hdr.push == transport::kRndvPush) {  // ask for the chunks; OnChunk completes the receive
     AllocToken(op);
     op->delivered = 0;
     if (dead_[op->peer]) {
@@ -340,6 +361,22 @@ void Engine::StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t t
   if (op->read_len == 0) {  // truncated to nothing: the sender may go at once
     SendCtrl(Proto::kFin, op->peer, token);
     CompleteRecv(op, 0, hdr.len);
+    return;
+  }
+  if (hdr.push == transport::kRndvCrossMemory) {  // one copy, done before we return
+    const int err = shm_->ReadFrom(op->peer, op->req->buf, hdr.addr, op->read_len);
+    if (err) {
+      const int peer = op->peer;
+      const bool gone = err == ESRCH || LocalPeerGone(peer);
+      NICQ_LOG(kError, kP2p, "process_vm_readv of %zu bytes from rank %d: %s", op->read_len, peer,
+               std::strerror(err));
+      FailRequest(op, gone ? Code::kProcFailed : Code::kIntern);
+      PutOp(op);
+      if (gone) FailPeer(peer, "its process is gone (process_vm_readv)");
+      return;
+    }
+    SendCtrl(Proto::kFin, op->peer, token);
+    CompleteRecv(op, op->read_len, hdr.len);
     return;
   }
   AllocToken(op);  // so a dead sender can fail this receive

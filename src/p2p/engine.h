@@ -73,8 +73,12 @@ class Engine {
   // One non-blocking pass: retry queued posts, read the completion queue.
   // Returns how many events were handled.
   int Poll();
-  // Like Poll but sleeps up to timeout_ms in fi_cq_sread when nothing is ready.
+  // Like Poll but sleeps up to timeout_ms in fi_cq_sread when nothing is
+  // ready; with the shm transport, in short futex waits on our inbox.
   int BlockingPoll(int timeout_ms);
+  // Whether BlockingPoll can sleep until something arrives (a CQ wait
+  // object, or the shm transport's futex) rather than only poll.
+  bool can_block() const;
 
   // Dead-peer handling: fails every operation that depends on `world`.
   void FailPeer(int world, const char* why);
@@ -126,6 +130,20 @@ class Engine {
                     std::size_t len);
 
   bool TryInject(const void* buf, std::size_t len, int dest, std::uint32_t ctx, int tag);
+
+  // shm transport (same-node peers): sends and control messages go into the
+  // peer's ring instead of the endpoint. A post that got into the ring
+  // completes at the next Poll (FinishRingPosts; returns how many).
+  Status RingPost(Op* op);
+  int FinishRingPosts();
+  int DrainRings();
+  transport::ShmTransport* shm_ = nullptr;
+  bool shm_only_ = false;         // every peer is on the shm transport
+  bool push_forced_ = false;      // NICQ_RNDV=push: push even where a read would work
+  unsigned quiet_cq_polls_ = 0;   // shm_only_: the CQ is read on every 16th poll only
+  unsigned idle_sleeps_ = 0;      // BlockingPoll sleeps in a row that found nothing
+  Op* ring_done_head_ = nullptr;  // posted into a ring, completion not yet run (via Op::next)
+  Op* ring_done_tail_ = nullptr;
 
   transport::Fabric* fab_ = nullptr;
   int me_ = 0;

@@ -35,6 +35,12 @@ struct Op {
   int peer = -1;               // world rank of the other side
   transport::WireHeader wire;  // sent in front of the payload
   std::uint32_t token = 0;     // our slot in the token table (sync/rendezvous sends)
+  // shm transport: bytes of the current message already in the ring; the
+  // op waits on the engine's ring-completion list (once at most) with
+  // `ring_local` local completions (kRts / eager copy) to report.
+  std::size_t ring_off = 0;
+  bool ring_queued = false;
+  std::uint8_t ring_local = 0;
   Code error = Code::kOk;
 
   // send side

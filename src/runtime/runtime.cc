@@ -293,9 +293,9 @@ Status ProgressWait(Backoff& b) {
     // An offloaded request is pending: its counter, not the CQ, ends the
     // sleep; short, so that a point-to-point request waited beside it is
     // still noticed soon.
-  } else if (s.fabric.cq_can_block() && !s.locking.load(std::memory_order_relaxed)) {
+  } else if (s.engine.can_block() && !s.locking.load(std::memory_order_relaxed)) {
     n = s.engine.BlockingPoll(kBlockMs);
-  } else if (s.fabric.cq_can_block() && s.mu.try_lock()) {
+  } else if (s.engine.can_block() && s.mu.try_lock()) {
     n = s.engine.BlockingPoll(kBlockMs);
     s.mu.unlock();
   } else {

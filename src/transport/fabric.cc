@@ -181,7 +181,10 @@ Status Fabric::Open(Bootstrap& boot) {
     // Every rank must take the same path: either all exchange addresses now,
     // or all (also those already on `worst`) reopen in round 2, so the
     // bootstrap collectives stay in step.
-    if (agreed) return ExchangeAddresses(boot);
+    if (agreed) {
+      NICQ_RETURN_IF_ERROR(ExchangeAddresses(boot));
+      return shm_.Open(boot, peers_, boot.Rank()).WithContext("shm transport");
+    }
     if (round == 1) return Error(Code::kIntern, "ranks could not agree on a libfabric provider");
     Close();
     chosen = worst;
@@ -244,6 +247,7 @@ void* Fabric::DescOf(fid_mr* mr) const {
 }
 
 void Fabric::Close() {
+  shm_.Close();
   if (ep_) fi_close(&ep_->fid);
   if (cq_) fi_close(&cq_->fid);
   if (av_) fi_close(&av_->fid);

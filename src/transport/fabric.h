@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "transport/shm_transport.h"
 
 namespace nicq {
 class Bootstrap;
@@ -56,6 +57,9 @@ class Fabric {
   // once instead of after a CQ round.
   std::size_t inject_size() const { return inject_size_; }
   const PeerInfo& peer(int world) const { return peers_[world]; }
+  // nicq's own transport to the ranks of this node (inactive: all traffic
+  // goes through the endpoint). Opened after the addresses are exchanged.
+  ShmTransport& shm() { return shm_; }
   int size() const { return int(peers_.size()); }
 
   // Expose [buf, buf+len) for remote reads; fills what the peer needs.
@@ -83,6 +87,7 @@ class Fabric {
   std::uint64_t mr_mode_ = 0;
   std::uint64_t next_key_ = 1;
   std::vector<PeerInfo> peers_;
+  ShmTransport shm_;
 };
 
 // ---- provider choice (fabric_select.cc) --------------------------------------

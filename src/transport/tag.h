@@ -109,8 +109,16 @@ struct RndvHeader {
   std::uint64_t addr = 0;  // remote address as the provider wants it (VA or offset)
   std::uint64_t key = 0;   // memory key
   std::uint64_t len = 0;   // full message length
-  std::uint64_t push = 0;  // 1: no RMA; the receiver answers kCts and the sender pushes chunks
+  std::uint64_t push = 0;  // how the receiver gets the payload: a RndvMode
 };
+
+// RndvHeader::push: the receiver RMA-reads `addr`/`key` (kRndvRead), asks
+// for pushed chunks (kRndvPush), or, from a same-node peer of the shm
+// transport, copies `addr` out of the sender's address space with
+// process_vm_readv (kRndvCrossMemory; key unused).
+inline constexpr std::uint64_t kRndvRead = 0;
+inline constexpr std::uint64_t kRndvPush = 1;
+inline constexpr std::uint64_t kRndvCrossMemory = 2;
 
 inline constexpr std::uint64_t kOffsetMask = ~kProtoMask;
 constexpr std::uint64_t PackChunkTag(std::uint64_t offset) {

@@ -1,10 +1,12 @@
 // Stress and failure cases over rt::: many outstanding requests, one very
 // large message, a peer that dies.
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <new>
 
@@ -198,6 +200,53 @@ void DeadSend() {
   _exit(0);
 }
 
+// Names the shm transport left in /dev/shm for these pids (it unlinks them
+// at Init, so a killed rank must leave none).
+int ShmNamesOf(const std::vector<long>& pids) {
+  int found = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) {
+    const std::string name = e.path().filename().string();
+    for (long pid : pids)
+      if (name.rfind("nicq-shm-" + std::to_string(pid) + "-", 0) == 0) ++found;
+  }
+  return found;
+}
+
+// Rank 1 is SIGKILLed in the middle of a message to rank 0: a send larger
+// than its ring (run with a 1 MiB eager limit: fragmented, part of it in
+// the ring, the rest still queued in rank 1). Rank 0, waiting for that
+// message, must see kProcFailed (dead-peer check) rather than hang, and no
+// shared-memory name of either rank may remain. nicqrun ends the job
+// naming rank 1; rank 0 ignores nicqrun's SIGTERM so it can report within
+// the launcher's grace period.
+void KillMidMessage() {
+  const int me = W()->rank;
+  const std::size_t len = std::size_t(1) << 20;
+  std::vector<std::uint8_t> buf(len, 0x5a);
+  if (me == 0) signal(SIGTERM, SIG_IGN);
+  long pids[2] = {getpid(), 0};
+  if (me == 1) {
+    Send(&pids[0], sizeof pids[0], 0, 3, W());
+    Request r;
+    MP_OK(rt::Isend(buf.data(), len, 0, 1, W(), SendMode::kStandard, &r));
+    kill(getpid(), SIGKILL);
+  }
+  if (me != 0) return;
+  Recv(&pids[1], sizeof pids[1], 1, 3, W());
+  Request r;
+  Status s = rt::Irecv(buf.data(), len, 1, 1, W(), &r);
+  rt::Backoff b;
+  while (s.ok() && !r.IsDone()) s = rt::ProgressWait(b);
+  const int code = s.ok() ? r.status.error : int(s.code());
+  MP_CHECK(code == int(Code::kProcFailed), "wait on a killed peer gave code %d", code);
+  const int left = ShmNamesOf({pids[0], pids[1]});
+  MP_CHECK(left == 0, "%d shared-memory names of the job remain in /dev/shm", left);
+  std::printf("KILLMID-OK: rank 0 saw kProcFailed, /dev/shm clean\n");
+  std::fflush(stdout);
+  _exit(0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -211,6 +260,8 @@ int main(int argc, char** argv) {
     DeadPeer();
   else if (what == "deadsend")
     DeadSend();
+  else if (what == "killmid")
+    KillMidMessage();
   else if (what == "noalloc")
     NoAlloc();
   else if (what == "pingpong")

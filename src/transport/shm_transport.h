@@ -1,0 +1,126 @@
+// ShmTransport: nicq's own point-to-point transport between ranks of one
+// node, used by the p2p engine instead of libfabric for same-node peers
+// (NICQ_SHM=auto|on|off; docs/p2p-protocol.md "Same-node transport").
+//
+// Each rank owns one inbox segment: a header (magic, the futex word its
+// sleeping waiter blocks on) and one ShmRing per rank of the node, ring i
+// written only by local rank i. A sender writes (16-byte wire header,
+// payload) messages into its ring of the receiver's inbox, fragmented into
+// several frames when larger than a frame; the receiver drains its rings
+// and hands each whole message to the engine's arrival path. Messages of
+// one sender to one receiver therefore arrive in send order.
+//
+// Large payloads do not travel through the rings: the receiver copies them
+// straight from the sender's buffer with process_vm_readv (cross-memory
+// attach) when the kernel allows it, which Open() probes once with a real
+// read from a peer; otherwise the engine keeps libfabric's RMA read.
+//
+// The engine serializes all calls (one producer per ring by construction).
+#pragma once
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "transport/shm_ring.h"
+
+namespace nicq {
+class Bootstrap;
+}
+
+namespace nicq::transport {
+
+struct PeerInfo;
+
+// The first cache lines of an inbox segment.
+struct alignas(kShmCell) ShmInboxHeader {
+  std::uint64_t magic = 0;
+  std::uint32_t rings = 0;
+  std::uint32_t cells = 0;
+  std::uint64_t cookie = 0;  // a random value peers read with process_vm_readv as the probe
+  // The owner's waiter sets `sleeping`, re-checks its rings and waits on
+  // `wake_seq`; a sender that sees `sleeping` bumps `wake_seq` and wakes it.
+  alignas(kShmCell) std::atomic<std::uint32_t> wake_seq{0};
+  std::atomic<std::uint32_t> sleeping{0};
+};
+
+class ShmTransport {
+ public:
+  ShmTransport() = default;
+  ShmTransport(const ShmTransport&) = delete;
+  ShmTransport& operator=(const ShmTransport&) = delete;
+  ~ShmTransport() { Close(); }
+
+  // Collective over the job (every rank calls it, with the same NICQ_SHM):
+  // creates this rank's inbox, maps the inboxes of the other ranks on this
+  // node and unlinks the names. Leaves the transport inactive (and returns
+  // Ok) when NICQ_SHM=off, when no other rank shares the node, or under
+  // auto when a segment cannot be made.
+  Status Open(Bootstrap& boot, const std::vector<PeerInfo>& peers, int me);
+  void Close();
+
+  bool active() const { return active_; }
+  // This world rank's messages go through a ring.
+  bool local(int world) const { return active_ && tx_[world].attached(); }
+  // Every other rank is on this node (no libfabric traffic but fallbacks).
+  bool all_local() const { return all_local_; }
+  // Large messages may be read with process_vm_readv.
+  bool cma() const { return cma_; }
+  // Largest message that fits one frame (the fast path: one write, done).
+  std::size_t max_frame() const { return max_frame_; }
+
+  // Writes bytes [*off, total) of the message `iov` to world `dest`'s inbox,
+  // advancing *off; true once the whole message is in the ring. False: the
+  // ring is full, *off says how far it got (call again later).
+  bool Send(int dest, const iovec* iov, int n, std::size_t total, std::size_t* off);
+
+  // Hands each complete message that arrived to deliver(bytes, len) (bytes
+  // start with the wire header; valid only during the call). Returns the
+  // number of frames taken.
+  template <class Deliver>
+  int Drain(Deliver&& deliver);
+
+  // Blocks up to timeout_us unless a message is already waiting or arrives
+  // (a sender wakes us); spurious returns are fine.
+  void Sleep(int timeout_us);
+  bool AnyPending() const;
+
+  // Copies len bytes at `addr` in world `src`'s address space to dst.
+  // Returns 0 or an errno (ESRCH: the process is gone).
+  int ReadFrom(int src, void* dst, std::uint64_t addr, std::size_t len) const;
+
+ private:
+  struct Segment {
+    void* base = nullptr;
+    std::size_t bytes = 0;
+  };
+  void Wake(int dest);
+  Status CreateInbox(int me, std::size_t rings, std::size_t cells, std::string* name);
+
+  bool active_ = false;
+  bool all_local_ = false;
+  bool cma_ = false;
+  std::size_t max_frame_ = 0;
+  Segment own_;
+  std::string own_name_;                      // set until unlinked
+  std::vector<Segment> mapped_;               // peers' inboxes
+  std::vector<ShmRingWriter> tx_;             // by world rank (unattached: not local)
+  std::vector<ShmInboxHeader*> peer_header_;  // by world rank
+  std::vector<std::int32_t> pid_;             // by world rank
+  std::vector<ShmMessageReader> rx_;          // one per local sender
+};
+
+template <class Deliver>
+int ShmTransport::Drain(Deliver&& deliver) {
+  constexpr int kFramesPerRing = 64;  // bounded work per poll and per sender
+  int taken = 0;
+  for (ShmMessageReader& in : rx_) taken += in.Drain(deliver, kFramesPerRing);
+  return taken;
+}
+
+}  // namespace nicq::transport
