@@ -254,6 +254,13 @@ Status OffloadedAllreduce::BuildPlan(const Args& a, offload::OffloadBackend* be,
   return plan_->Bind(be, kPlanDepth);  // refuses ops the backend cannot run (CheckOps)
 }
 
+std::unique_ptr<OffloadedAllreduce> OffloadedAllreduce::Adopt(
+    std::unique_ptr<offload::TriggerPlan> plan) {
+  auto self = std::make_unique<OffloadedAllreduce>();
+  self->plan_ = std::move(plan);
+  return self;
+}
+
 Status OffloadedAllreduce::Start(Request* owner) {
   owner_ = owner;
   NICQ_RETURN_IF_ERROR(StartNow());

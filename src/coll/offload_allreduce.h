@@ -38,6 +38,10 @@ class OffloadedAllreduce {
   // Collective over a.comm (all ranks decide alike from the checked
   // arguments). *out stays null when the host engine should run it.
   static Status Create(const Args& a, std::unique_ptr<OffloadedAllreduce>* out);
+  // Any other resolved resident plan whose epoch is one start-counter add
+  // (the neighbour exchange, offload_neighbor.h) runs through the same
+  // Start, match and enqueue paths.
+  static std::unique_ptr<OffloadedAllreduce> Adopt(std::unique_ptr<offload::TriggerPlan> plan);
 
   // MPI_Start: arms the next epoch and bumps the start counter; the
   // request `owner` is marked done by the progress hook.
