@@ -27,6 +27,11 @@
  * 200 ms steps while unfinished, at most 20 s); before the fence it reads,
  * through NICQX_Queue_waits_completed (which drives no progress), that
  * every enqueued wait completed. Then the fence and every block is checked.
+ *
+ * Last, a plan one rank cannot take (rank 0 receives into a strided
+ * datatype) must run on the host on every rank, with no error and the same
+ * data (MPI_Start/MPI_Wait, two epochs); the ctest run counts the plans
+ * dumped, which this request must not add to.
  * Runs where the plan is executed by the NIC (native on sockets) or the
  * emulator's agent (NICQ_PROGRESS_THREAD=1); where only host calls advance
  * it, it fails at the completion check. */
@@ -192,6 +197,48 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int pairs) 
            alltoall ? "alltoall" : "allgather", pairs);
 }
 
+/* Rank 0 receives each block as one strided vector (B ints, stride 2): the
+ * offload plan takes only contiguous blocks, so every rank falls back to
+ * the host schedule together, and the data must still be right. */
+static void check_mixed_types(void) {
+  int dims[2] = {2, 2}, periods[2] = {1, 1}, rank;
+  MPI_Comm c;
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+  MPI_Comm_rank(c, &rank);
+  int src[MAXD];
+  for (int d = 0; d < 2; d++) CHECK_OK(MPI_Cart_shift(c, d, 1, &src[2 * d], &src[2 * d + 1]));
+  MPI_Datatype strided;
+  CHECK_OK(MPI_Type_vector(B, 1, 2, MPI_INT, &strided));
+  CHECK_OK(MPI_Type_commit(&strided));
+  const int ext = 2 * B - 1; /* ints between strided blocks */
+  static int sbuf[MAXD * B], rbuf[MAXD * 2 * B];
+  MPI_Request req;
+  CHECK_OK(MPI_Neighbor_alltoall_init(sbuf, B, MPI_INT, rbuf, rank == 0 ? 1 : B,
+                                      rank == 0 ? strided : MPI_INT, c, MPI_INFO_NULL, &req));
+  for (int e = 0; e < 2; e++) {
+    for (int k = 0; k < MAXD * B; k++) sbuf[k] = 100000 * e + 1000 * rank + k;
+    for (int k = 0; k < MAXD * 2 * B; k++) rbuf[k] = -1;
+    CHECK_OK(MPI_Start(&req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int i = 0; i < MAXD; i++)
+      for (int b = 0; b < B; b++) {
+        const int at = rank == 0 ? i * ext + 2 * b : i * B + b;
+        const int want = 100000 * e + 1000 * src[i] + (i ^ 1) * B + b;
+        CHECK(rbuf[at] == want, "mixed types, epoch %d: slot %d item %d is %d, want %d", e, i, b,
+              rbuf[at], want);
+      }
+    if (rank == 0)
+      for (int i = 0; i < MAXD; i++)
+        for (int g = 1; g < ext; g += 2)
+          CHECK(rbuf[i * ext + g] == -1, "mixed types: a gap of the strided slot %d was written",
+                i);
+  }
+  CHECK_OK(MPI_Request_free(&req));
+  CHECK_OK(MPI_Type_free(&strided));
+  CHECK_OK(MPI_Comm_free(&c));
+  if (rank == 0) printf("neighbor_asleep: a plan one rank cannot take runs on the host\n");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const int pairs = argc > 1 ? atoi(argv[1]) : 16;
@@ -222,6 +269,7 @@ int main(int argc, char** argv) {
     check_chain(g, "dist graph with a multi-edge", alltoall, pairs);
     CHECK_OK(MPI_Comm_free(&g));
   }
+  check_mixed_types();
   MPI_Finalize();
   return 0;
 }
