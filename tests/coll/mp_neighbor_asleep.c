@@ -2,7 +2,10 @@
  * every host thread sleeps (issue 17 item 2: the halo exchange as a
  * resident trigger plan). Usage: mp_neighbor_asleep [pairs] [kind]
  * (pairs: enqueued start/wait pairs per chain, default 16, as far as a
- * queue runs ahead; kind: alltoall, allgather or both, the default).
+ * queue runs ahead; kind: alltoall, allgather, alltoallv, allgatherv,
+ * both = the first two (the default), v = the last two, or all). The v
+ * forms place each block one int apart (displacements stride B + 1), and
+ * the gaps must keep their values.
  *
  * Two persistent requests ping-pong the data: A sends from X and receives
  * into Y, B sends from Y and receives into X (alltoall: block j of the send
@@ -41,8 +44,9 @@
 #include "coll_check.h"
 
 #define MAXP 4
-#define MAXD 4 /* largest degree */
-#define B 2    /* ints per block */
+#define MAXD 4              /* largest degree */
+#define B 2                 /* ints per block */
+#define SZ (MAXD * (B + 1)) /* ints per buffer: blocks and the v forms' gaps */
 
 typedef struct {
   int in, out;
@@ -52,6 +56,7 @@ typedef struct {
 static Nb nbs[MAXP];
 static int is_cart;
 static int nprocs;
+static int stride; /* ints from one block to the next: B, or B + 1 (v forms) */
 
 static void sleep_seconds(double s) {
   struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -74,20 +79,20 @@ static int paired_block(int r, int i, int alltoall) {
 }
 
 /* One epoch of the collective on the model of every rank's buffers. */
-static void model_epoch(int (*send)[MAXD * B], int (*recv)[MAXD * B], int alltoall) {
+static void model_epoch(int (*send)[SZ], int (*recv)[SZ], int alltoall) {
   for (int r = 0; r < nprocs; r++) {
     for (int i = 0; i < nbs[r].in; i++) {
       const int q = nbs[r].src[i];
       if (q < 0) continue; /* MPI_PROC_NULL: the block keeps its value */
       const int j = paired_block(r, i, alltoall);
-      memcpy(&recv[r][i * B], &send[q][j * B], B * sizeof(int));
+      memcpy(&recv[r][i * stride], &send[q][j * stride], B * sizeof(int));
     }
   }
 }
 
-static void fill(int (*x)[MAXD * B], int (*y)[MAXD * B], int round) {
+static void fill(int (*x)[SZ], int (*y)[SZ], int round) {
   for (int r = 0; r < nprocs; r++)
-    for (int k = 0; k < MAXD * B; k++) {
+    for (int k = 0; k < SZ; k++) {
       x[r][k] = 100000 * round + 1000 * r + k + 1;
       y[r][k] = -(100000 * round + 1000 * r + k + 1);
     }
@@ -100,7 +105,7 @@ static void run_chain(MPI_Queue q, MPI_Request* r, int pairs) {
   }
 }
 
-static void check_chain(MPI_Comm c, const char* where, int alltoall, int pairs) {
+static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int pairs) {
   int rank;
   MPI_Comm_rank(c, &rank);
   /* Everyone's neighbour lists, for the model. */
@@ -125,10 +130,26 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int pairs) 
   CHECK(me.in == me.out && me.in <= MAXD, "%s: degrees %d/%d", where, me.in, me.out);
   CHECK_OK(MPI_Allgather(&me, sizeof me, MPI_BYTE, nbs, sizeof me, MPI_BYTE, c));
 
-  static int x[MAXD * B], y[MAXD * B];
-  static int mx[MAXP][MAXD * B], my[MAXP][MAXD * B];
+  static int x[SZ], y[SZ];
+  static int mx[MAXP][SZ], my[MAXP][SZ];
   MPI_Request req[2];
-  if (alltoall) {
+  int counts[MAXD], displs[MAXD];
+  stride = v ? B + 1 : B;
+  for (int k = 0; k < MAXD; k++) {
+    counts[k] = B;
+    displs[k] = k * stride;
+  }
+  if (v && alltoall) {
+    CHECK_OK(MPI_Neighbor_alltoallv_init(x, counts, displs, MPI_INT, y, counts, displs, MPI_INT, c,
+                                         MPI_INFO_NULL, &req[0]));
+    CHECK_OK(MPI_Neighbor_alltoallv_init(y, counts, displs, MPI_INT, x, counts, displs, MPI_INT, c,
+                                         MPI_INFO_NULL, &req[1]));
+  } else if (v) {
+    CHECK_OK(MPI_Neighbor_allgatherv_init(x, B, MPI_INT, y, counts, displs, MPI_INT, c,
+                                          MPI_INFO_NULL, &req[0]));
+    CHECK_OK(MPI_Neighbor_allgatherv_init(y, B, MPI_INT, x, counts, displs, MPI_INT, c,
+                                          MPI_INFO_NULL, &req[1]));
+  } else if (alltoall) {
     CHECK_OK(MPI_Neighbor_alltoall_init(x, B, MPI_INT, y, B, MPI_INT, c, MPI_INFO_NULL, &req[0]));
     CHECK_OK(MPI_Neighbor_alltoall_init(y, B, MPI_INT, x, B, MPI_INT, c, MPI_INFO_NULL, &req[1]));
   } else {
@@ -182,11 +203,11 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int pairs) 
       else
         model_epoch(my, mx, alltoall);
     }
-    for (int k = 0; k < MAXD * B; k++) {
+    for (int k = 0; k < SZ; k++) {
       CHECK(x[k] == mx[rank][k], "%s round %d: X[%d] (block %d) is %d, want %d", where, round, k,
-            k / B, x[k], mx[rank][k]);
+            k / stride, x[k], mx[rank][k]);
       CHECK(y[k] == my[rank][k], "%s round %d: Y[%d] (block %d) is %d, want %d", where, round, k,
-            k / B, y[k], my[rank][k]);
+            k / stride, y[k], my[rank][k]);
     }
   }
   CHECK_OK(MPI_Request_free(&req[0]));
@@ -194,7 +215,7 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int pairs) 
   CHECK_OK(MPI_Queue_free(&q));
   if (rank == 0)
     printf("neighbor_asleep: %s %s: 2 rounds of %d enqueued pairs complete asleep\n", where,
-           alltoall ? "alltoall" : "allgather", pairs);
+           alltoall ? (v ? "alltoallv" : "alltoall") : (v ? "allgatherv" : "allgather"), pairs);
 }
 
 /* Rank 0 receives each block as one strided vector (B ints, stride 2): the
@@ -246,16 +267,18 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   CHECK(nprocs == MAXP, "run on %d ranks (got %d)", MAXP, nprocs);
-  for (int form = 0; form < 2; form++) {
-    const int alltoall = form == 0;
-    if (strcmp(kind, "both") != 0 && strcmp(kind, alltoall ? "alltoall" : "allgather") != 0)
-      continue;
+  static const char* const kForms[4] = {"alltoall", "allgather", "alltoallv", "allgatherv"};
+  for (int form = 0; form < 4; form++) {
+    const int alltoall = form % 2 == 0, v = form >= 2;
+    const int wanted = strcmp(kind, "all") == 0 || strcmp(kind, kForms[form]) == 0 ||
+                       (strcmp(kind, "both") == 0 && !v) || (strcmp(kind, "v") == 0 && v);
+    if (!wanted) continue;
     for (int periodic = 1; periodic >= 0; periodic--) {
       int dims[2] = {2, 2}, periods[2] = {periodic, periodic};
       MPI_Comm c;
       CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
       is_cart = 1;
-      check_chain(c, periodic ? "periodic 2x2 grid" : "nonperiodic 2x2 grid", alltoall, pairs);
+      check_chain(c, periodic ? "periodic 2x2 grid" : "nonperiodic 2x2 grid", alltoall, v, pairs);
       CHECK_OK(MPI_Comm_free(&c));
     }
     /* r -> r+1 (twice) and r -> r+2; in-edges listed in another order. */
@@ -266,7 +289,7 @@ int main(int argc, char** argv) {
     CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, src, MPI_UNWEIGHTED, 3, dst,
                                             MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
     is_cart = 0;
-    check_chain(g, "dist graph with a multi-edge", alltoall, pairs);
+    check_chain(g, "dist graph with a multi-edge", alltoall, v, pairs);
     CHECK_OK(MPI_Comm_free(&g));
   }
   check_mixed_types();
