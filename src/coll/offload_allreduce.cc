@@ -224,12 +224,7 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   for (std::uint64_t v : oks)
     if (!v) return Status::Ok();  // host engine on every rank
   offload::MaybeDumpPlan(*self->plan_, a.comm->rank);
-  {
-    std::lock_guard<std::mutex> lock(W().mu);
-    W().active.reserve(++W().plans);
-  }
-  progress::RegisterSleeper(&SleepOnOffloaded);
-  self->watched_ = true;
+  self->CountWatched();
   *out = std::move(self);
   return Status::Ok();
 }
@@ -267,6 +262,23 @@ OffloadedAllreduce::~OffloadedAllreduce() {
   if (!watched_) return;
   std::lock_guard<std::mutex> lock(W().mu);
   --W().plans;
+}
+
+std::unique_ptr<OffloadedAllreduce> OffloadedAllreduce::Adopt(
+    std::unique_ptr<offload::TriggerPlan> plan) {
+  auto self = std::make_unique<OffloadedAllreduce>();
+  self->plan_ = std::move(plan);
+  self->CountWatched();
+  return self;
+}
+
+void OffloadedAllreduce::CountWatched() {
+  {
+    std::lock_guard<std::mutex> lock(W().mu);
+    W().active.reserve(++W().plans);
+  }
+  watched_ = true;
+  progress::RegisterSleeper(&SleepOnOffloaded);
 }
 
 Status OffloadedAllreduce::Start(Request* owner) {

@@ -39,6 +39,10 @@ class OffloadedAllreduce {
   // arguments). *out stays null when the host engine should run it.
   static Status Create(const Args& a, std::unique_ptr<OffloadedAllreduce>* out);
   ~OffloadedAllreduce();
+  // Any other resolved resident plan whose epoch is one start-counter add
+  // (the neighbour exchange, offload_neighbor.h) runs through the same
+  // Start, match and enqueue paths.
+  static std::unique_ptr<OffloadedAllreduce> Adopt(std::unique_ptr<offload::TriggerPlan> plan);
 
   // MPI_Start: arms the next epoch and bumps the start counter; the
   // request `owner` is marked done by the progress hook.
@@ -60,6 +64,10 @@ class OffloadedAllreduce {
   // Lowers and binds the nic_tree plan; an error means the host runs it.
   Status BuildPlan(const Args& a, offload::OffloadBackend* be, offload::AtomicType type,
                    offload::AtomicOp op, std::size_t bytes);
+
+  // Room in the watch list for this plan (a start never allocates) and the
+  // progress sleeper on its done counter.
+  void CountWatched();
 
   std::unique_ptr<offload::TriggerPlan> plan_;
   Request* owner_ = nullptr;

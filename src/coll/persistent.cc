@@ -16,6 +16,7 @@
 #include "coll/algorithms.h"
 #include "coll/coll.h"
 #include "coll/offload_allreduce.h"
+#include "coll/offload_neighbor.h"
 #include "coll/select.h"
 #include "dtype/reduce.h"
 #include "queue/enqueueable.h"
@@ -291,8 +292,11 @@ Status InitPersistent(const Args& in, Request* req) {
 
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CheckNeighborSizes(a));
   if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
+  if (IsNeighborKind(a.kind) && a.kind != Kind::kNeighborAlltoallw)
+    NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
   if (P->off) {
-    P->sched.algorithm = "nic_tree (offloaded)";
+    P->sched.algorithm =
+        a.kind == Kind::kAllreduce ? "nic_tree (offloaded)" : "neighbor puts (offloaded)";
   } else {
     NICQ_RETURN_IF_ERROR(Build(a, &P->sched));
     P->sched.EndPhase();

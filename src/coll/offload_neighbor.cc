@@ -1,0 +1,284 @@
+#include "coll/offload_neighbor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "coll/algorithms.h"
+#include "core/log.h"
+#include "dtype/datatype.h"
+#include "offload/trigger_plan.h"
+#include "queue/offload_context.h"
+
+namespace nicq::coll {
+namespace {
+
+// Descriptor arrays per plan: as many epochs as a queue may run ahead
+// (queue::QueueSlot::kRing), as for the offloaded allreduce.
+constexpr std::size_t kPlanDepth = 16;
+// The queue arms the next epoch before the previous one is done: two
+// epochs must fit the backend's trigger slots whole.
+constexpr std::size_t kEpochsInFlight = 2;
+
+// Blocking allgather of `bytes` per rank over a.comm, on the init tag class
+// (every rank of the init calls it the same number of times).
+Status Exchange(Comm* comm, const void* mine, std::size_t bytes, void* all) {
+  Schedule* s = AcquireSchedule();
+  BuildAllgatherBruck(*s, comm->rank, comm->size, mine, static_cast<char*>(all), bytes);
+  s->release_on_done = true;
+  s->algorithm = "offload-exchange";
+  Request req;
+  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(comm), NextTag(comm, 3), &req));
+  Activate(s, /*async=*/false);
+  return WaitRequest(&req);
+}
+
+// One verdict for all: false when any rank passes false.
+Status AllAgree(Comm* comm, bool mine, bool* all_ok) {
+  const std::uint64_t v = mine ? 1 : 0;
+  std::vector<std::uint64_t> all(comm->size);
+  NICQ_RETURN_IF_ERROR(Exchange(comm, &v, sizeof v, all.data()));
+  *all_ok = std::all_of(all.begin(), all.end(), [](std::uint64_t x) { return x != 0; });
+  return Status::Ok();
+}
+
+bool VariableBlocks(Kind k) {
+  return k == Kind::kNeighborAllgatherv || k == Kind::kNeighborAlltoallv;
+}
+
+// Out-edge j: where its block starts in sendbuf, and its bytes.
+std::int64_t SendOffset(const Args& a, int j) {
+  switch (a.kind) {
+    case Kind::kNeighborAlltoall:
+      return j * a.scount * a.stype->extent;
+    case Kind::kNeighborAlltoallv:
+      return std::int64_t(a.sdispls[j]) * a.stype->extent;
+    default:  // allgather(v): one block for every destination
+      return 0;
+  }
+}
+std::int64_t SendBytes(const Args& a, int j) {
+  return (a.kind == Kind::kNeighborAlltoallv ? a.scounts[j] : a.scount) * a.stype->size;
+}
+// In-edge i: where its block lands in recvbuf, and its bytes.
+std::int64_t RecvOffset(const Args& a, int i) {
+  return VariableBlocks(a.kind) ? std::int64_t(a.rdispls[i]) * a.rtype->extent
+                                : i * a.rcount * a.rtype->extent;
+}
+std::int64_t RecvBytes(const Args& a, int i) {
+  return (VariableBlocks(a.kind) ? a.rcounts[i] : a.rcount) * a.rtype->size;
+}
+
+// Why this rank cannot take the plan ("" when it can), from its own arguments.
+std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
+  if (a.kind != Kind::kNeighborAlltoall && a.kind != Kind::kNeighborAllgather &&
+      !VariableBlocks(a.kind))
+    return "only neighbor allgather(v)/alltoall(v) are offloaded";
+  if (!a.algo.empty() && a.algo != "auto" && a.algo != "offload")
+    return "nicq_algorithm=" + a.algo + " asks for the host schedule";
+  if (be == nullptr) return "no offload context";
+  if (!be->Caps().remote_counters) return "the backend has no remote counters (ready tokens)";
+  for (const dtype::Type* t : {a.stype, a.rtype}) {
+    if (!t->IsContiguous() || t->lb != 0) return "noncontiguous datatype";
+  }
+  const std::size_t max_msg = be->Caps().max_msg_bytes;
+  for (int j = 0; j < a.outdegree; ++j) {
+    if (SendOffset(a, j) < 0) return "a negative send displacement";
+    if (max_msg != 0 && std::size_t(SendBytes(a, j)) > max_msg)
+      return "a block of " + std::to_string(SendBytes(a, j)) + " bytes is larger than one put (" +
+             std::to_string(max_msg) + ")";
+  }
+  for (int i = 0; i < a.indegree; ++i)
+    if (RecvOffset(a, i) < 0) return "a negative receive displacement";
+  return "";
+}
+
+// The index of the in-edge of destination j's receive list that out-edge j
+// pairs with, or -1 when the peer lists no matching in-edge (an
+// inconsistent graph: the host path reports what it finds).
+int LandingOf(const Args& a, int j, const std::int64_t* all_sources, int max_in) {
+  // Cartesian: what goes to the -1 neighbour arrives in its +1 slot.
+  if (a.cartesian_pairs) return j ^ 1;
+  // Graphs: the k-th edge to P pairs with the k-th edge from us in P's sources.
+  const int peer = a.destinations[j];
+  int k = 0;
+  for (int i = 0; i < j; ++i) k += a.destinations[i] == peer;
+  const std::int64_t* theirs = &all_sources[std::size_t(peer) * 2 * max_in];
+  for (int i = 0; i < max_in; ++i) {
+    if (theirs[i] != a.comm->rank) continue;
+    if (k-- == 0) return i;
+  }
+  return -1;
+}
+
+// Builds, lowers and binds this rank's plan; an error means the host runs
+// it. `peers` holds, per rank, its in-edges' sources then their receive
+// offsets (2 * max_in words); empty where pairing and offsets are computed
+// locally (Cartesian, equal blocks).
+Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<std::int64_t>& peers,
+                 int max_in, std::unique_ptr<offload::TriggerPlan>* plan) {
+  NeighborPlanArgs n;
+  n.self = a.comm->world_ranks[a.comm->rank];
+  n.recvbuf = a.recvbuf;
+  auto world = [&](int r) { return r < 0 ? offload::PeerId(-1) : a.comm->world_ranks[r]; };
+  for (int i = 0; i < a.indegree; ++i) {
+    n.sources.push_back(world(a.sources[i]));
+    n.recv_bytes.push_back(std::size_t(RecvBytes(a, i)));
+    if (a.sources[i] >= 0 && RecvBytes(a, i) > 0)
+      n.recv_len = std::max<std::size_t>(n.recv_len, RecvOffset(a, i) + RecvBytes(a, i));
+  }
+  for (int j = 0; j < a.outdegree; ++j) {
+    const int peer = a.destinations[j];
+    n.destinations.push_back(world(peer));
+    n.send_blocks.push_back(static_cast<const char*>(a.sendbuf) + SendOffset(a, j));
+    n.send_bytes.push_back(std::size_t(SendBytes(a, j)));
+    std::uint64_t at = 0;
+    if (peer >= 0) {
+      const int slot = LandingOf(a, j, peers.data(), max_in);
+      if (slot < 0)
+        return Error(Code::kTopology,
+                     "rank " + std::to_string(peer) + " does not list this rank as a source");
+      // Equal blocks: the receiver's slot times the block (= our block).
+      at = peers.empty() ? std::uint64_t(slot) * SendBytes(a, j)
+                         : std::uint64_t(peers[std::size_t(peer) * 2 * max_in + max_in + slot]);
+    }
+    n.remote_offset.push_back(at);
+  }
+  const char* form = a.kind == Kind::kNeighborAllgather    ? "allgather"
+                     : a.kind == Kind::kNeighborAllgatherv ? "allgatherv"
+                     : a.kind == Kind::kNeighborAlltoall   ? "alltoall"
+                                                           : "alltoallv";
+  offload::Schedule s(std::string("neighbor ") + form + " (coll, puts gated by ready tokens)");
+  NICQ_RETURN_IF_ERROR(BuildNeighborExchange(n, &s));
+  NICQ_RETURN_IF_ERROR(offload::Lower(s, plan));
+  const std::size_t slots = be->Caps().max_trigger_slots;
+  if (slots != 0 && kEpochsInFlight * (*plan)->slots_needed() > slots)
+    return Error(Code::kUnsupportedOperation,
+                 "trigger slots: the plan needs " +
+                     std::to_string(kEpochsInFlight * (*plan)->slots_needed()) + ", the " +
+                     std::string(be->Name()) + " backend has " + std::to_string(slots));
+  return (*plan)->Bind(be, kPlanDepth);
+}
+
+void LogHost(const Args& a, const std::string& why) {
+  NICQ_LOG(kInfo, kColl, "persistent %s: trigger plan not used (%s); host schedule",
+           KindName(a.kind), why.c_str());
+}
+
+}  // namespace
+
+Status BuildNeighborExchange(const NeighborPlanArgs& a, offload::Schedule* s) {
+  const offload::PeerId self = a.self;
+  // Empty edges move nothing on either end (both ends know the edge's size:
+  // CheckNeighborSizes), so they owe no token and count no arrival.
+  auto live_out = [&](std::size_t j) { return a.destinations[j] >= 0 && a.send_bytes[j] > 0; };
+  auto live_in = [&](std::size_t i) { return a.sources[i] >= 0 && a.recv_bytes[i] > 0; };
+  // Tokens this rank is owed per epoch: one per live out-edge to another
+  // rank (that rank's in-edge from us). Edges to itself need none: its own
+  // start gates them.
+  std::uint64_t tokens_owed = 0, in_edges = 0;
+  for (std::size_t j = 0; j < a.destinations.size(); ++j)
+    tokens_owed += live_out(j) && a.destinations[j] != self;
+  for (std::size_t i = 0; i < a.sources.size(); ++i) in_edges += live_in(i);
+  // Counter and buffer indices must agree across ranks: ready, arrive, recvbuf.
+  const auto ready = s->AddCounter("ready", tokens_owed);
+  const auto arrive = s->AddCounter("arrive", in_edges);
+  // A rank nothing arrives at still exposes a buffer (index 0 on every rank).
+  void* recv_at = a.recv_len ? a.recvbuf : s->AllocScratch(8);
+  const auto recv = s->ExposeBuffer("recvbuf", recv_at, a.recv_len ? a.recv_len : 8, arrive);
+
+  const offload::StepId start = s->Nop({});
+  s->SetLabel(start, "start");
+  for (std::size_t i = 0; i < a.sources.size(); ++i) {
+    if (!live_in(i) || a.sources[i] == self) continue;
+    const auto t = s->RemoteCounterAdd(offload::RemoteCounter{a.sources[i], ready}, 1, {start});
+    s->SetLabel(t, "ready token to " + std::to_string(a.sources[i]) + " (in-edge " +
+                       std::to_string(i) + ")");
+  }
+  for (std::size_t j = 0; j < a.destinations.size(); ++j) {
+    if (!live_out(j)) continue;  // MPI_PROC_NULL or empty: nothing moves
+    const offload::PeerId dst = a.destinations[j];
+    const auto p = s->Put(a.send_blocks[j], a.send_bytes[j],
+                          offload::RemoteBuffer{dst, recv, a.remote_offset[j]}, {start});
+    if (tokens_owed) s->WaitOn(p, ready);
+    s->SetLabel(p, "block " + std::to_string(j) + " -> " + std::to_string(dst) + " at byte " +
+                       std::to_string(a.remote_offset[j]));
+  }
+  if (in_edges) {
+    const auto arrived = s->Nop({});
+    s->WaitOn(arrived, arrive);
+    s->SetLabel(arrived, std::to_string(in_edges) + " blocks arrived");
+  }
+  return Status::Ok();
+}
+
+Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce>* out) {
+  out->reset();
+  if (a.comm->inter || !IsNeighborKind(a.kind)) return Status::Ok();
+  offload::OffloadBackend* be = queue::Backend();
+  std::string why = LocalReason(a, be);
+  // 1. Every rank must agree to offload (a put meets no posted receive),
+  // and learn every rank's in-edges for the graph pairing.
+  const std::uint64_t head[2] = {why.empty() ? 1u : 0u, std::uint64_t(a.indegree)};
+  std::vector<std::uint64_t> heads(2 * a.comm->size);
+  NICQ_RETURN_IF_ERROR(Exchange(a.comm, head, sizeof head, heads.data()));
+  int max_in = 1;
+  for (int r = 0; r < a.comm->size; ++r) {
+    if (!heads[2 * r]) {
+      LogHost(a, why.empty() ? "rank " + std::to_string(r) + " cannot take it" : why);
+      return Status::Ok();
+    }
+    max_in = std::max<int>(max_in, int(heads[2 * r + 1]));
+  }
+  // Graphs pair edges by the peers' source lists; unequal blocks land at
+  // the peers' receive displacements: both come from every rank.
+  std::vector<std::int64_t> mine(2 * max_in, -2), peers;
+  if (!a.cartesian_pairs || VariableBlocks(a.kind)) {
+    for (int i = 0; i < a.indegree; ++i) {
+      mine[i] = a.sources[i];
+      mine[max_in + i] = RecvOffset(a, i);
+    }
+    peers.resize(std::size_t(2 * max_in) * a.comm->size);
+    NICQ_RETURN_IF_ERROR(
+        Exchange(a.comm, mine.data(), 2 * max_in * sizeof(std::int64_t), peers.data()));
+  }
+  // 2. Build and bind; agree on it and on the export size.
+  std::unique_ptr<offload::TriggerPlan> plan;
+  Status built = BuildPlan(a, be, peers, max_in, &plan);
+  std::vector<std::uint64_t> words;
+  if (built.ok()) words = plan->Exports().Serialize();
+  const std::uint64_t head2[2] = {built.ok() ? 1u : 0u, words.size()};
+  NICQ_RETURN_IF_ERROR(Exchange(a.comm, head2, sizeof head2, heads.data()));
+  std::size_t maxw = 0;
+  for (int r = 0; r < a.comm->size; ++r) {
+    if (!heads[2 * r]) {
+      LogHost(a,
+              built.ok() ? "rank " + std::to_string(r) + " could not build it" : built.message());
+      return Status::Ok();
+    }
+    maxw = std::max<std::size_t>(maxw, heads[2 * r + 1]);
+  }
+  // 3. Exchange the exports (counter ids, buffer address/key) and resolve.
+  words.resize(maxw, 0);
+  std::vector<std::uint64_t> all(maxw * a.comm->size);
+  NICQ_RETURN_IF_ERROR(Exchange(a.comm, words.data(), maxw * sizeof(std::uint64_t), all.data()));
+  std::vector<offload::PlanExports> ex(a.comm->size);
+  for (int r = 0; r < a.comm->size; ++r)
+    NICQ_RETURN_IF_ERROR(
+        offload::PlanExports::Deserialize(&all[maxw * r], heads[2 * r + 1], &ex[r]));
+  Status resolved = plan->Resolve([&](offload::PeerId world) -> const offload::PlanExports* {
+    const int r = a.comm->RankOfWorld(world);
+    return r >= 0 && r < a.comm->size ? &ex[r] : nullptr;
+  });
+  bool all_ok = false;
+  NICQ_RETURN_IF_ERROR(AllAgree(a.comm, resolved.ok(), &all_ok));
+  if (!all_ok) {
+    LogHost(a, resolved.ok() ? "a peer could not resolve it" : resolved.message());
+    return Status::Ok();
+  }
+  offload::MaybeDumpPlan(*plan, a.comm->rank);
+  *out = OffloadedAllreduce::Adopt(std::move(plan));
+  return Status::Ok();
+}
+
+}  // namespace nicq::coll

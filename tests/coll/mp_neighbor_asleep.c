@@ -1,0 +1,298 @@
+/* A queued chain of persistent neighborhood collectives completes while
+ * every host thread sleeps (issue 17 item 2: the halo exchange as a
+ * resident trigger plan). Usage: mp_neighbor_asleep [pairs] [kind]
+ * (pairs: enqueued start/wait pairs per chain, default 16, as far as a
+ * queue runs ahead; kind: alltoall, allgather, alltoallv, allgatherv,
+ * both = the first two (the default), v = the last two, or all). The v
+ * forms place each block one int apart (displacements stride B + 1), and
+ * the gaps must keep their values.
+ *
+ * Two persistent requests ping-pong the data: A sends from X and receives
+ * into Y, B sends from Y and receives into X (alltoall: block j of the send
+ * buffer to out-edge j; allgather: block 0 to every out-edge). A chain
+ * enqueues A, B, A, ... so every epoch moves data the previous one
+ * delivered, and every epoch's data differs: an epoch skipped, run twice,
+ * run early (before its neighbour's previous epoch delivered) or landing
+ * in the wrong block changes what ends up where. The expected buffers are
+ * computed here from the topology queries alone (MPI 4.1 8.6 pairing:
+ * Cartesian receive slot 2d from the -1 neighbour holds what it sent to its
+ * +1 neighbour, slot 2d+1; on graphs the k-th edge q -> me in my sources is
+ * the k-th edge to me in q's destinations), blocks of MPI_PROC_NULL
+ * neighbours keep what they held.
+ *
+ * Topologies on 4 ranks: a periodic 2x2 grid (each neighbour is both the
+ * -1 and the +1 neighbour of its dimension), a nonperiodic 2x2 grid
+ * (MPI_PROC_NULL edges), and a distributed graph with a multi-edge
+ * (r -> r+1 twice, r -> r+2 once).
+ *
+ * After a timed chain with a fence, each chain is enqueued and the host
+ * sleeps in nanosleep with no MPI call (three times the timed chain, then
+ * 200 ms steps while unfinished, at most 20 s); before the fence it reads,
+ * through NICQX_Queue_waits_completed (which drives no progress), that
+ * every enqueued wait completed. Then the fence and every block is checked.
+ *
+ * Last, a plan one rank cannot take (rank 0 receives into a strided
+ * datatype) must run on the host on every rank, with no error and the same
+ * data (MPI_Start/MPI_Wait, two epochs); the ctest run counts the plans
+ * dumped, which this request must not add to.
+ * Runs where the plan is executed by the NIC (native on sockets) or the
+ * emulator's agent (NICQ_PROGRESS_THREAD=1); where only host calls advance
+ * it, it fails at the completion check. */
+#include <string.h>
+#include <time.h>
+
+#include "coll_check.h"
+
+#define MAXP 4
+#define MAXD 4              /* largest degree */
+#define B 2                 /* ints per block */
+#define SZ (MAXD * (B + 1)) /* ints per buffer: blocks and the v forms' gaps */
+
+typedef struct {
+  int in, out;
+  int src[MAXD], dst[MAXD];
+} Nb;
+
+static Nb nbs[MAXP];
+static int is_cart;
+static int nprocs;
+static int stride; /* ints from one block to the next: B, or B + 1 (v forms) */
+
+static void sleep_seconds(double s) {
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  while (nanosleep(&t, &t) != 0) {
+  }
+}
+
+/* The block of `from`'s send buffer that lands in slot i of rank r. */
+static int paired_block(int r, int i, int alltoall) {
+  const Nb* me = &nbs[r];
+  const int q = me->src[i];
+  if (!alltoall) return 0;
+  if (is_cart) return i ^ 1;
+  int k = 0;
+  for (int x = 0; x < i; x++) k += me->src[x] == q;
+  for (int j = 0; j < nbs[q].out; j++)
+    if (nbs[q].dst[j] == r && k-- == 0) return j;
+  CHECK(0, "rank %d: in-edge %d from %d has no out-edge in the peer's list", r, i, q);
+  return -1;
+}
+
+/* One epoch of the collective on the model of every rank's buffers. */
+static void model_epoch(int (*send)[SZ], int (*recv)[SZ], int alltoall) {
+  for (int r = 0; r < nprocs; r++) {
+    for (int i = 0; i < nbs[r].in; i++) {
+      const int q = nbs[r].src[i];
+      if (q < 0) continue; /* MPI_PROC_NULL: the block keeps its value */
+      const int j = paired_block(r, i, alltoall);
+      memcpy(&recv[r][i * stride], &send[q][j * stride], B * sizeof(int));
+    }
+  }
+}
+
+static void fill(int (*x)[SZ], int (*y)[SZ], int round) {
+  for (int r = 0; r < nprocs; r++)
+    for (int k = 0; k < SZ; k++) {
+      x[r][k] = 100000 * round + 1000 * r + k + 1;
+      y[r][k] = -(100000 * round + 1000 * r + k + 1);
+    }
+}
+
+static void run_chain(MPI_Queue q, MPI_Request* r, int pairs) {
+  for (int i = 0; i < pairs; i++) {
+    CHECK_OK(MPI_Enqueue_start(&q, &r[i % 2]));
+    CHECK_OK(MPI_Enqueue_wait(&q, &r[i % 2], MPI_STATUS_IGNORE));
+  }
+}
+
+static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int pairs) {
+  int rank;
+  MPI_Comm_rank(c, &rank);
+  /* Everyone's neighbour lists, for the model. */
+  Nb me;
+  memset(&me, 0xff, sizeof me);
+  if (is_cart) {
+    int nd;
+    MPI_Cartdim_get(c, &nd);
+    me.in = me.out = 2 * nd;
+    for (int d = 0; d < nd; d++) {
+      int lo, hi;
+      CHECK_OK(MPI_Cart_shift(c, d, 1, &lo, &hi));
+      me.src[2 * d] = me.dst[2 * d] = lo;
+      me.src[2 * d + 1] = me.dst[2 * d + 1] = hi;
+    }
+  } else {
+    int weighted;
+    CHECK_OK(MPI_Dist_graph_neighbors_count(c, &me.in, &me.out, &weighted));
+    CHECK_OK(
+        MPI_Dist_graph_neighbors(c, MAXD, me.src, MPI_UNWEIGHTED, MAXD, me.dst, MPI_UNWEIGHTED));
+  }
+  CHECK(me.in == me.out && me.in <= MAXD, "%s: degrees %d/%d", where, me.in, me.out);
+  CHECK_OK(MPI_Allgather(&me, sizeof me, MPI_BYTE, nbs, sizeof me, MPI_BYTE, c));
+
+  static int x[SZ], y[SZ];
+  static int mx[MAXP][SZ], my[MAXP][SZ];
+  MPI_Request req[2];
+  int counts[MAXD], displs[MAXD];
+  stride = v ? B + 1 : B;
+  for (int k = 0; k < MAXD; k++) {
+    counts[k] = B;
+    displs[k] = k * stride;
+  }
+  if (v && alltoall) {
+    CHECK_OK(MPI_Neighbor_alltoallv_init(x, counts, displs, MPI_INT, y, counts, displs, MPI_INT, c,
+                                         MPI_INFO_NULL, &req[0]));
+    CHECK_OK(MPI_Neighbor_alltoallv_init(y, counts, displs, MPI_INT, x, counts, displs, MPI_INT, c,
+                                         MPI_INFO_NULL, &req[1]));
+  } else if (v) {
+    CHECK_OK(MPI_Neighbor_allgatherv_init(x, B, MPI_INT, y, counts, displs, MPI_INT, c,
+                                          MPI_INFO_NULL, &req[0]));
+    CHECK_OK(MPI_Neighbor_allgatherv_init(y, B, MPI_INT, x, counts, displs, MPI_INT, c,
+                                          MPI_INFO_NULL, &req[1]));
+  } else if (alltoall) {
+    CHECK_OK(MPI_Neighbor_alltoall_init(x, B, MPI_INT, y, B, MPI_INT, c, MPI_INFO_NULL, &req[0]));
+    CHECK_OK(MPI_Neighbor_alltoall_init(y, B, MPI_INT, x, B, MPI_INT, c, MPI_INFO_NULL, &req[1]));
+  } else {
+    CHECK_OK(MPI_Neighbor_allgather_init(x, B, MPI_INT, y, B, MPI_INT, c, MPI_INFO_NULL, &req[0]));
+    CHECK_OK(MPI_Neighbor_allgather_init(y, B, MPI_INT, x, B, MPI_INT, c, MPI_INFO_NULL, &req[1]));
+  }
+  CHECK_OK(MPI_Match(&req[0]));
+  CHECK_OK(MPI_Match(&req[1]));
+  MPI_Queue q;
+  CHECK_OK(MPI_Queue_init(&q, MPI_QUEUE_TYPE_DEFAULT, NULL));
+  for (int round = 0; round < 2; round++) {
+    /* Timed chain of one pair (A then B would need two: one suffices to
+     * time an epoch), with a fence: it moves data, so the model runs it too. */
+    fill(mx, my, round);
+    memcpy(x, mx[rank], sizeof x);
+    memcpy(y, my[rank], sizeof y);
+    CHECK_OK(MPI_Barrier(c));
+    const double t0 = MPI_Wtime();
+    run_chain(q, req, 1);
+    CHECK_OK(MPI_Queue_fence(&q));
+    const double chain = (MPI_Wtime() - t0) * pairs;
+    model_epoch(mx, my, alltoall);
+    CHECK(memcmp(y, my[rank], sizeof y) == 0, "%s round %d: the timed epoch delivered wrong data",
+          where, round);
+    CHECK_OK(MPI_Barrier(c));
+
+    long long done0 = 0, enq0 = 0, done = 0, enq = 0;
+    CHECK_OK(NICQX_Queue_waits_completed(q, &done0, &enq0));
+    CHECK(done0 == enq0, "%s round %d: %lld of %lld waits complete after a fence", where, round,
+          done0, enq0);
+    run_chain(q, req, pairs);
+    /* No MPI call from here to the fence but the non-progressing read. */
+    sleep_seconds(3 * chain + 0.002);
+    double slept = 3 * chain;
+    CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
+    while (done - done0 < pairs && slept < 20.0) {
+      sleep_seconds(0.2);
+      slept += 0.2;
+      CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
+    }
+    CHECK(enq - enq0 == pairs, "%s round %d: %lld waits enqueued, expected %d", where, round,
+          enq - enq0, pairs);
+    CHECK(done - done0 == pairs,
+          "%s round %d: %lld of %d enqueued waits completed while the host slept %.1f s (the "
+          "chain did not advance without MPI calls)",
+          where, round, done - done0, pairs, slept);
+    CHECK_OK(MPI_Queue_fence(&q));
+    for (int e = 0; e < pairs; e++) {
+      if (e % 2 == 0)
+        model_epoch(mx, my, alltoall);
+      else
+        model_epoch(my, mx, alltoall);
+    }
+    for (int k = 0; k < SZ; k++) {
+      CHECK(x[k] == mx[rank][k], "%s round %d: X[%d] (block %d) is %d, want %d", where, round, k,
+            k / stride, x[k], mx[rank][k]);
+      CHECK(y[k] == my[rank][k], "%s round %d: Y[%d] (block %d) is %d, want %d", where, round, k,
+            k / stride, y[k], my[rank][k]);
+    }
+  }
+  CHECK_OK(MPI_Request_free(&req[0]));
+  CHECK_OK(MPI_Request_free(&req[1]));
+  CHECK_OK(MPI_Queue_free(&q));
+  if (rank == 0)
+    printf("neighbor_asleep: %s %s: 2 rounds of %d enqueued pairs complete asleep\n", where,
+           alltoall ? (v ? "alltoallv" : "alltoall") : (v ? "allgatherv" : "allgather"), pairs);
+}
+
+/* Rank 0 receives each block as one strided vector (B ints, stride 2): the
+ * offload plan takes only contiguous blocks, so every rank falls back to
+ * the host schedule together, and the data must still be right. */
+static void check_mixed_types(void) {
+  int dims[2] = {2, 2}, periods[2] = {1, 1}, rank;
+  MPI_Comm c;
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+  MPI_Comm_rank(c, &rank);
+  int src[MAXD];
+  for (int d = 0; d < 2; d++) CHECK_OK(MPI_Cart_shift(c, d, 1, &src[2 * d], &src[2 * d + 1]));
+  MPI_Datatype strided;
+  CHECK_OK(MPI_Type_vector(B, 1, 2, MPI_INT, &strided));
+  CHECK_OK(MPI_Type_commit(&strided));
+  const int ext = 2 * B - 1; /* ints between strided blocks */
+  static int sbuf[MAXD * B], rbuf[MAXD * 2 * B];
+  MPI_Request req;
+  CHECK_OK(MPI_Neighbor_alltoall_init(sbuf, B, MPI_INT, rbuf, rank == 0 ? 1 : B,
+                                      rank == 0 ? strided : MPI_INT, c, MPI_INFO_NULL, &req));
+  for (int e = 0; e < 2; e++) {
+    for (int k = 0; k < MAXD * B; k++) sbuf[k] = 100000 * e + 1000 * rank + k;
+    for (int k = 0; k < MAXD * 2 * B; k++) rbuf[k] = -1;
+    CHECK_OK(MPI_Start(&req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int i = 0; i < MAXD; i++)
+      for (int b = 0; b < B; b++) {
+        const int at = rank == 0 ? i * ext + 2 * b : i * B + b;
+        const int want = 100000 * e + 1000 * src[i] + (i ^ 1) * B + b;
+        CHECK(rbuf[at] == want, "mixed types, epoch %d: slot %d item %d is %d, want %d", e, i, b,
+              rbuf[at], want);
+      }
+    if (rank == 0)
+      for (int i = 0; i < MAXD; i++)
+        for (int g = 1; g < ext; g += 2)
+          CHECK(rbuf[i * ext + g] == -1, "mixed types: a gap of the strided slot %d was written",
+                i);
+  }
+  CHECK_OK(MPI_Request_free(&req));
+  CHECK_OK(MPI_Type_free(&strided));
+  CHECK_OK(MPI_Comm_free(&c));
+  if (rank == 0) printf("neighbor_asleep: a plan one rank cannot take runs on the host\n");
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int pairs = argc > 1 ? atoi(argv[1]) : 16;
+  const char* kind = argc > 2 ? argv[2] : "both";
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  CHECK(nprocs == MAXP, "run on %d ranks (got %d)", MAXP, nprocs);
+  static const char* const kForms[4] = {"alltoall", "allgather", "alltoallv", "allgatherv"};
+  for (int form = 0; form < 4; form++) {
+    const int alltoall = form % 2 == 0, v = form >= 2;
+    const int wanted = strcmp(kind, "all") == 0 || strcmp(kind, kForms[form]) == 0 ||
+                       (strcmp(kind, "both") == 0 && !v) || (strcmp(kind, "v") == 0 && v);
+    if (!wanted) continue;
+    for (int periodic = 1; periodic >= 0; periodic--) {
+      int dims[2] = {2, 2}, periods[2] = {periodic, periodic};
+      MPI_Comm c;
+      CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+      is_cart = 1;
+      check_chain(c, periodic ? "periodic 2x2 grid" : "nonperiodic 2x2 grid", alltoall, v, pairs);
+      CHECK_OK(MPI_Comm_free(&c));
+    }
+    /* r -> r+1 (twice) and r -> r+2; in-edges listed in another order. */
+    const int r = g_rank, p = nprocs;
+    int dst[3] = {(r + 1) % p, (r + 2) % p, (r + 1) % p};
+    int src[3] = {(r + p - 2) % p, (r + p - 1) % p, (r + p - 1) % p};
+    MPI_Comm g;
+    CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, src, MPI_UNWEIGHTED, 3, dst,
+                                            MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
+    is_cart = 0;
+    check_chain(g, "dist graph with a multi-edge", alltoall, v, pairs);
+    CHECK_OK(MPI_Comm_free(&g));
+  }
+  check_mixed_types();
+  MPI_Finalize();
+  return 0;
+}
