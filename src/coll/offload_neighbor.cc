@@ -78,6 +78,12 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
     return "nicq_algorithm=" + a.algo + " asks for the host schedule";
   if (be == nullptr) return "no offload context";
   if (!be->Caps().remote_counters) return "the backend has no remote counters (ready tokens)";
+  // Without the emulator's agent every hop of the plan waits for a host
+  // call, one more trip (token, then put) than the host schedule's eager
+  // exchange and no progress while the host computes (Run 12 of
+  // performance.md): the plan is taken only when asked for.
+  if (be->HostDriven() && a.algo != "offload")
+    return "the emulated backend runs without its agent thread (NICQ_PROGRESS_THREAD=0)";
   for (const dtype::Type* t : {a.stype, a.rtype}) {
     if (!t->IsContiguous() || t->lb != 0) return "noncontiguous datatype";
   }
