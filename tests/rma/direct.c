@@ -6,13 +6,12 @@
  *    the sums are exact, the fetched values all distinct, and no vector
  *    element disagrees with another (an accumulate is applied whole);
  *  - exclusive locks exclude: a writer fills rank 0's array with one value
- *    in two halves, yielding between them, under an exclusive lock; readers
+ *    in two halves, napping between them, under an exclusive lock; readers
  *    under shared locks always get an array of one value;
  *  - with argument "sleep": rank 0 stays out of MPI (no progress thread)
  *    and watches its own memory while rank 1 locks, puts and unlocks: the
  *    value arrives without the target ever running MPI. The watch is
  *    bounded: the active-message path (NICQ_RMA_SHM=off) fails it. */
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -81,14 +80,19 @@ static void exclusive(MPI_Win win, long long* mem) {
   /* Displacements count long longs (the windows' disp_unit). */
   const MPI_Aint at = ARRAY, second = ARRAY + HALF * sizeof(int) / sizeof(long long);
   int buf[2 * HALF];
-  for (int r = 0; r < ROUNDS; ++r) {
-    if (rank % 2 == 1 || size == 1) {
-      /* A writer: value rank * ROUNDS + r + 1, half by half, yielding between. */
+  const int writer = rank % 2 == 1 || size == 1;
+  /* Readers read 4 times as often as writers write, napping between, so
+   * their reads spread over the writers' epochs. */
+  const struct timespec write_nap = {0, 200000}, read_nap = {0, 50000};
+  for (int r = 0; r < (writer ? ROUNDS : 4 * ROUNDS); ++r) {
+    if (writer) {
+      /* A writer: value rank * ROUNDS + r + 1, half by half. */
       for (int i = 0; i < 2 * HALF; ++i) buf[i] = rank * ROUNDS + r + 1;
       CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
       CHECK_OK(MPI_Put(buf, HALF, MPI_INT, 0, at, HALF, MPI_INT, win));
       CHECK_OK(MPI_Win_flush(0, win));
-      sched_yield();
+      /* Half written for a while: a reader that gets in now sees it. */
+      nanosleep(&write_nap, NULL);
       CHECK_OK(MPI_Put(buf + HALF, HALF, MPI_INT, 0, second, HALF, MPI_INT, win));
       CHECK_OK(MPI_Win_unlock(0, win));
     } else {
@@ -96,8 +100,9 @@ static void exclusive(MPI_Win win, long long* mem) {
       CHECK_OK(MPI_Get(buf, 2 * HALF, MPI_INT, 0, at, 2 * HALF, MPI_INT, win));
       CHECK_OK(MPI_Win_unlock(0, win));
       for (int i = 1; i < 2 * HALF; ++i)
-        CHECK(buf[i] == buf[0], "round %d: a half-written epoch: [0] = %d, [%d] = %d", r, buf[0], i,
+        CHECK(buf[i] == buf[0], "read %d: a half-written epoch: [0] = %d, [%d] = %d", r, buf[0], i,
               buf[i]);
+      nanosleep(&read_nap, NULL);
     }
   }
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
