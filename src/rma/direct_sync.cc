@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -24,12 +25,22 @@ constexpr std::uint32_t kWriterUnit = 1u << 16;
 constexpr std::uint32_t kWritersMask = 0x7fffu << 16;
 constexpr std::uint32_t kReadersMask = 0xffffu;
 
-// Spin this many polls, then yield this many times, then sleep.
-constexpr int kSpins = 2000;
-constexpr int kYields = 50;
+// A wait polls its word up to the spin budget, then yields up to kYields
+// times, then sleeps. The budget adapts: it grows while waits end during the
+// spin and halves when one needed a yield, because then the peer most
+// likely shares this core (the scheduler tends to put processes that wake
+// each other on one core), where every poll only delays it. Yielding many
+// times before sleeping keeps steady ping-pongs off the futex, whose
+// wake-ups are what pulls the two processes onto one core.
+constexpr int kMinSpins = 4;
+constexpr int kMaxSpins = 1000;
+constexpr int kYields = 2000;
 // A sleeper re-checks its word at least this often (a lost wake-up can then
 // only cost time, never hang a rank).
 constexpr long kSleepNs = 200'000'000;
+
+// Per process: all windows share one view of where the peers run.
+std::atomic<int> spin_budget{200};
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -54,12 +65,19 @@ void Wake(WaitWord& w) {
 // Returns the first value of w for which ready(value) holds.
 template <class Ready>
 std::uint32_t WaitFor(WaitWord& w, Ready ready) {
+  const int spins = spin_budget.load(std::memory_order_relaxed);
   for (int i = 0;; ++i) {
     std::uint32_t v = w.value.load(std::memory_order_acquire);
-    if (ready(v)) return v;
-    if (i < kSpins) {
+    if (ready(v)) {
+      if (i > 0 && i < spins)
+        spin_budget.store(std::min(kMaxSpins, spins + spins / 8 + 1), std::memory_order_relaxed);
+      else if (i >= spins)
+        spin_budget.store(std::max(kMinSpins, spins / 2), std::memory_order_relaxed);
+      return v;
+    }
+    if (i < spins) {
       CpuRelax();
-    } else if (i < kSpins + kYields) {
+    } else if (i < spins + kYields) {
       sched_yield();
     } else {
       // Announce the sleep before the last look: a waker that changes the
