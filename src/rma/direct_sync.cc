@@ -26,15 +26,21 @@ constexpr std::uint32_t kWritersMask = 0x7fffu << 16;
 constexpr std::uint32_t kReadersMask = 0xffffu;
 
 // A wait polls its word up to the spin budget, then yields up to kYields
-// times, then sleeps. The budget adapts: it grows while waits end during the
-// spin and halves when one needed a yield, because then the peer most
-// likely shares this core (the scheduler tends to put processes that wake
-// each other on one core), where every poll only delays it. Yielding many
+// times, then sleeps. The budget (4 polls to about 100 us) adapts: it grows
+// while waits end during the spin and halves when one ended just after the
+// first yields, because then the peer most likely shares this core (the
+// scheduler tends to put processes that wake each other on one core), where
+// every poll only delays it. Yielding many
 // times before sleeping keeps steady ping-pongs off the futex, whose
 // wake-ups are what pulls the two processes onto one core.
 constexpr int kMinSpins = 4;
-constexpr int kMaxSpins = 1000;
+constexpr int kMaxSpins = 3000;
 constexpr int kYields = 2000;
+// A wait that the spin missed but that ended this soon after the first
+// yield most likely waited on a process sharing this core (it ran as soon
+// as we yielded). A longer one waited on a process that was busy or
+// descheduled elsewhere: no reason to spin less.
+constexpr std::int64_t kSharedCoreNs = 50'000;
 // A sleeper re-checks its word at least this often (a lost wake-up can then
 // only cost time, never hang a rank).
 constexpr long kSleepNs = 200'000'000;
@@ -63,21 +69,31 @@ void Wake(WaitWord& w) {
 }
 
 // Returns the first value of w for which ready(value) holds.
+std::int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 template <class Ready>
 std::uint32_t WaitFor(WaitWord& w, Ready ready) {
   const int spins = spin_budget.load(std::memory_order_relaxed);
+  std::int64_t spun_at = 0;
   for (int i = 0;; ++i) {
     std::uint32_t v = w.value.load(std::memory_order_acquire);
     if (ready(v)) {
       if (i > 0 && i < spins)
         spin_budget.store(std::min(kMaxSpins, spins + spins / 8 + 1), std::memory_order_relaxed);
-      else if (i >= spins)
+      else if (i >= spins && NowNs() - spun_at < kSharedCoreNs)
         spin_budget.store(std::max(kMinSpins, spins / 2), std::memory_order_relaxed);
       return v;
     }
     if (i < spins) {
       CpuRelax();
-    } else if (i < spins + kYields) {
+      continue;
+    }
+    if (i == spins) spun_at = NowNs();
+    if (i < spins + kYields) {
       sched_yield();
     } else {
       // Announce the sleep before the last look: a waker that changes the
