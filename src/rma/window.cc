@@ -48,8 +48,8 @@ std::int64_t RoundUp(std::int64_t v, std::int64_t a) {
 // One node-wide segment: `control` bytes (a direct window's control block),
 // then every rank's part when `with_data` (each starting at a multiple of
 // `align`). The lowest rank creates it, every rank maps it, and it is
-// unlinked as soon as every rank has it mapped, so a rank killed later
-// leaves nothing behind in /dev/shm. New pages are zero.
+// unlinked as soon as every rank has it mapped, before any rank returns, so
+// a rank killed later leaves nothing behind in /dev/shm. New pages are zero.
 Status MapSegment(Window* w, const std::vector<Record>& all, bool with_data, std::int64_t align,
                   std::size_t control) {
   w->shm_offsets.assign(std::size_t(w->size), 0);
@@ -89,7 +89,10 @@ Status MapSegment(Window* w, const std::vector<Record>& all, bool with_data, std
     }
   }
   NICQ_RETURN_IF_ERROR(Barrier(w));
-  if (w->rank == 0) shm_unlink(agreed.c_str());
+  // Every rank removes the name (the first one succeeds) before it returns,
+  // so no rank can run on, fail and have the job killed while the name
+  // still exists.
+  shm_unlink(agreed.c_str());
   if (!st.ok()) return st;
   if (with_data) w->base = static_cast<char*>(w->shm) + w->shm_offsets[std::size_t(w->rank)];
   return Status::Ok();

@@ -11,10 +11,14 @@
  *  - with argument "sleep": rank 0 stays out of MPI (no progress thread)
  *    and watches its own memory while rank 1 locks, puts and unlocks: the
  *    value arrives without the target ever running MPI. The watch is
- *    bounded: the active-message path (NICQ_RMA_SHM=off) fails it. */
+ *    bounded: the active-message path (NICQ_RMA_SHM=off) fails it.
+ * And once a window exists, no segment of this job is left with a name in
+ * /dev/shm (a rank killed later leaves nothing behind). */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mp_check.h"
 
@@ -108,6 +112,18 @@ static void exclusive(MPI_Win win, long long* mem) {
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* Segments are named /nicq-win-<pid of the window's rank 0>-...; every
+ * rank of this job has its windows mapped by now, so none has a name. */
+static void no_segment_names(int rank0_pid) {
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "nicq-win-%d-", rank0_pid);
+  DIR* d = opendir("/dev/shm");
+  if (!d) return; /* no POSIX shm directory: nothing to leave behind */
+  for (struct dirent* e; (e = readdir(d)) != NULL;)
+    CHECK(strncmp(e->d_name, prefix, strlen(prefix)) != 0, "/dev/shm/%s is still there", e->d_name);
+  closedir(d);
+}
+
 /* Rank 0 never calls MPI while rank 1 writes into its window. */
 static void sleeping_target(MPI_Win win, long long* mem) {
   volatile long long* watched = mem;
@@ -137,6 +153,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   mp_rank = rank;
   const int sleep_test = argc > 1 && strcmp(argv[1], "sleep") == 0;
+  int rank0_pid = (int)getpid();
+  CHECK_OK(MPI_Bcast(&rank0_pid, 1, MPI_INT, 0, MPI_COMM_WORLD));
   for (int flavor = 0; flavor < 3; ++flavor) {
     MPI_Win win;
     long long* mem = NULL;
@@ -153,6 +171,7 @@ int main(int argc, char** argv) {
       CHECK_OK(MPI_Win_allocate_shared(WIN_BYTES, sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD,
                                        &mem, &win));
     }
+    no_segment_names(rank0_pid);
     if (sleep_test) {
       if (size > 1) sleeping_target(win, mem);
     } else {
