@@ -51,7 +51,7 @@ std::int64_t RoundUp(std::int64_t v, std::int64_t a) {
 // unlinked as soon as every rank has it mapped, before any rank returns, so
 // a rank killed later leaves nothing behind in /dev/shm. New pages are zero.
 Status MapSegment(Window* w, const std::vector<Record>& all, bool with_data, std::int64_t align,
-                  std::size_t control) {
+                  std::size_t control, bool* no_room = nullptr) {
   w->shm_offsets.assign(std::size_t(w->size), 0);
   std::int64_t data = 0;
   for (int r = 0; r < w->size && with_data; ++r) {
@@ -66,12 +66,30 @@ Status MapSegment(Window* w, const std::vector<Record>& all, bool with_data, std
                              std::to_string(all[0].serial);
   int fd = -1;
   Status st;
+  // The pages are reserved now (posix_fallocate): a /dev/shm too small for
+  // the window fails here, on every rank alike, not with SIGBUS at the
+  // first store to a page it cannot back.
+  std::uint8_t created = 1;
   if (w->rank == 0) {
     fd = shm_open(agreed.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0 || ftruncate(fd, off_t(total)) != 0)
-      st = Error(Code::kNoMem, "shared window segment " + agreed + ": " + std::strerror(errno));
+    int err = fd < 0 ? errno : 0;
+    if (!err && ftruncate(fd, off_t(total)) != 0) err = errno;
+    if (!err) err = posix_fallocate(fd, 0, off_t(total));
+    if (err) {
+      created = 0;
+      if (fd >= 0) {
+        close(fd);
+        shm_unlink(agreed.c_str());
+      }
+      fd = -1;
+    }
   }
-  NICQ_RETURN_IF_ERROR(Barrier(w));
+  std::vector<std::uint8_t> outcome(std::size_t(w->size));
+  NICQ_RETURN_IF_ERROR(Allgather(w->comm, &created, 1, outcome.data()));
+  if (no_room) *no_room = !outcome[0];
+  if (!outcome[0])
+    return Error(Code::kNoMem, "cannot make the shared window segment " + agreed + " of " +
+                                   std::to_string(total) + " bytes in /dev/shm");
   if (w->rank != 0) {
     fd = shm_open(agreed.c_str(), O_RDWR, 0600);
     if (fd < 0) st = Error(Code::kNoMem, "opening shared window segment " + agreed);
@@ -120,7 +138,8 @@ Status DecideDirect(Window* w, const std::vector<Record>& all, bool* direct) {
 
 // Maps the control block (and the data of allocated windows) and tells the
 // direct path where every rank's memory is.
-Status SetUpDirect(Window* w, const std::vector<Record>& all, bool noncontig) {
+// *no_room: /dev/shm could not hold the segment (the same on every rank).
+Status SetUpDirect(Window* w, const std::vector<Record>& all, bool noncontig, bool* no_room) {
   const bool with_data = w->flavor != Flavor::kCreate;
   // Allocated parts start on cache lines (as aligned_alloc gave them);
   // shared ones are contiguous unless asked not to be (MPI 4.1 12.2.3).
@@ -128,7 +147,7 @@ Status SetUpDirect(Window* w, const std::vector<Record>& all, bool noncontig) {
                              : noncontig                    ? std::int64_t(sysconf(_SC_PAGESIZE))
                                                             : 1;
   const std::size_t control = direct::ControlBytes(w->size);
-  NICQ_RETURN_IF_ERROR(MapSegment(w, all, with_data, align, control));
+  NICQ_RETURN_IF_ERROR(MapSegment(w, all, with_data, align, control, no_room));
   auto* d = new Direct();
   w->direct = d;
   direct::Bind(d, w->map, w->size);
@@ -236,8 +255,16 @@ Status Create(Comm* comm, Flavor flavor, void* base, std::int64_t bytes, std::in
                                          std::string(r.host) + " and " + mine.host + ")");
   if (st.ok() && direct) {
     if (flavor == Flavor::kCreate) w->base = base;
-    st = SetUpDirect(w, all, noncontig);
-  } else if (st.ok()) {
+    bool no_room = false;
+    st = SetUpDirect(w, all, noncontig, &no_room);
+    // Allocated memory that /dev/shm cannot hold (every rank learnt it from
+    // rank 0) is private memory served by active messages, as before.
+    if (no_room && flavor == Flavor::kAllocate) {
+      direct = false;
+      st = Status::Ok();
+    }
+  }
+  if (st.ok() && !direct) {
     switch (flavor) {
       case Flavor::kCreate:
         w->base = base;
