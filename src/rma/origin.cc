@@ -3,7 +3,9 @@
 // with a result post the receive of their reply first. Results are unpacked
 // when a synchronization call (or MPI_Wait on an R* request) finds the
 // reply arrived. Replies from one target arrive in request order, so the
-// receives posted in issue order match them one for one.
+// receives posted in issue order match them one for one. On the direct path
+// (w->direct) the same checks run, then the origin moves the data itself
+// (IssueDirect, direct_ops.cc) and the operation is complete at return.
 #include <cstring>
 #include <string>
 

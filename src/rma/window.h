@@ -1,6 +1,9 @@
 // nicq::rma — MPI one-sided communication (windows, put/get/accumulate,
-// fence, PSCW and passive-target synchronization) built as active messages
-// on the point-to-point engine. docs/rma.md describes the protocol.
+// fence, PSCW and passive-target synchronization). docs/rma.md describes
+// both paths: a window whose members are all on this node takes the direct
+// path (direct.h: origins move the data and synchronize in shared memory);
+// every other window is served as active messages on the point-to-point
+// engine, as described below.
 //
 // Each window holds a hidden duplicate of its communicator. Origins send
 // one request message per operation to the target's rank on it; a progress
