@@ -19,8 +19,10 @@ std::string Str(long long v) {
   return std::to_string(v);
 }
 
+// The messages are built only on failure (every epoch runs these).
 bool AssertArg(Call& c, int assert) {
-  return c.Check((assert & ~kAllAsserts) == 0, Code::kAssert,
+  if ((assert & ~kAllAsserts) == 0) return true;
+  return c.Check(false, Code::kAssert,
                  "invalid assert " + Str(assert) + " (an OR of MPI_MODE_* values)");
 }
 
@@ -31,16 +33,17 @@ bool GroupRanks(Call& c, rma::Window* w, MPI_Group group, std::vector<int>* rank
   if (!api::GroupArg(c, group, &world)) return false;
   for (int wr : *world) {
     const int r = w->comm->RankOfWorld(wr);
-    if (!c.Check(r >= 0, Code::kGroup,
-                 "world rank " + Str(wr) + " of the group is not in the window"))
-      return false;
+    if (r < 0)
+      return c.Check(false, Code::kGroup,
+                     "world rank " + Str(wr) + " of the group is not in the window");
     ranks->push_back(r);
   }
   return true;
 }
 
 bool RankArg(Call& c, rma::Window* w, int rank) {
-  return c.Check((rank >= 0 && rank < w->size) || rank == MPI_PROC_NULL, Code::kRank,
+  if ((rank >= 0 && rank < w->size) || rank == MPI_PROC_NULL) return true;
+  return c.Check(false, Code::kRank,
                  "invalid rank " + Str(rank) + " (window of " + Str(w->size) + " ranks)");
 }
 
@@ -102,11 +105,13 @@ int MPI_Win_test(MPI_Win win, int* flag) {
 
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   return OnWin("MPI_Win_lock", win, [&](Call& c, rma::Window* w) {
-    if (!c.Check(
-            lock_type == MPI_LOCK_EXCLUSIVE || lock_type == MPI_LOCK_SHARED, Code::kLockType,
-            "lock_type must be MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED, not " + Str(lock_type)) ||
-        !RankArg(c, w, rank) || !AssertArg(c, assert))
+    if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED) {
+      (void)c.Check(
+          false, Code::kLockType,
+          "lock_type must be MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED, not " + Str(lock_type));
       return api::WinFail(c, w);
+    }
+    if (!RankArg(c, w, rank) || !AssertArg(c, assert)) return api::WinFail(c, w);
     return api::WinFail(c, w, rma::Lock(w, lock_type == MPI_LOCK_EXCLUSIVE, rank, assert));
   });
 }

@@ -3,11 +3,14 @@
 // with a result post the receive of their reply first. Results are unpacked
 // when a synchronization call (or MPI_Wait on an R* request) finds the
 // reply arrived. Replies from one target arrive in request order, so the
-// receives posted in issue order match them one for one.
+// receives posted in issue order match them one for one. On the direct path
+// (w->direct) the same checks run, then the origin moves the data itself
+// (IssueDirect, direct_ops.cc) and the operation is complete at return.
 #include <cstring>
 #include <string>
 
 #include "mpi.h"
+#include "rma/direct.h"
 #include "rma/wire.h"
 #include "runtime/runtime.h"
 
@@ -61,13 +64,22 @@ std::vector<char> BuildRequest(MsgKind kind, const Target& t, int op, std::int64
 }
 
 // The origin's range check, where the target's window size is known.
-Status CheckRange(Window* w, const Target& t, const std::vector<char>& msg, const char* call) {
+Status CheckRange(Window* w, const Target& t, const char* call) {
   if (w->flavor == Flavor::kDynamic) return Status::Ok();  // the target checks
-  ReqHeader h;
-  std::memcpy(&h, msg.data(), sizeof h);
+  const dtype::Type& tt = *t.type;
   std::int64_t lo = 0, hi = 0;
-  LayoutSpan(reinterpret_cast<const WireBlock*>(msg.data() + sizeof h), h.nblocks, h.count,
-             h.extent, &lo, &hi);
+  bool first = true;
+  // The first and the last item bound the layout (items are at multiples
+  // of the extent, which may be negative).
+  for (std::int64_t item : {std::int64_t(0), t.count - 1}) {
+    if (t.count <= 0) break;
+    for (const dtype::Block& b : tt.blocks) {
+      const std::int64_t s = item * tt.extent + b.offset, e = s + b.length;
+      if (first || s < lo) lo = s;
+      if (first || e > hi) hi = e;
+      first = false;
+    }
+  }
   const std::int64_t off = t.disp * w->disp_units[std::size_t(t.rank)];
   const std::int64_t size = w->sizes[std::size_t(t.rank)];
   if (hi > lo && (off + lo < 0 || off + hi > size))
@@ -149,6 +161,57 @@ void BindRequest(Request* req, const std::shared_ptr<Pending>& p) {
   if (!p) req->MarkDone();
 }
 
+// The one-node direct path: the origin moves the data itself. Origin data
+// is packed (unless contiguous), results are read packed and unpacked into
+// the result layout. A failure found while applying an accumulate (an op
+// the type does not allow) is kept for the next synchronization call, as
+// the active-message path reports it.
+Status IssueDirect(Window* w, MsgKind kind, const void* origin, const dtype::Type* ot,
+                   std::int64_t oc, const void* extra, void* result, const dtype::Type* rtype,
+                   std::int64_t rc, const Target& t, int op) {
+  const std::int64_t tbytes = t.type->size * t.count;
+  std::vector<char> packed_in, packed_out;
+  const char* in = nullptr;
+  if (ot && tbytes > 0) {
+    if (ot->IsContiguous()) {
+      in = static_cast<const char*>(origin);
+    } else {
+      packed_in.resize(std::size_t(tbytes));
+      dtype::Pack(*ot, origin, oc, packed_in.data());
+      in = packed_in.data();
+    }
+  }
+  char* out = nullptr;
+  const bool unpack = rtype && !rtype->IsContiguous();
+  if (rtype) {
+    if (unpack) packed_out.resize(std::size_t(tbytes));
+    out = unpack ? packed_out.data() : static_cast<char*>(result);
+  }
+  if (tbytes == 0) return Status::Ok();
+  Status st;
+  switch (kind) {
+    case kPut:
+      return direct::Write(w, t, in);
+    case kGet:
+      st = direct::Read(w, t, out);
+      break;
+    case kAcc:
+    case kGetAcc:
+    case kCas:
+      st = direct::Accumulate(w, t, op, in, out,
+                              kind == kCas ? static_cast<const char*>(extra) : nullptr);
+      if (!st.ok() && (st.code() == Code::kOp || st.code() == Code::kType)) {
+        if (w->deferred.ok()) w->deferred = st;
+        st = Status::Ok();
+      }
+      break;
+    default:
+      break;
+  }
+  if (st.ok() && unpack) dtype::Unpack(*rtype, packed_out.data(), tbytes, rc, result);
+  return st;
+}
+
 Status Issue(Window* w, MsgKind kind, const void* origin, const dtype::Type* ot, std::int64_t oc,
              std::int64_t extra_bytes, const void* extra, void* result, const dtype::Type* rtype,
              std::int64_t rc, const Target& t, int op, Request* req, const char* call) {
@@ -162,9 +225,16 @@ Status Issue(Window* w, MsgKind kind, const void* origin, const dtype::Type* ot,
   const std::int64_t tbytes = t.type->size * t.count;
   if (ot) NICQ_RETURN_IF_ERROR(CheckSizes(obytes, t, call));
   if (rtype) NICQ_RETURN_IF_ERROR(CheckSizes(rtype->size * rc, t, call));
+  NICQ_RETURN_IF_ERROR(CheckRange(w, t, call));
+  if (w->direct) {
+    // Complete at return: nothing waits for a reply, so the R* request is done.
+    Status st = IssueDirect(w, kind, origin, ot, oc, extra, result, rtype, rc, t, op);
+    if (!st.ok()) return st;
+    BindRequest(req, nullptr);
+    return Status::Ok();
+  }
   char* data = nullptr;
   std::vector<char> msg = BuildRequest(kind, t, op, obytes + extra_bytes, &data);
-  NICQ_RETURN_IF_ERROR(CheckRange(w, t, msg, call));
   if (ot && obytes > 0) Pack(origin, ot, oc, data);
   if (extra_bytes > 0) std::memcpy(data + obytes, extra, std::size_t(extra_bytes));
   std::shared_ptr<Pending> p;

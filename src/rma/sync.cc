@@ -7,11 +7,16 @@
 //              the target's wait counts them
 //   lock       kLock* is acknowledged when granted; unlock is a flush that
 //              releases; lock_all locks every rank shared
+// On the one-node direct path (w->direct) operations are complete when they
+// return, so every completion is a memory fence, and the synchronization
+// itself is the control block's (direct_sync.cc): the same checks and error
+// classes first, then one branch.
 #include <atomic>
 #include <cstring>
 #include <string>
 
 #include "mpi.h"
+#include "rma/direct.h"
 #include "rma/wire.h"
 #include "runtime/runtime.h"
 
@@ -68,6 +73,12 @@ Status Fence(Window* w, int assert) {
   std::lock_guard<std::mutex> lock(w->origin_mu);
   if (w->pscw_access || w->pscw_exposure || AnyLock(w))
     return SyncError("MPI_Win_fence", "a PSCW or passive-target epoch is open on the window");
+  if (w->direct) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    direct::Barrier(w->direct);
+    w->fence_open = (assert& MPI_MODE_NOSUCCEED) == 0;
+    return TakeDeferred(w, Status::Ok());
+  }
   // The barrier runs even when the flush failed: the other ranks are in it.
   Status st = FlushTargets(w, nullptr);
   Status b = Barrier(w);
@@ -79,7 +90,10 @@ Status Post(Window* w, const std::vector<int>& ranks, int assert) {
   std::lock_guard<std::mutex> lock(w->origin_mu);
   if (w->pscw_exposure)
     return SyncError("MPI_Win_post", "an exposure epoch is already open (MPI_Win_wait first)");
-  if ((assert& MPI_MODE_NOCHECK) == 0) {
+  if ((assert& MPI_MODE_NOCHECK) == 0 && w->direct) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    direct::Post(w->direct, w->rank, ranks);
+  } else if ((assert& MPI_MODE_NOCHECK) == 0) {
     for (int r : ranks)
       NICQ_RETURN_IF_ERROR(SendOwned(w->comm, r, kPostTag, std::vector<char>(1), w->out));
   }
@@ -92,7 +106,9 @@ Status Start(Window* w, const std::vector<int>& ranks, int assert) {
   std::lock_guard<std::mutex> lock(w->origin_mu);
   if (w->pscw_access)
     return SyncError("MPI_Win_start", "an access epoch is already open (MPI_Win_complete first)");
-  if ((assert& MPI_MODE_NOCHECK) == 0) {
+  if ((assert& MPI_MODE_NOCHECK) == 0 && w->direct) {
+    direct::Start(w->direct, w->rank, ranks);
+  } else if ((assert& MPI_MODE_NOCHECK) == 0) {
     std::vector<char> tokens(ranks.size());
     std::vector<Request> reqs(ranks.size());
     for (std::size_t i = 0; i < ranks.size(); ++i)
@@ -108,6 +124,12 @@ Status Complete(Window* w) {
   std::lock_guard<std::mutex> lock(w->origin_mu);
   if (!w->pscw_access)
     return SyncError("MPI_Win_complete", "no access epoch is open (MPI_Win_start first)");
+  if (w->direct) {
+    direct::Complete(w->direct, w->start_group);
+    w->pscw_access = false;
+    w->start_group.clear();
+    return TakeDeferred(w, Status::Ok());
+  }
   Status st;
   for (int r : w->start_group) {
     Status d = DrainReplies(w, r);
@@ -128,6 +150,11 @@ Status WaitExposure(Window* w) {
   std::lock_guard<std::mutex> lock(w->origin_mu);
   if (!w->pscw_exposure)
     return SyncError("MPI_Win_wait", "no exposure epoch is open (MPI_Win_post first)");
+  if (w->direct) {
+    (void)direct::WaitCompletes(w->direct, w->rank, w->completes_expected, true);
+    w->pscw_exposure = false;
+    return Status::Ok();
+  }
   rt::Backoff b;
   while (w->completes_seen.load(std::memory_order_acquire) < w->completes_expected)
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
@@ -140,6 +167,11 @@ Status TestExposure(Window* w, bool* done) {
   std::lock_guard<std::mutex> lock(w->origin_mu);
   if (!w->pscw_exposure)
     return SyncError("MPI_Win_test", "no exposure epoch is open (MPI_Win_post first)");
+  if (w->direct) {
+    *done = direct::WaitCompletes(w->direct, w->rank, w->completes_expected, false);
+    if (*done) w->pscw_exposure = false;
+    return Status::Ok();
+  }
   NICQ_RETURN_IF_ERROR(rt::Progress());
   *done = w->completes_seen.load(std::memory_order_acquire) >= w->completes_expected;
   if (*done) {
@@ -155,7 +187,12 @@ Status Lock(Window* w, bool exclusive, int rank, int assert) {
   if (w->lock_all || w->lock_kind[std::size_t(rank)] != 0)
     return SyncError("MPI_Win_lock", R(rank) + " is already locked by this process");
   const bool nocheck = (assert& MPI_MODE_NOCHECK) != 0;
-  if (!nocheck) {
+  if (!nocheck && w->direct) {
+    if (exclusive)
+      direct::LockExclusive(w->direct, rank);
+    else
+      direct::LockShared(w->direct, rank);
+  } else if (!nocheck) {
     Status st;
     (void)SendControl(w, rank, exclusive ? kLockExclusive : kLockShared, &st);
     NICQ_RETURN_IF_ERROR(st);
@@ -171,6 +208,18 @@ Status Unlock(Window* w, int rank) {
   std::lock_guard<std::mutex> lock(w->origin_mu);
   if (w->lock_kind[std::size_t(rank)] == 0)
     return SyncError("MPI_Win_unlock", R(rank) + " is not locked by this process");
+  if (w->direct) {
+    // Release: the epoch's stores are visible to whoever locks next.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!w->lock_nocheck[std::size_t(rank)]) {
+      if (w->lock_kind[std::size_t(rank)] == 2)
+        direct::UnlockExclusive(w->direct, rank);
+      else
+        direct::UnlockShared(w->direct, rank);
+    }
+    w->lock_kind[std::size_t(rank)] = 0;
+    return TakeDeferred(w, Status::Ok());
+  }
   const int kind = w->lock_nocheck[std::size_t(rank)] ? kFlush : kUnlock;
   w->lock_kind[std::size_t(rank)] = 0;
   const std::vector<int> one{rank};
@@ -184,7 +233,9 @@ Status LockAll(Window* w, int assert) {
   if (AnyLock(w))
     return SyncError("MPI_Win_lock_all", "a passive-target epoch is already open on the window");
   w->lock_all_nocheck = (assert& MPI_MODE_NOCHECK) != 0;
-  if (!w->lock_all_nocheck) {
+  if (!w->lock_all_nocheck && w->direct) {
+    for (int r = 0; r < w->size; ++r) direct::LockShared(w->direct, r);
+  } else if (!w->lock_all_nocheck) {
     for (int r = 0; r < w->size; ++r) {
       Status st;
       (void)SendControl(w, r, kLockShared, &st);
@@ -201,6 +252,12 @@ Status UnlockAll(Window* w) {
   if (!w->lock_all)
     return SyncError("MPI_Win_unlock_all", "no MPI_Win_lock_all epoch is open on the window");
   w->lock_all = false;
+  if (w->direct) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!w->lock_all_nocheck)
+      for (int r = 0; r < w->size; ++r) direct::UnlockShared(w->direct, r);
+    return TakeDeferred(w, Status::Ok());
+  }
   if (w->lock_all_nocheck) return TakeDeferred(w, FlushTargets(w, nullptr));
   return TakeDeferred(w, FlushTargets(w, nullptr, kUnlock));
 }
@@ -212,6 +269,11 @@ Status Flush(Window* w, int rank, const char* call) {
     return SyncError(call, "no passive-target epoch to " + R(rank) + " is open");
   if (rank < 0 && !AnyLock(w))
     return SyncError(call, "no passive-target epoch is open on the window");
+  if (w->direct) {
+    // Every operation completed when it returned.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return TakeDeferred(w, Status::Ok());
+  }
   if (rank >= 0) {
     const std::vector<int> one{rank};
     return TakeDeferred(w, FlushTargets(w, &one));

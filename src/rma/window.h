@@ -1,6 +1,9 @@
 // nicq::rma — MPI one-sided communication (windows, put/get/accumulate,
-// fence, PSCW and passive-target synchronization) built as active messages
-// on the point-to-point engine. docs/rma.md describes the protocol.
+// fence, PSCW and passive-target synchronization). docs/rma.md describes
+// both paths: a window whose members are all on this node takes the direct
+// path (direct.h: origins move the data and synchronize in shared memory);
+// every other window is served as active messages on the point-to-point
+// engine, as described below.
 //
 // Each window holds a hidden duplicate of its communicator. Origins send
 // one request message per operation to the target's rank on it; a progress
@@ -33,6 +36,7 @@ namespace nicq::rma {
 
 enum class Flavor : int { kCreate = 1, kAllocate = 2, kDynamic = 3, kShared = 4 };
 
+struct Direct;    // the one-node direct path's state (direct.h)
 struct Pending;   // a reply the origin waits for (origin.cc)
 struct Incoming;  // a request the target received (target.cc)
 struct OutMsg;    // a message in flight whose buffer we own
@@ -56,11 +60,20 @@ struct Window {
   std::vector<std::int64_t> sizes;  // every rank's window size (origin range checks)
   bool owns_base = false;           // MPI_Win_allocate memory, freed with the window
 
-  // Shared windows: one mapping of the node's segment; each rank's part
-  // starts at offsets[r] in it.
+  // Shared windows: the node's data segment; each rank's part starts at
+  // offsets[r] in it. `map` is the whole mapping (a direct window's control
+  // block first, then the data).
   void* shm = nullptr;
-  std::size_t shm_len = 0;
+  void* map = nullptr;
+  std::size_t map_len = 0;
   std::vector<std::int64_t> shm_offsets, disp_units;
+
+  // Every member is on this node: operations and synchronization go through
+  // shared memory (and process_vm for MPI_Win_create memory) instead of
+  // requests to the target; nullptr on the active-message path. Fixed at
+  // creation for the window's life, the same on every member.
+  Direct* direct = nullptr;
+  bool served = false;  // registered with the server (the active-message path)
 
   // Dynamic windows: attached regions, read by the server.
   std::mutex regions_mu;

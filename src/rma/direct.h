@@ -1,0 +1,107 @@
+// The one-node direct path of nicq::rma (docs/rma.md, "One node"): when
+// every member of a window is on this node, origins move data themselves —
+// load/store into a shared segment (MPI_Win_allocate, allocate_shared) or
+// process_vm_readv/writev into the target's memory (MPI_Win_create) — and
+// synchronize through a control block in shared memory: a lock word and an
+// accumulate lock per target, PSCW post and complete counters, a barrier.
+// No target ever has to run for an origin to finish, so a sleeping or
+// computing target delays nobody. Private to src/rma.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "dtype/datatype.h"
+#include "rma/window.h"
+
+namespace nicq::rma {
+
+// A 32-bit word other processes wait on (futex) and how many of them sleep
+// on it, so a waker makes the system call only when someone sleeps.
+struct WaitWord {
+  std::atomic<std::uint32_t> value{0};
+  std::atomic<std::uint32_t> sleepers{0};
+};
+static_assert(sizeof(WaitWord) == 8, "the control block's layout is shared by processes");
+
+// One target's words, one cache line (origins hammer other targets' lines
+// without slowing this one).
+struct alignas(64) TargetControl {
+  WaitWord lock;       // kExclusive | writers waiting << 16 | shared holders
+  WaitWord acc;        // 0 free, 1 held: accumulates to this target
+  WaitWord completes;  // MPI_Win_complete calls addressed to this target, ever
+};
+
+// The control block at the start of the window's segment: this header,
+// then TargetControl[size], then WaitWord posts[size * size]
+// (posts[t * size + o]: MPI_Win_post calls of target t naming origin o).
+struct alignas(64) ControlHeader {
+  WaitWord barrier_arrived;
+  WaitWord barrier_round;
+};
+
+struct Direct {
+  ControlHeader* header = nullptr;
+  TargetControl* targets = nullptr;
+  WaitWord* posts = nullptr;
+  int size = 0;
+  // Where each rank's window memory is in this process: the shared segment's
+  // part, this process's own base, or nullptr (another process's
+  // MPI_Win_create memory: reached through process_vm at remote_base).
+  std::vector<char*> local_base;
+  std::vector<std::uint64_t> remote_base;
+  std::vector<pid_t> pids;
+  // PSCW bookkeeping of this process: posts consumed per target, and the
+  // completes counted by earlier MPI_Win_wait/test calls.
+  std::vector<std::uint32_t> posts_seen;
+  std::uint32_t completes_seen = 0;
+};
+
+namespace direct {
+
+// Bytes of the control block for `size` ranks, rounded to whole pages.
+std::size_t ControlBytes(int size);
+// Points `d` at the control block at `at` (zeroed by ftruncate at creation).
+void Bind(Direct* d, void* at, int size);
+
+// Whether this process may read `addr` in process `pid` with process_vm_readv
+// and finds `expect` there (the kernel's ptrace rules allow it).
+bool ProbeProcessVm(pid_t pid, std::uint64_t addr, std::uint64_t expect);
+
+// ---- synchronization (direct_sync.cc); all waits spin briefly, yield,
+// then sleep on a futex ----
+void LockShared(Direct* d, int target);
+void LockExclusive(Direct* d, int target);
+void UnlockShared(Direct* d, int target);
+void UnlockExclusive(Direct* d, int target);
+// Serializes accumulates to one target (atomicity per basic element among
+// accumulate operations; in fact per operation).
+void AccLock(Direct* d, int target);
+void AccUnlock(Direct* d, int target);
+void Barrier(Direct* d);
+void Post(Direct* d, int me, const std::vector<int>& origins);
+void Start(Direct* d, int me, const std::vector<int>& targets);
+void Complete(Direct* d, const std::vector<int>& targets);
+// MPI_Win_wait (block) or MPI_Win_test (block = false): true once `expected`
+// completes arrived since the last exposure epoch ended (then it ends).
+bool WaitCompletes(Direct* d, int me, int expected, bool block);
+
+// ---- data movement (direct_ops.cc), after the origin's checks ----
+// The target layout `t` (count items of t.type at t.disp) on window w.
+// `in` is origin data packed contiguous (t.type->size * t.count bytes);
+// `out` receives the target's bytes packed the same way.
+Status Write(Window* w, const Target& t, const char* in);
+Status Read(Window* w, const Target& t, char* out);
+// Under the target's accumulate lock: `old` (when non-null) receives the
+// previous bytes, then op is applied (MPI_NO_OP: nothing; compare non-null:
+// compare-and-swap of one item).
+Status Accumulate(Window* w, const Target& t, int op, const char* in, char* old,
+                  const char* compare);
+
+}  // namespace direct
+}  // namespace nicq::rma

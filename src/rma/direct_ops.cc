@@ -1,0 +1,157 @@
+// Data movement of the one-node direct path. The target layout (count
+// items of the target datatype at the displacement) is walked block by
+// block: memcpy where the target's memory is mapped here (a shared segment,
+// or this process's own window), process_vm_readv/writev with one remote
+// iovec per block otherwise. Origin data is always packed contiguous by
+// the caller, so only the target's layout is walked here.
+#include <sys/uio.h>
+
+#include <climits>
+#include <cstring>
+#include <string>
+
+#include "dtype/reduce.h"
+#include "mpi.h"
+#include "rma/direct.h"
+#include "rma/wire.h"
+
+namespace nicq::rma::direct {
+namespace {
+
+// Calls fn(offset_in_window_part, length) for every run of the layout, in
+// type-map order (the packed data's order).
+template <class Fn>
+void ForEachRun(const Target& t, std::int64_t base, Fn fn) {
+  const dtype::Type& tt = *t.type;
+  if (tt.IsContiguous()) {
+    if (tt.size * t.count > 0) fn(base, tt.size * t.count);
+    return;
+  }
+  for (std::int64_t i = 0; i < t.count; ++i)
+    for (const dtype::Block& b : tt.blocks) fn(base + i * tt.extent + b.offset, b.length);
+}
+
+std::int64_t PartOffset(Window* w, const Target& t) {
+  return t.disp * w->disp_units[std::size_t(t.rank)];
+}
+
+// process_vm_readv/writev over the layout, at most IOV_MAX runs per call.
+Status RemoteIo(Window* w, const Target& t, char* local, bool write) {
+  Direct* d = w->direct;
+  const pid_t pid = d->pids[std::size_t(t.rank)];
+  const std::uint64_t base = d->remote_base[std::size_t(t.rank)];
+  std::vector<iovec> remote;
+  std::int64_t pending = 0;
+  Status st;
+  auto flush = [&]() {
+    if (remote.empty() || !st.ok()) return;
+    iovec mine{local, std::size_t(pending)};
+    const ssize_t n = write ? process_vm_writev(pid, &mine, 1, remote.data(), remote.size(), 0)
+                            : process_vm_readv(pid, &mine, 1, remote.data(), remote.size(), 0);
+    if (n != ssize_t(pending))
+      st = Error(Code::kOther, std::string(write ? "process_vm_writev" : "process_vm_readv") +
+                                   " to rank " + std::to_string(t.rank) + " moved " +
+                                   std::to_string(n) + " of " + std::to_string(pending) +
+                                   " bytes: " + std::strerror(errno));
+    local += pending;
+    pending = 0;
+    remote.clear();
+  };
+  ForEachRun(t, PartOffset(w, t), [&](std::int64_t off, std::int64_t len) {
+    remote.push_back(iovec{reinterpret_cast<void*>(std::uintptr_t(base + std::uint64_t(off))),
+                           std::size_t(len)});
+    pending += len;
+    if (remote.size() == IOV_MAX) flush();
+  });
+  flush();
+  return st;
+}
+
+// inout = in op inout, run by run of the layout: `inout` is the target's
+// mapped memory at `base` (packed = false) or a packed copy (packed = true).
+Status ReduceRuns(const Target& t, std::int64_t base, int op, const char* in, char* inout,
+                  bool packed) {
+  const dtype::Type& tt = *t.type;
+  // A pair type reduces as pairs; every other type by its blocks' basic types.
+  const int pair = tt.unit != 0 && dtype::IsPairIndex(tt.unit) ? tt.unit : 0;
+  if (tt.IsContiguous()) {
+    const int unit = pair ? pair : (tt.blocks.empty() ? 0 : tt.blocks[0].basic);
+    if (unit == 0) return Status::Ok();
+    return dtype::Reduce(op, detail::BasicHandle(unit), in, packed ? inout : inout + base,
+                         tt.size * t.count / dtype::BasicSize(unit));
+  }
+  Status st;
+  char* out = inout;
+  for (std::int64_t i = 0; i < t.count && st.ok(); ++i)
+    for (const dtype::Block& b : tt.blocks) {
+      const int unit = pair ? pair : b.basic;
+      char* dst = packed ? out : inout + base + i * tt.extent + b.offset;
+      st = dtype::Reduce(op, detail::BasicHandle(unit), in, dst, b.length / dtype::BasicSize(unit));
+      if (!st.ok()) break;
+      in += b.length;
+      out += b.length;
+    }
+  return st;
+}
+
+}  // namespace
+
+bool ProbeProcessVm(pid_t pid, std::uint64_t addr, std::uint64_t expect) {
+  std::uint64_t got = 0;
+  iovec mine{&got, sizeof got};
+  iovec theirs{reinterpret_cast<void*>(std::uintptr_t(addr)), sizeof got};
+  return process_vm_readv(pid, &mine, 1, &theirs, 1, 0) == ssize_t(sizeof got) && got == expect;
+}
+
+Status Write(Window* w, const Target& t, const char* in) {
+  char* mapped = w->direct->local_base[std::size_t(t.rank)];
+  if (!mapped) return RemoteIo(w, t, const_cast<char*>(in), true);
+  ForEachRun(t, PartOffset(w, t), [&](std::int64_t off, std::int64_t len) {
+    std::memcpy(mapped + off, in, std::size_t(len));
+    in += len;
+  });
+  return Status::Ok();
+}
+
+Status Read(Window* w, const Target& t, char* out) {
+  char* mapped = w->direct->local_base[std::size_t(t.rank)];
+  if (!mapped) return RemoteIo(w, t, out, false);
+  ForEachRun(t, PartOffset(w, t), [&](std::int64_t off, std::int64_t len) {
+    std::memcpy(out, mapped + off, std::size_t(len));
+    out += len;
+  });
+  return Status::Ok();
+}
+
+Status Accumulate(Window* w, const Target& t, int op, const char* in, char* old,
+                  const char* compare) {
+  Direct* d = w->direct;
+  const std::size_t bytes = std::size_t(t.type->size * t.count);
+  char* mapped = d->local_base[std::size_t(t.rank)];
+  Status st;
+  AccLock(d, t.rank);
+  if (mapped) {
+    // In place, on the mapped memory.
+    if (old) st = Read(w, t, old);
+    if (compare) {
+      if (std::memcmp(old, compare, bytes) == 0) st = Write(w, t, in);
+    } else if (op != MPI_NO_OP) {
+      st = ReduceRuns(t, PartOffset(w, t), op, in, mapped, false);
+    }
+  } else {
+    // Read, combine here, write back: the lock keeps it one atomic update.
+    std::vector<char> cur(bytes);
+    st = Read(w, t, cur.data());
+    if (st.ok() && old) std::memcpy(old, cur.data(), bytes);
+    if (st.ok() && compare) {
+      if (std::memcmp(cur.data(), compare, bytes) == 0) st = Write(w, t, in);
+    } else if (st.ok() && op != MPI_NO_OP) {
+      st = ReduceRuns(t, 0, op, in, cur.data(), true);
+      if (st.ok()) st = Write(w, t, cur.data());
+    }
+  }
+  AccUnlock(d, t.rank);
+  return st;
+}
+
+}  // namespace nicq::rma::direct
