@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/config.h"
 #include "rma/direct.h"
 #include "rma/wire.h"
 #include "runtime/runtime.h"
@@ -37,8 +38,8 @@ const volatile std::uint64_t probe_word = kProbeMagic;
 
 // NICQ_RMA_SHM=off keeps every window on the active-message path.
 bool DirectAllowed() {
-  const char* v = std::getenv("NICQ_RMA_SHM");
-  return !v || (std::strcmp(v, "off") != 0 && std::strcmp(v, "0") != 0);
+  static const std::string mode = config::GetString("NICQ_RMA_SHM");
+  return mode != "off" && mode != "0";
 }
 
 std::int64_t RoundUp(std::int64_t v, std::int64_t a) {
