@@ -4,6 +4,7 @@
 // holds one slot per open domain (pid, entries held). An entry is held from
 // FI_QUEUE_WORK until the persona sees its trigger fire (or FI_FLUSH_WORK /
 // domain close); slots of dead processes are reclaimed.
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -71,6 +72,27 @@ size_t in_use(DwqShm* s) {
   return total;
 }
 
+// Segments of jobs whose launcher is gone. A rank that exits without
+// closing its domains (an abort, a kill, a timeout) or whose launcher has
+// not reaped its peers yet (zombies still answer kill(pid, 0)) leaves the
+// segment behind; the service of a real NIC ends with its job, so the
+// attach of a domain removes those of dead launchers (domains are opened a
+// few times per process: the scan is not on any data path).
+void RemoveStaleSegments() {
+  DIR* dir = opendir("/dev/shm");
+  if (dir == nullptr) return;
+  constexpr char kPrefix[] = "nicq_persona_dwq_";
+  while (dirent* e = readdir(dir)) {
+    if (std::strncmp(e->d_name, kPrefix, sizeof kPrefix - 1) != 0) continue;
+    const char* key = e->d_name + sizeof kPrefix - 1;
+    char* end = nullptr;
+    const long pid = std::strtol(key, &end, 10);
+    if (end == key || *end != '\0' || pid <= 0) continue;  // a named service
+    if (!alive(static_cast<pid_t>(pid))) shm_unlink((std::string("/") + e->d_name).c_str());
+  }
+  closedir(dir);
+}
+
 }  // namespace
 
 bool dwq_reserve(Domain* d) {
@@ -107,6 +129,7 @@ size_t dwq_depth() {
 }
 
 int dwq_attach(Domain* d) {
+  RemoveStaleSegments();
   const std::string name = service_name();
   for (int attempt = 0; attempt < 100; attempt++) {
     bool creator = true;

@@ -1,10 +1,13 @@
 // cxi_persona: the deferred-work depth of a service, shared by its domains
 // and processes, refused with the limit set and fatal without it.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <string>
 #include <vector>
 
 #include "providers/persona/persona_ext.h"
@@ -55,6 +58,30 @@ TEST_F(CxiPersona, DwqDepthIsSharedAndEnforcedWithTheLimitSet) {
   EXPECT_TRUE(eventually([&] { return fi_cntr_read(xa) == 2; }));
   EXPECT_EQ(queue_cntr_add(b, tb, xb, 10, &w[3], &op[3]), 0);
   for (fid_cntr* c : {ta, xa, tb, xb}) fi_close(&c->fid);
+}
+
+// The service segment of a job whose launcher died (named after its pid)
+// is removed when a domain attaches, as a real NIC's service ends with its
+// job; a named service (NICQ_PERSONA_SERVICE) is left alone.
+TEST_F(CxiPersona, DwqSegmentsOfDeadJobsAreRemovedAtAttach) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);  // dead and reaped
+  const std::string stale = "/nicq_persona_dwq_" + std::to_string(child);
+  const std::string named = "/nicq_persona_dwq_kept_" + std::to_string(getpid());
+  for (const std::string& n : {stale, named}) {
+    const int fd = shm_open(n.c_str(), O_RDWR | O_CREAT, 0600);
+    ASSERT_GE(fd, 0) << n;
+    close(fd);
+  }
+  open_pair();
+  EXPECT_EQ(shm_open(stale.c_str(), O_RDWR, 0600), -1) << stale << " was not removed";
+  const int kept = shm_open(named.c_str(), O_RDWR, 0600);
+  EXPECT_GE(kept, 0) << named << " was removed";
+  if (kept >= 0) close(kept);
+  shm_unlink(named.c_str());
+  shm_unlink(stale.c_str());
 }
 
 // Runs tests/persona_dwq_peer (another process of the node, same service)
