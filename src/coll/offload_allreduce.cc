@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "coll/algorithms.h"
+#include "coll/offload_agree.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/progress_hooks.h"
@@ -57,18 +58,6 @@ bool MapOp(int handle, AtomicOp* o) {
     default:
       return false;
   }
-}
-
-// Blocking allgather of `bytes` per rank (init-time, on the init tag class).
-Status Exchange(Comm* comm, const void* mine, std::size_t bytes, void* all) {
-  Schedule* s = AcquireSchedule();
-  BuildAllgatherBruck(*s, comm->rank, comm->size, mine, static_cast<char*>(all), bytes);
-  s->release_on_done = true;
-  s->algorithm = "offload-exchange";
-  Request req;
-  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(comm), NextTag(comm, 3), &req));
-  Activate(s, /*async=*/false);
-  return WaitRequest(&req);
 }
 
 }  // namespace
@@ -181,48 +170,25 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
             offload::PickAllreduce(be->Caps(), a.comm->size, bytes, type, op) == "nic_tree";
   if (forced && be) ok = be->Caps().remote_counters && be->Caps().SupportsAtomic(op, type);
   auto self = std::make_unique<OffloadedAllreduce>();
-  std::vector<std::uint64_t> words;
   if (ok) {
     Status st = self->BuildPlan(a, be, type, op, bytes);
-    if (st.ok()) {
-      words = self->plan_->Exports().Serialize();
-    } else {
+    if (!st.ok()) {
       NICQ_LOG(kInfo, kColl, "persistent allreduce: NIC plan not used (%s); host schedule",
                st.message().c_str());
       self->plan_.reset();
-      ok = false;
     }
   }
-  // Everyone must agree to offload, and learn the largest export size.
-  const std::uint64_t head[2] = {ok ? 1u : 0u, words.size()};
-  std::vector<std::uint64_t> heads(2 * a.comm->size);
-  NICQ_RETURN_IF_ERROR(Exchange(a.comm, head, sizeof head, heads.data()));
-  std::size_t maxw = 0;
-  for (int r = 0; r < a.comm->size; ++r) {
-    if (!heads[2 * r]) return Status::Ok();  // host engine on every rank
-    maxw = std::max<std::size_t>(maxw, heads[2 * r + 1]);
+  bool resolved = false;
+  std::string why;
+  NICQ_RETURN_IF_ERROR(ExchangeAndResolve(a.comm, self->plan_.get(), &resolved, &why));
+  if (!resolved) {
+    if (self->plan_)
+      NICQ_LOG(kInfo, kColl,
+               "persistent allreduce: NIC plan not used (%s); host "
+               "schedule",
+               why.c_str());
+    return Status::Ok();  // host engine on every rank
   }
-  words.resize(maxw, 0);
-  std::vector<std::uint64_t> all(maxw * a.comm->size);
-  NICQ_RETURN_IF_ERROR(Exchange(a.comm, words.data(), maxw * sizeof(std::uint64_t), all.data()));
-  std::vector<offload::PlanExports> ex(a.comm->size);
-  for (int r = 0; r < a.comm->size; ++r)
-    NICQ_RETURN_IF_ERROR(
-        offload::PlanExports::Deserialize(&all[maxw * r], heads[2 * r + 1], &ex[r]));
-  Status resolved = self->plan_->Resolve([&](offload::PeerId world) -> const offload::PlanExports* {
-    const int r = a.comm->RankOfWorld(world);
-    return r >= 0 && r < a.comm->size ? &ex[r] : nullptr;
-  });
-  // A rank whose plan cannot take its peers' references runs the host
-  // schedule, and so must every other: one more verdict.
-  if (!resolved.ok())
-    NICQ_LOG(kInfo, kColl, "persistent allreduce: NIC plan not used (%s); host schedule",
-             resolved.message().c_str());
-  const std::uint64_t mine_ok = resolved.ok() ? 1 : 0;
-  std::vector<std::uint64_t> oks(a.comm->size);
-  NICQ_RETURN_IF_ERROR(Exchange(a.comm, &mine_ok, sizeof mine_ok, oks.data()));
-  for (std::uint64_t v : oks)
-    if (!v) return Status::Ok();  // host engine on every rank
   offload::MaybeDumpPlan(*self->plan_, a.comm->rank);
   self->CountWatched();
   *out = std::move(self);

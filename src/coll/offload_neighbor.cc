@@ -5,6 +5,7 @@
 #include <string>
 
 #include "coll/algorithms.h"
+#include "coll/offload_agree.h"
 #include "core/log.h"
 #include "dtype/datatype.h"
 #include "offload/trigger_plan.h"
@@ -19,28 +20,6 @@ constexpr std::size_t kPlanDepth = 16;
 // The queue arms the next epoch before the previous one is done: two
 // epochs must fit the backend's trigger slots whole.
 constexpr std::size_t kEpochsInFlight = 2;
-
-// Blocking allgather of `bytes` per rank over a.comm, on the init tag class
-// (every rank of the init calls it the same number of times).
-Status Exchange(Comm* comm, const void* mine, std::size_t bytes, void* all) {
-  Schedule* s = AcquireSchedule();
-  BuildAllgatherBruck(*s, comm->rank, comm->size, mine, static_cast<char*>(all), bytes);
-  s->release_on_done = true;
-  s->algorithm = "offload-exchange";
-  Request req;
-  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(comm), NextTag(comm, 3), &req));
-  Activate(s, /*async=*/false);
-  return WaitRequest(&req);
-}
-
-// One verdict for all: false when any rank passes false.
-Status AllAgree(Comm* comm, bool mine, bool* all_ok) {
-  const std::uint64_t v = mine ? 1 : 0;
-  std::vector<std::uint64_t> all(comm->size);
-  NICQ_RETURN_IF_ERROR(Exchange(comm, &v, sizeof v, all.data()));
-  *all_ok = std::all_of(all.begin(), all.end(), [](std::uint64_t x) { return x != 0; });
-  return Status::Ok();
-}
 
 bool VariableBlocks(Kind k) {
   return k == Kind::kNeighborAllgatherv || k == Kind::kNeighborAlltoallv;
@@ -251,35 +230,16 @@ Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce
   // 2. Build and bind; agree on it and on the export size.
   std::unique_ptr<offload::TriggerPlan> plan;
   Status built = BuildPlan(a, be, peers, max_in, &plan);
-  std::vector<std::uint64_t> words;
-  if (built.ok()) words = plan->Exports().Serialize();
-  const std::uint64_t head2[2] = {built.ok() ? 1u : 0u, words.size()};
-  NICQ_RETURN_IF_ERROR(Exchange(a.comm, head2, sizeof head2, heads.data()));
-  std::size_t maxw = 0;
-  for (int r = 0; r < a.comm->size; ++r) {
-    if (!heads[2 * r]) {
-      LogHost(a,
-              built.ok() ? "rank " + std::to_string(r) + " could not build it" : built.message());
-      return Status::Ok();
-    }
-    maxw = std::max<std::size_t>(maxw, heads[2 * r + 1]);
+  if (!built.ok()) {
+    LogHost(a, built.message());
+    plan.reset();
   }
   // 3. Exchange the exports (counter ids, buffer address/key) and resolve.
-  words.resize(maxw, 0);
-  std::vector<std::uint64_t> all(maxw * a.comm->size);
-  NICQ_RETURN_IF_ERROR(Exchange(a.comm, words.data(), maxw * sizeof(std::uint64_t), all.data()));
-  std::vector<offload::PlanExports> ex(a.comm->size);
-  for (int r = 0; r < a.comm->size; ++r)
-    NICQ_RETURN_IF_ERROR(
-        offload::PlanExports::Deserialize(&all[maxw * r], heads[2 * r + 1], &ex[r]));
-  Status resolved = plan->Resolve([&](offload::PeerId world) -> const offload::PlanExports* {
-    const int r = a.comm->RankOfWorld(world);
-    return r >= 0 && r < a.comm->size ? &ex[r] : nullptr;
-  });
-  bool all_ok = false;
-  NICQ_RETURN_IF_ERROR(AllAgree(a.comm, resolved.ok(), &all_ok));
-  if (!all_ok) {
-    LogHost(a, resolved.ok() ? "a peer could not resolve it" : resolved.message());
+  bool resolved = false;
+  std::string not_taken;
+  NICQ_RETURN_IF_ERROR(ExchangeAndResolve(a.comm, plan.get(), &resolved, &not_taken));
+  if (!resolved) {
+    if (plan) LogHost(a, not_taken);
     return Status::Ok();
   }
   offload::MaybeDumpPlan(*plan, a.comm->rank);
