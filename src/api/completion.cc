@@ -106,6 +106,50 @@ int Peek(Call& c, ApiRequest* r, MPI_Status* status) {
       q.status, status, /*raise=*/false);
 }
 
+// MPI_Waitall over at most kWaitallBatch requests (an osu_bw window): each
+// handle is looked up once, and every pass visits only the requests still
+// pending, instead of three table lookups per request per pass (about a
+// third of a receiver's per-message instructions in a window of 64).
+constexpr int kWaitallBatch = 256;
+
+int WaitallBatch(Call& c, int count, MPI_Request reqs[], MPI_Status* statuses) {
+  ApiRequest* pending[kWaitallBatch];
+  int index[kWaitallBatch];
+  int left = 0;
+  for (int i = 0; i < count; ++i) {
+    ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (!Pending(r)) {  // inactive entries report an empty status
+      api::EmptyStatus(At(statuses, i));
+      continue;
+    }
+    pending[left] = r;
+    index[left++] = i;
+  }
+  bool error = false;
+  rt::Backoff b;
+  int rc = MPI_SUCCESS;
+  for (;;) {
+    int kept = 0;
+    for (int k = 0; k < left; ++k) {
+      ApiRequest* r = pending[k];
+      const int i = index[k];
+      if (!r->req.IsDone()) {
+        pending[kept] = r;
+        index[kept++] = i;
+        continue;
+      }
+      MPI_Status* s = At(statuses, i);
+      const int code = api::CompleteRequest(r, &reqs[i], s, /*raise=*/false);
+      if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+      if (code != MPI_SUCCESS) error = true;
+    }
+    left = kept;
+    if (left == 0) break;
+    if (!Step(c, b, &rc)) return rc;
+  }
+  return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -152,6 +196,7 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
   Call c("MPI_Waitall");
   if (!ArrayArgs(c, count, reqs)) return c.Fail();
   api::SweepOrphans(false);
+  if (count <= kWaitallBatch) return WaitallBatch(c, count, reqs, statuses);
   // Inactive entries report an empty status.
   for (int i = 0; i < count; ++i)
     if (!Pending(api::LookupRequest(reqs[i]))) {
