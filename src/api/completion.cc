@@ -28,12 +28,14 @@ bool Pending(const ApiRequest* r) {
   return r && (!r->persistent || r->active);
 }
 
-bool ArrayArgs(Call& c, int count, MPI_Request reqs[]) {
+// `found` (may be null): receives the looked-up request of each handle.
+bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found = nullptr) {
   if (!c.Init() || !c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests"))
     return false;
   for (int i = 0; i < count; ++i) {
     ApiRequest* r;
     if (!RequestArg(c, reqs[i], &r, i)) return false;
+    if (found) found[i] = r;
   }
   return true;
 }
@@ -112,12 +114,13 @@ int Peek(Call& c, ApiRequest* r, MPI_Status* status) {
 // third of a receiver's per-message instructions in a window of 64).
 constexpr int kWaitallBatch = 256;
 
-int WaitallBatch(Call& c, int count, MPI_Request reqs[], MPI_Status* statuses) {
-  ApiRequest* pending[kWaitallBatch];
+// `pending` holds the request of each handle (ArrayArgs looked them up).
+int WaitallBatch(Call& c, int count, MPI_Request reqs[], MPI_Status* statuses,
+                 ApiRequest** pending) {
   int index[kWaitallBatch];
   int left = 0;
   for (int i = 0; i < count; ++i) {
-    ApiRequest* r = api::LookupRequest(reqs[i]);
+    ApiRequest* r = pending[i];
     if (!Pending(r)) {  // inactive entries report an empty status
       api::EmptyStatus(At(statuses, i));
       continue;
@@ -194,9 +197,13 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
   Call c("MPI_Waitall");
-  if (!ArrayArgs(c, count, reqs)) return c.Fail();
+  ApiRequest* found[kWaitallBatch];
+  const bool batch = count <= kWaitallBatch;
+  if (!ArrayArgs(c, count, reqs, batch ? found : nullptr)) return c.Fail();
+  // Sweeping frees only requests whose handles MPI_Request_free already
+  // took from the user: none of `found`.
   api::SweepOrphans(false);
-  if (count <= kWaitallBatch) return WaitallBatch(c, count, reqs, statuses);
+  if (batch) return WaitallBatch(c, count, reqs, statuses, found);
   // Inactive entries report an empty status.
   for (int i = 0; i < count; ++i)
     if (!Pending(api::LookupRequest(reqs[i]))) {
