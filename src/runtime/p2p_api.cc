@@ -67,8 +67,8 @@ Status CheckTag(const char* call, int tag, bool any_ok) {
 // Isend/Irecv: the checks above in one inline test for the valid case (an
 // 8-byte MPI_Send ran ~150 instructions of out-of-line checks and empty
 // Status returns before reaching the engine); CheckArgs builds the message.
-inline bool ArgsValid(const Comm* comm, int rank, int tag, bool recv) {
-  return S().initialized && comm && comm->rt_map_checked &&
+inline bool ArgsValid(const detail::State& s, const Comm* comm, int rank, int tag, bool recv) {
+  return s.initialized && comm && comm->rt_map_checked &&
          ((rank >= 0 && rank < comm->PeerSize()) || rank == kProcNull ||
           (recv && rank == kAnySource)) &&
          ((tag >= 0 && tag <= transport::kMaxUserTag) || (recv && tag == kAnyTag));
@@ -81,23 +81,44 @@ inline bool ArgsValid(const Comm* comm, int rank, int tag, bool recv) {
   return CheckTag(call, tag, recv);
 }
 
+// EngineLock for the message-rate path: the runtime state is looked up once
+// per call (S() is an out-of-line call; the lock and the checks asked for it
+// three times per message).
+class StateLock {
+ public:
+  explicit StateLock(detail::State& s) : s_(s), locked_(s.locking.load(std::memory_order_relaxed)) {
+    if (locked_) s_.mu.lock();
+  }
+  ~StateLock() {
+    if (locked_) s_.mu.unlock();
+  }
+  StateLock(const StateLock&) = delete;
+  StateLock& operator=(const StateLock&) = delete;
+
+ private:
+  detail::State& s_;
+  bool locked_;
+};
+
 }  // namespace
 
 Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, SendMode mode,
              Request* req) {
-  if (!ArgsValid(comm, dest, tag, false)) [[unlikely]]
+  detail::State& s = S();
+  if (!ArgsValid(s, comm, dest, tag, false)) [[unlikely]]
     NICQ_RETURN_IF_ERROR(CheckArgs("Isend", "dest", comm, dest, tag, false));
   ResetRequest(req);
   if (dest == kProcNull) {
     CompleteProcNull(req);
     return Status::Ok();
   }
-  EngineLock lock;
-  return S().engine.Isend(buf, bytes, comm->PeerWorld(dest), comm->context_id, tag, mode, req);
+  StateLock lock(s);
+  return s.engine.Isend(buf, bytes, comm->PeerWorld(dest), comm->context_id, tag, mode, req);
 }
 
 Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request* req) {
-  if (!ArgsValid(comm, source, tag, true)) [[unlikely]]
+  detail::State& s = S();
+  if (!ArgsValid(s, comm, source, tag, true)) [[unlikely]]
     NICQ_RETURN_IF_ERROR(CheckArgs("Irecv", "source", comm, source, tag, true));
   ResetRequest(req);
   req->buf = buf;
@@ -107,8 +128,8 @@ Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Requ
     return Status::Ok();
   }
   const int src_world = source == kAnySource ? -1 : comm->PeerWorld(source);
-  EngineLock lock;
-  return S().engine.Irecv(buf, bytes, src_world, comm->context_id, tag, comm, req);
+  StateLock lock(s);
+  return s.engine.Irecv(buf, bytes, src_world, comm->context_id, tag, comm, req);
 }
 
 Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status) {
