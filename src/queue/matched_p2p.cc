@@ -31,11 +31,13 @@ Status MatchedP2p::AllocCounters() {
   resident_ = resident_enabled && a_.peer >= 0 && b->Caps().withdraws_unfired_ops;
   CounterId c[3];
   const bool sender = a_.is_send && a_.peer >= 0;
-  const std::size_t n = 1 + (sender ? 1 : 0) + (resident_ ? 1 : 0);
+  // A sender's starts go to its gate (the eager protocol leaves it unused
+  // otherwise): only a receiver needs a start counter of its own.
+  const std::size_t n = 1 + (sender ? 1 : 0) + (resident_ && !sender ? 1 : 0);
   NICQ_RETURN_IF_ERROR(b->AllocCounters(n, c));
   done_ = c[0];
   if (sender) gate_ = c[1];
-  if (resident_) start_ = c[n - 1];
+  if (resident_ && !sender) start_ = c[n - 1];
   // The window: this request's share of the slot budget, as a TriggerPlan
   // takes it (1/32 of the budget per op of an epoch), 2..kRing epochs.
   constexpr std::size_t kRequestsPerBudget = 32;
@@ -71,7 +73,7 @@ void MatchedP2p::ResolveWire() {
 std::size_t MatchedP2p::ResidentEpochOps(std::uint64_t k, TriggeredOp* ops) const {
   CounterId unused = kNoCounter;
   if (eager_)  // the tagged send/recv of epoch k, at the k-th start of this side
-    return BuildEagerEpochOps(wire_, start_, k, a_.buf, a_.bytes, eager_tag_, ops, &unused);
+    return BuildEagerEpochOps(wire_, StartTarget(), k, a_.buf, a_.bytes, eager_tag_, ops, &unused);
   // Sender: the put at gate >= 2k (its start is the host's add on the gate).
   // Receiver: the ready token at start >= k and the acknowledgement.
   return a_.is_send ? BuildEpochOps(wire_, k, kNoCounter, 0, ops, &unused)
@@ -95,7 +97,7 @@ Status MatchedP2p::Refill() {
   if (!resident_ || state_ == State::kFailed || wire_.role == P2pWire::Role::kProcNull)
     return Status::Ok();
   offload::OffloadBackend* b = Backend();
-  if (!b || (start_ == kNoCounter)) return Status::Ok();
+  if (!b || StartTarget() == kNoCounter) return Status::Ok();
   // Keep half the budget free, as TriggerPlan::Refill does: resident epochs
   // of idle requests never starve a start.
   const std::size_t budget = b->Caps().max_trigger_slots;

@@ -117,7 +117,7 @@ class MatchedP2p final : public Enqueueable {
   std::size_t ResidentEpochOps(std::uint64_t k, offload::TriggeredOp* ops) const;
   Status ArmEpoch(std::uint64_t k);
   // The counter a start bumps once its epoch is resident.
-  offload::CounterId StartTarget() const { return eager_ || !a_.is_send ? start_ : gate_; }
+  offload::CounterId StartTarget() const { return a_.is_send ? gate_ : start_; }
 
   P2pArgs a_;
   State state_ = State::kIdle;
@@ -135,7 +135,7 @@ class MatchedP2p final : public Enqueueable {
   std::size_t matched_bytes_ = 0;
   offload::CounterId gate_ = offload::kNoCounter;   // sender: ready tokens + starts
   offload::CounterId done_ = offload::kNoCounter;   // sender: put completions; receiver: arrivals
-  offload::CounterId start_ = offload::kNoCounter;  // resident: starts of this side
+  offload::CounterId start_ = offload::kNoCounter;  // resident receiver: its starts
   offload::CounterId peer_gate_ = offload::kNoCounter;     // receiver: the sender's gate
   offload::CounterId peer_done_ = offload::kNoCounter;     // receiver: the sender's done
   offload::CounterId peer_arrival_ = offload::kNoCounter;  // sender: receiver's arrival counter
