@@ -14,7 +14,7 @@
 #include <string>
 
 #include "coll/coll.h"
-#include "core/config.h"
+#include "coll/select.h"
 #include "dtype/datatype.h"
 #include "dtype/reduce.h"
 #include "runtime/comm.h"
@@ -30,14 +30,6 @@ bool IsPowerOfTwo(int p) {
   return p > 0 && (p & (p - 1)) == 0;
 }
 
-// The algorithm the environment forces, if any, read once (every blocking
-// allreduce asks).
-bool AlgorithmForced(const Args& a) {
-  static const std::string env_algo = config::GetString("NICQ_ALLREDUCE_ALGO");
-  const std::string& want = a.algo.empty() || a.algo == "auto" ? env_algo : a.algo;
-  return !want.empty() && want != "auto" && want != "recursive_doubling";
-}
-
 }  // namespace
 
 bool AllreduceDirectFits(const Args& a) {
@@ -51,7 +43,8 @@ bool AllreduceDirectFits(const Args& a) {
   const dtype::Op* op = dtype::LookupOp(a.op);
   // Predefined ops are commutative: either partner's order gives the same bits.
   if (op == nullptr || !op->predefined || !op->commute) return false;
-  return !AlgorithmForced(a);
+  // The algorithm the schedule would run (a forced one included).
+  return std::strcmp(PickAlgorithm(a), "recursive_doubling") == 0;
 }
 
 Status RunAllreduceDirect(const Args& a) {
