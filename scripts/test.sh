@@ -53,7 +53,10 @@ for phase in $phases; do
       build "$NICQ_ROOT/build" "normal build" -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
         run_ctest "$NICQ_ROOT/build" normal || failed+=("normal (build)") ;;
     asan)
+      # Debug keeps the assertions; -O1 is the optimisation the sanitizers'
+      # own documentation suggests, and runs the tests far faster than -O0.
       build "$NICQ_ROOT/build-asan" "ASan+UBSan build" -DCMAKE_BUILD_TYPE=Debug \
+        "-DCMAKE_C_FLAGS_DEBUG=-g -O1" "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" \
         "-DNICQ_SANITIZE=address;undefined" &&
         run_ctest "$NICQ_ROOT/build-asan" asan -LE "slow|packaging|cxi_persona|verbs_persona" || failed+=("asan (build)") ;;
     tsan)

@@ -29,6 +29,11 @@ RequestTable& Table() {
   return *table;
 }
 
+dtype::SlotCache<RequestTable>& ThreadSlots() {
+  thread_local dtype::SlotCache<RequestTable> cache(Table());
+  return cache;
+}
+
 struct Orphans {
   std::mutex mu;
   std::vector<ApiRequest*> list;
@@ -65,7 +70,7 @@ char* Staging(ApiRequest* r, std::size_t bytes) {
 }  // namespace
 
 ApiRequest* AllocRequest() {
-  int index = Table().Alloc();
+  int index = ThreadSlots().Alloc();
   if (index < 0) return nullptr;
   ApiRequest* r = Table().Get(index);
   r->handle = NICQ_HANDLE(NICQ_KIND_REQUEST, index);
@@ -124,7 +129,7 @@ void FreeRequest(ApiRequest* r) {
   r->req.comm = nullptr;
   rt::CommRelease(r->held_comm);
   r->held_comm = nullptr;
-  Table().Free(IndexOf(r->handle));
+  ThreadSlots().Free(IndexOf(r->handle));
 }
 
 int LiveRequests() {
