@@ -37,6 +37,7 @@ Status Engine::Init(transport::Fabric* fabric, int my_world) {
   push_rndv_ = push_forced_ || !fab_->has_rma_read();
   shm_ = &fab_->shm();
   shm_only_ = shm_->active() && shm_->all_local();
+  split_min_ = std::size_t(std::max<std::int64_t>(0, config::GetInt("NICQ_SHM_SPLIT_MIN")));
   if (rndv == "read" && !fab_->has_rma_read())
     NICQ_LOG(kWarn, kP2p, "NICQ_RNDV=read but provider %s has no RMA read: pushing chunks",
              fab_->provider().c_str());
@@ -364,7 +365,7 @@ void Engine::StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t t
     return;
   }
   if (hdr.push == transport::kRndvCrossMemory) {  // one copy, done before we return
-    const int err = shm_->ReadFrom(op->peer, op->req->buf, hdr.addr, op->read_len);
+    const int err = CrossMemoryCopy(op, hdr.addr, token);
     if (err) {
       const int peer = op->peer;
       const bool gone = err == ESRCH || LocalPeerGone(peer);
@@ -381,6 +382,28 @@ void Engine::StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t t
   }
   AllocToken(op);  // so a dead sender can fail this receive
   SubmitTx(op);
+}
+
+int Engine::CrossMemoryCopy(Op* op, std::uint64_t addr, std::uint32_t token) {
+  auto* buf = static_cast<std::uint8_t*>(op->req->buf);
+  const int peer = op->peer;
+  std::uint32_t ticket = 0;
+  // The sender writes the first part while we read the rest: two cores
+  // copy. Page-aligned split, so neither side touches the other's pages.
+  const std::size_t first = (op->read_len / 2) & ~std::size_t(4095);
+  if (split_min_ == 0 || op->read_len < split_min_ || first == 0 || dead_[peer] ||
+      !shm_->OfferSplit(buf, first, &ticket))
+    return shm_->ReadFrom(peer, buf, addr, op->read_len);
+  SendCtrl(Proto::kSplit, peer, token, ticket);
+  int err = shm_->ReadFrom(peer, buf + first, addr + first, op->read_len - first);
+  const bool sender_wrote = shm_->FinishSplit(ticket, [&] { return LocalPeerGone(peer); });
+  if (sender_wrote) {
+    ++split_by_sender_;
+  } else if (!err) {
+    err = shm_->ReadFrom(peer, buf, addr, first);
+    ++split_kept_;
+  }
+  return err;
 }
 
 std::size_t Engine::chunk_size() const {

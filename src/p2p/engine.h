@@ -73,6 +73,10 @@ class Engine {
   // One non-blocking pass: retry queued posts, read the completion queue.
   // Returns how many events were handled.
   int Poll();
+  // Large same-node receives whose first part the sender wrote, and those
+  // whose offer the receiver took back (tests and tools read these).
+  std::uint64_t split_by_sender() const { return split_by_sender_; }
+  std::uint64_t split_kept() const { return split_kept_; }
   // Like Poll but sleeps up to timeout_ms in fi_cq_sread when nothing is
   // ready; with the shm transport, in short futex waits on our inbox.
   int BlockingPoll(int timeout_ms);
@@ -85,6 +89,9 @@ class Engine {
   // kill(pid, 0) for every peer on this node; returns true if one died.
   // Whether a peer on this node has exited (no such process, or a zombie).
   bool LocalPeerGone(int world_rank) const;
+  // Cross-memory copy of a matched kRts into op's buffer, split with the
+  // sender when the message is large; 0 or an errno.
+  int CrossMemoryCopy(Op* op, std::uint64_t addr, std::uint32_t token);
   bool CheckLocalPeers();
   // One line of queue depths for "why is this wait stuck" logs.
   std::string DescribeState() const;
@@ -138,8 +145,11 @@ class Engine {
   int FinishRingPosts();
   int DrainRings();
   transport::ShmTransport* shm_ = nullptr;
-  bool shm_only_ = false;         // every peer is on the shm transport
-  bool push_forced_ = false;      // NICQ_RNDV=push: push even where a read would work
+  bool shm_only_ = false;      // every peer is on the shm transport
+  bool push_forced_ = false;   // NICQ_RNDV=push: push even where a read would work
+  std::size_t split_min_ = 0;  // NICQ_SHM_SPLIT_MIN: cross-memory copies split from here (0: never)
+  std::uint64_t split_by_sender_ = 0;
+  std::uint64_t split_kept_ = 0;
   unsigned quiet_cq_polls_ = 0;   // shm_only_: the CQ is read on every 16th poll only
   unsigned idle_sleeps_ = 0;      // BlockingPoll sleeps in a row that found nothing
   Op* ring_done_head_ = nullptr;  // posted into a ring, completion not yet run (via Op::next)

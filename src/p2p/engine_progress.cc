@@ -416,6 +416,18 @@ void Engine::OnArrival(const std::uint8_t* buf, std::size_t len, std::uint64_t t
     StartPush(op, transport::DataSeq(data));
     return;
   }
+  if (proto == Proto::kSplit) {
+    // The receiver offers to let us write the first part of its copy.
+    const std::uint32_t t = transport::DataToken(data);
+    Op* op = t < tokens_.size() ? tokens_[t] : nullptr;
+    if (!op || op->kind != Op::Kind::kSend || op->hdr.push != transport::kRndvCrossMemory) return;
+    const int err = shm_->TakeSplit(transport::TagSrc(tag), transport::DataSeq(data),
+                                    reinterpret_cast<const void*>(op->hdr.addr));
+    if (err)
+      NICQ_LOG(kDebug, kP2p, "process_vm_writev to rank %d: %s (the receiver copies it)",
+               transport::TagSrc(tag), std::strerror(err));
+    return;
+  }
   if (proto == Proto::kCancel) return OnCancelAsked(transport::TagSrc(tag), data);
   if (proto == Proto::kCancelReply) return OnCancelReply(data);
   if (proto == Proto::kAck || proto == Proto::kFin) {

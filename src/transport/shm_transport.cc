@@ -4,11 +4,13 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -27,6 +29,7 @@ namespace {
 constexpr std::uint64_t kInboxMagic = 0x6e69637173686d31ull;  // "nicqshm1"
 // Rings start on their own page, after the header.
 constexpr std::size_t kRingsOffset = 4096;
+static_assert(sizeof(ShmInboxHeader) <= kRingsOffset, "the inbox header must fit before the rings");
 // Ring cells per (sender, receiver) pair: 256 KiB each up to 32 ranks on a
 // node, fewer cells beyond so an inbox stays near 8 MiB; never below 64 KiB.
 constexpr std::size_t kInboxBudget = 8u << 20;
@@ -208,6 +211,8 @@ Status ShmTransport::Open(Bootstrap& boot, const std::vector<PeerInfo>& peers, i
   max_frame_ = tx_[local[my_slot == 0 ? 1 : 0]].max_frame();
   all_local_ = local.size() == std::size_t(n);
   cma_ = all_cma;
+  free_offers_.clear();
+  for (int i = kSplitOffers - 1; i >= 0; --i) free_offers_.push_back(std::uint8_t(i));
   active_ = true;
   NICQ_LOG(
       kInfo, kP2p,
@@ -284,6 +289,62 @@ int ShmTransport::ReadFrom(int src, void* dst, std::uint64_t addr, std::size_t l
     len -= std::size_t(got);
   }
   return 0;
+}
+
+// Split copy (ShmSplitOffer). Tickets: offer slot in the low 8 bits, the
+// offer's generation in the high 24.
+bool ShmTransport::OfferSplit(void* dst, std::size_t len, std::uint32_t* ticket) {
+  if (free_offers_.empty()) return false;
+  const std::uint32_t slot = free_offers_.back();
+  free_offers_.pop_back();
+  offer_generation_ = (offer_generation_ + 1) & 0xffffff;
+  *ticket = (offer_generation_ << 8) | slot;
+  ShmSplitOffer& o = OwnOffer(*ticket);
+  o.addr = reinterpret_cast<std::uint64_t>(dst);
+  o.len = len;
+  o.state.store(SplitState(*ticket, SplitStage::kOffered), std::memory_order_release);
+  return true;
+}
+
+ShmSplitOffer& ShmTransport::OwnOffer(std::uint32_t ticket) {
+  return static_cast<ShmInboxHeader*>(own_.base)->offers[ticket & 0xff];
+}
+
+int ShmTransport::TakeSplit(int dest, std::uint32_t ticket, const void* src) {
+  if ((ticket & 0xff) >= kSplitOffers) return 0;
+  ShmSplitOffer& o = peer_header_[dest]->offers[ticket & 0xff];
+  std::uint64_t seen = SplitState(ticket, SplitStage::kOffered);
+  if (!o.state.compare_exchange_strong(seen, SplitState(ticket, SplitStage::kSenderWriting),
+                                       std::memory_order_acq_rel))
+    return 0;  // the receiver kept it (or the offer is from an older generation)
+  auto* from = static_cast<const std::uint8_t*>(src);
+  std::uint64_t addr = o.addr;
+  std::size_t len = o.len;
+  int err = 0;
+  while (len > 0) {
+    const std::size_t chunk = std::min<std::size_t>(len, std::size_t(1) << 30);
+    iovec local{const_cast<std::uint8_t*>(from), chunk};
+    iovec remote{reinterpret_cast<void*>(addr), chunk};
+    const ssize_t put = process_vm_writev(pid_[dest], &local, 1, &remote, 1, 0);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) {
+      err = put < 0 ? errno : EFAULT;
+      break;
+    }
+    from += put;
+    addr += std::uint64_t(put);
+    len -= std::size_t(put);
+  }
+  o.state.store(SplitState(ticket, err ? SplitStage::kSenderFailed : SplitStage::kSenderDone),
+                std::memory_order_release);
+  return err;
+}
+
+void ShmTransport::WaitBriefly(int round) const {
+  if (round < 64)
+    __builtin_ia32_pause();
+  else
+    sched_yield();
 }
 
 }  // namespace nicq::transport

@@ -37,6 +37,29 @@ namespace nicq::transport {
 
 struct PeerInfo;
 
+// Split copy of a large message: the receiver offers the first part of its
+// buffer to the sender, copies the rest itself, and then either finds that
+// the sender wrote the first part (process_vm_writev) or takes it back and
+// copies it too. Exactly one side copies each byte, and the receive never
+// completes while the sender may still write into the buffer.
+enum class SplitStage : std::uint64_t {
+  kOffered = 1,        // receiver: addr/len are valid, either side may claim
+  kSenderWriting = 2,  // sender claimed it and is copying
+  kSenderDone = 3,     // sender copied all len bytes
+  kSenderFailed = 4,   // sender claimed it but could not copy: receiver copies
+  kReceiverKept = 5,   // receiver claimed it back before the sender came
+};
+
+// One offer in the receiver's inbox header. `state` holds the offer's
+// generation (24 bits, so a late sender cannot claim a reused slot) and
+// its stage; the sender reads addr/len only after claiming.
+struct ShmSplitOffer {
+  std::atomic<std::uint64_t> state{0};
+  std::uint64_t addr = 0;
+  std::uint64_t len = 0;
+};
+inline constexpr int kSplitOffers = 64;
+
 // The first cache lines of an inbox segment.
 struct alignas(kShmCell) ShmInboxHeader {
   std::uint64_t magic = 0;
@@ -47,6 +70,8 @@ struct alignas(kShmCell) ShmInboxHeader {
   // `wake_seq`; a sender that sees `sleeping` bumps `wake_seq` and wakes it.
   alignas(kShmCell) std::atomic<std::uint32_t> wake_seq{0};
   std::atomic<std::uint32_t> sleeping{0};
+  // Written by the owner (offers) and by the senders it offers to (claims).
+  alignas(kShmCell) ShmSplitOffer offers[kSplitOffers];
 };
 
 class ShmTransport {
@@ -94,12 +119,33 @@ class ShmTransport {
   // Returns 0 or an errno (ESRCH: the process is gone).
   int ReadFrom(int src, void* dst, std::uint64_t addr, std::size_t len) const;
 
+  // Receiver: offers [dst, dst + len) to be written by the sender; false
+  // when every offer slot is in use (copy it all yourself). *ticket names
+  // the offer in the control message to the sender.
+  bool OfferSplit(void* dst, std::size_t len, std::uint32_t* ticket);
+  // Receiver, after copying its own part: true when the sender wrote the
+  // offered part, false when the receiver must copy it (it claimed it back,
+  // or the sender failed). Waits while the sender is copying, unless
+  // `peer_gone` says the sender's process has ended (then false: the data
+  // is incomplete and the caller's read reports the failure). Frees the slot.
+  template <class PeerGone>
+  bool FinishSplit(std::uint32_t ticket, PeerGone&& peer_gone);
+  // Sender: claims world `dest`'s offer `ticket` and writes its bytes from
+  // `src`; does nothing when the receiver took it back. Returns 0 or the
+  // errno of process_vm_writev (the receiver then copies the part itself).
+  int TakeSplit(int dest, std::uint32_t ticket, const void* src);
+
  private:
   struct Segment {
     void* base = nullptr;
     std::size_t bytes = 0;
   };
   void Wake(int dest);
+  ShmSplitOffer& OwnOffer(std::uint32_t ticket);
+  static std::uint64_t SplitState(std::uint32_t ticket, SplitStage stage) {
+    return (std::uint64_t(ticket >> 8) << 8) | std::uint64_t(stage);
+  }
+  void WaitBriefly(int round) const;
   Status CreateInbox(int me, std::size_t rings, std::size_t cells, std::string* name);
 
   bool active_ = false;
@@ -113,7 +159,29 @@ class ShmTransport {
   std::vector<ShmInboxHeader*> peer_header_;  // by world rank
   std::vector<std::int32_t> pid_;             // by world rank
   std::vector<ShmMessageReader> rx_;          // one per local sender
+  std::vector<std::uint8_t> free_offers_;     // slots of our header's offers not in use
+  std::uint32_t offer_generation_ = 0;
 };
+
+template <class PeerGone>
+bool ShmTransport::FinishSplit(std::uint32_t ticket, PeerGone&& peer_gone) {
+  ShmSplitOffer& o = OwnOffer(ticket);
+  std::uint64_t seen = SplitState(ticket, SplitStage::kOffered);
+  bool sender_wrote = false;
+  if (!o.state.compare_exchange_strong(seen, SplitState(ticket, SplitStage::kReceiverKept),
+                                       std::memory_order_acq_rel)) {
+    // The sender claimed it: wait for its copy (tens of microseconds).
+    for (int round = 0;; ++round) {
+      seen = o.state.load(std::memory_order_acquire);
+      if (seen != SplitState(ticket, SplitStage::kSenderWriting)) break;
+      if (round % 1024 == 1023 && peer_gone()) break;
+      WaitBriefly(round);
+    }
+    sender_wrote = seen == SplitState(ticket, SplitStage::kSenderDone);
+  }
+  free_offers_.push_back(std::uint8_t(ticket & 0xff));
+  return sender_wrote;
+}
 
 template <class Deliver>
 int ShmTransport::Drain(Deliver&& deliver) {

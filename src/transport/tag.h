@@ -29,6 +29,8 @@ enum class Proto : std::uint8_t {
   kData = 6,         // push rendezvous chunk; tag bits 59..0 hold its byte offset
   kCancel = 7,       // control: sender asks to withdraw its unmatched message (data: seq, token)
   kCancelReply = 8,  // control: answer to kCancel (data: 1 withdrawn / 0 already matched, token)
+  kSplit =
+      9,  // control (same node): receiver offers the first part of a copy (data: ticket, token)
 };
 
 inline constexpr int kTagBits = 24;
