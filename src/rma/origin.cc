@@ -5,7 +5,9 @@
 // reply arrived. Replies from one target arrive in request order, so the
 // receives posted in issue order match them one for one. On the direct path
 // (w->direct) the same checks run, then the origin moves the data itself
-// (IssueDirect, direct_ops.cc) and the operation is complete at return.
+// (IssueDirect, direct_ops.cc) and the operation is complete at return,
+// except a PSCW put to another process's created window, which is staged
+// until the target's wait (direct_stage.cc).
 #include <cstring>
 #include <string>
 
