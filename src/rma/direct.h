@@ -41,7 +41,7 @@ struct alignas(64) TargetControl {
 // then TargetControl[size], then WaitWord posts[size * size]
 // (posts[t * size + o]: MPI_Win_post calls of target t naming origin o),
 // then, on MPI_Win_create windows, one staging area per (origin, target)
-// pair at stage + (t * size + o) * StageStride(capacity).
+// pair at stage + (t * size + o) * (sizeof(StageHead) + stage_capacity).
 struct alignas(64) ControlHeader {
   WaitWord barrier_arrived;
   WaitWord barrier_round;

@@ -232,7 +232,10 @@ bool WaitCompletes(Direct* d, int me, const std::vector<int>& origins, bool bloc
   WaitWord& w = d->targets[me].completes;
   const std::uint32_t base = d->completes_seen;
   const auto expected = std::uint32_t(origins.size());
-  auto ready = [base, expected](std::uint32_t x) { return x - base >= expected; };
+  // Counters wrap: compare differences.
+  auto ready = [base, expected](std::uint32_t x) {
+    return std::int32_t(x - base) >= std::int32_t(expected);
+  };
   if (block)
     WaitFor(w, ready);
   else if (!ready(w.value.load(std::memory_order_acquire)))
