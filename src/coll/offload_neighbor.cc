@@ -21,38 +21,86 @@ constexpr std::size_t kPlanDepth = 16;
 // epochs must fit the backend's trigger slots whole.
 constexpr std::size_t kEpochsInFlight = 2;
 
+// The forms whose receive displacements differ per block (the receivers'
+// offsets are exchanged).
 bool VariableBlocks(Kind k) {
-  return k == Kind::kNeighborAllgatherv || k == Kind::kNeighborAlltoallv;
+  return k == Kind::kNeighborAllgatherv || k == Kind::kNeighborAlltoallv ||
+         k == Kind::kNeighborAlltoallw;
 }
 
-// Out-edge j: where its block starts in sendbuf, and its bytes.
+// Whether `count` items of `t` are one contiguous run of bytes, and where
+// it starts relative to the items' buffer position: a contiguous type, or
+// a derived one whose items are one block each that abut (a resized or
+// struct type with one field, a contiguous type of such). Alltoallw blocks
+// that are such a run go on the plan; any other layout needs packing,
+// which the plan has no host step for.
+bool OneRun(const dtype::Type* t, std::int64_t count, std::int64_t* offset) {
+  *offset = 0;
+  if (t->size * count == 0) return true;
+  if (t->blocks.size() != 1 || (count > 1 && t->size != t->extent)) return false;
+  *offset = t->blocks[0].offset;
+  return true;
+}
+
+// Alltoallw: edge j's (or i's) type and count; the other forms have one type.
+const dtype::Type* SendType(const Args& a, int j) {
+  return a.kind == Kind::kNeighborAlltoallw ? a.stypes[j] : a.stype;
+}
+const dtype::Type* RecvType(const Args& a, int i) {
+  return a.kind == Kind::kNeighborAlltoallw ? a.rtypes[i] : a.rtype;
+}
+std::int64_t SendCount(const Args& a, int j) {
+  const bool per_edge = a.kind == Kind::kNeighborAlltoallv || a.kind == Kind::kNeighborAlltoallw;
+  return per_edge ? a.scounts[j] : a.scount;
+}
+std::int64_t RecvCount(const Args& a, int i) {
+  return VariableBlocks(a.kind) ? a.rcounts[i] : a.rcount;
+}
+
+// Out-edge j: where its bytes start in sendbuf (the run's first byte),
+// and how many.
 std::int64_t SendOffset(const Args& a, int j) {
+  std::int64_t run = 0;
   switch (a.kind) {
     case Kind::kNeighborAlltoall:
       return j * a.scount * a.stype->extent;
     case Kind::kNeighborAlltoallv:
       return std::int64_t(a.sdispls[j]) * a.stype->extent;
+    case Kind::kNeighborAlltoallw:
+      (void)OneRun(a.stypes[j], a.scounts[j], &run);
+      return a.sbyte_displs[j] + run;
     default:  // allgather(v): one block for every destination
       return 0;
   }
 }
 std::int64_t SendBytes(const Args& a, int j) {
-  return (a.kind == Kind::kNeighborAlltoallv ? a.scounts[j] : a.scount) * a.stype->size;
+  return SendCount(a, j) * SendType(a, j)->size;
 }
-// In-edge i: where its block lands in recvbuf, and its bytes.
+// In-edge i: where its bytes land in recvbuf, and how many.
 std::int64_t RecvOffset(const Args& a, int i) {
+  if (a.kind == Kind::kNeighborAlltoallw) {
+    std::int64_t run = 0;
+    (void)OneRun(a.rtypes[i], a.rcounts[i], &run);
+    return a.rbyte_displs[i] + run;
+  }
   return VariableBlocks(a.kind) ? std::int64_t(a.rdispls[i]) * a.rtype->extent
                                 : i * a.rcount * a.rtype->extent;
 }
 std::int64_t RecvBytes(const Args& a, int i) {
-  return (VariableBlocks(a.kind) ? a.rcounts[i] : a.rcount) * a.rtype->size;
+  return RecvCount(a, i) * RecvType(a, i)->size;
+}
+
+// How the dump names the layout of an alltoallw edge's block.
+std::string LayoutNote(const dtype::Type* t, std::int64_t count) {
+  std::int64_t run = 0;
+  (void)OneRun(t, count, &run);
+  if (t->IsContiguous()) return "contiguous type";
+  return "derived type, one run at +" + std::to_string(run);
 }
 
 // Why this rank cannot take the plan ("" when it can), from its own arguments.
 std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
-  if (a.kind != Kind::kNeighborAlltoall && a.kind != Kind::kNeighborAllgather &&
-      !VariableBlocks(a.kind))
-    return "only neighbor allgather(v)/alltoall(v) are offloaded";
+  if (!IsNeighborKind(a.kind)) return "only neighborhood collectives are offloaded here";
   if (!a.algo.empty() && a.algo != "auto" && a.algo != "offload")
     return "nicq_algorithm=" + a.algo + " asks for the host schedule";
   if (be == nullptr) return "no offload context";
@@ -63,8 +111,20 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
   // performance.md): the plan is taken only when asked for.
   if (be->HostDriven() && a.algo != "offload")
     return "the emulated backend runs without its agent thread (NICQ_PROGRESS_THREAD=0)";
-  for (const dtype::Type* t : {a.stype, a.rtype}) {
-    if (!t->IsContiguous() || t->lb != 0) return "noncontiguous datatype";
+  if (a.kind == Kind::kNeighborAlltoallw) {
+    std::int64_t run = 0;
+    for (int j = 0; j < a.outdegree; ++j)
+      if (!OneRun(a.stypes[j], a.scounts[j], &run))
+        return "alltoallw send block " + std::to_string(j) +
+               ": its datatype is not one contiguous run (the plan cannot pack)";
+    for (int i = 0; i < a.indegree; ++i)
+      if (!OneRun(a.rtypes[i], a.rcounts[i], &run))
+        return "alltoallw receive block " + std::to_string(i) +
+               ": its datatype is not one contiguous run (the plan cannot unpack)";
+  } else {
+    for (const dtype::Type* t : {a.stype, a.rtype}) {
+      if (!t->IsContiguous() || t->lb != 0) return "noncontiguous datatype";
+    }
   }
   const std::size_t max_msg = be->Caps().max_msg_bytes;
   for (int j = 0; j < a.outdegree; ++j) {
@@ -128,11 +188,14 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<s
                          : std::uint64_t(peers[std::size_t(peer) * 2 * max_in + max_in + slot]);
     }
     n.remote_offset.push_back(at);
+    if (a.kind == Kind::kNeighborAlltoallw)
+      n.send_notes.push_back(LayoutNote(a.stypes[j], a.scounts[j]));
   }
   const char* form = a.kind == Kind::kNeighborAllgather    ? "allgather"
                      : a.kind == Kind::kNeighborAllgatherv ? "allgatherv"
                      : a.kind == Kind::kNeighborAlltoall   ? "alltoall"
-                                                           : "alltoallv";
+                     : a.kind == Kind::kNeighborAlltoallv  ? "alltoallv"
+                                                           : "alltoallw";
   offload::Schedule s(std::string("neighbor ") + form + " (coll, puts gated by ready tokens)");
   NICQ_RETURN_IF_ERROR(BuildNeighborExchange(n, &s));
   NICQ_RETURN_IF_ERROR(offload::Lower(s, plan));
@@ -186,8 +249,10 @@ Status BuildNeighborExchange(const NeighborPlanArgs& a, offload::Schedule* s) {
     const auto p = s->Put(a.send_blocks[j], a.send_bytes[j],
                           offload::RemoteBuffer{dst, recv, a.remote_offset[j]}, {start});
     if (tokens_owed) s->WaitOn(p, ready);
-    s->SetLabel(p, "block " + std::to_string(j) + " -> " + std::to_string(dst) + " at byte " +
-                       std::to_string(a.remote_offset[j]));
+    std::string label = "block " + std::to_string(j) + " -> " + std::to_string(dst) + " at byte " +
+                        std::to_string(a.remote_offset[j]);
+    if (j < a.send_notes.size()) label += " (" + a.send_notes[j] + ")";
+    s->SetLabel(p, label);
   }
   if (in_edges) {
     const auto arrived = s->Nop({});

@@ -1,4 +1,4 @@
-// Persistent neighborhood allgather(v) / alltoall(v) as a resident trigger plan:
+// Persistent neighborhood allgather(v) / alltoall(v/w) as a resident trigger plan:
 // after init, a start is one counter add and the halo exchange runs on the
 // process OffloadBackend (the NIC's triggered ops on native, the
 // emulator's agent on emulated), with no host step inside an epoch.
@@ -21,14 +21,22 @@
 // reaches its epoch-e threshold only with every out-neighbour's epoch-e
 // token in.
 //
+// Alltoallw's blocks each have their own datatype and byte displacement:
+// a block whose layout is one contiguous run of bytes (a contiguous type,
+// or a derived type whose items are single abutting blocks) is one put
+// from (or into) that run, and the plan dump's put label says which kind
+// of type it was; a block that would need packing sends the whole
+// collective to the host schedule (the plan has no host step to pack).
+//
 // Anything the plan cannot take (no offload context, a noncontiguous
 // datatype, a negative displacement, too many ops for the trigger slots,
-// blocks larger than one put, the w form, an intercommunicator) leaves
-// *out null: the host schedule runs it, on every rank alike, with one
-// NICQ_LOG=info line naming the reason.
+// blocks larger than one put, an intercommunicator) leaves *out null: the
+// host schedule runs it, on every rank alike, with one NICQ_LOG=info line
+// naming the reason (for alltoallw, the first block that is not one run).
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "coll/coll.h"
@@ -53,10 +61,13 @@ struct NeighborPlanArgs {
   std::vector<std::uint64_t> remote_offset;
   void* recvbuf = nullptr;
   std::size_t recv_len = 0;  // bytes of recvbuf the in-edges' blocks span
+  // Per out-edge, optional: how its block is laid out (alltoallw), for the
+  // put's label in the plan dump.
+  std::vector<std::string> send_notes;
 };
 Status BuildNeighborExchange(const NeighborPlanArgs& a, offload::Schedule* s);
 
-// Collective over a.comm for neighbor allgather(v) / alltoall(v) after
+// Collective over a.comm for neighbor allgather(v) / alltoall(v/w) after
 // the argument checks (CheckNeighborSizes); *out stays null when the host
 // schedule should run it. The result runs through the same Start, match
 // and enqueue paths as the offloaded allreduce.

@@ -292,8 +292,7 @@ Status InitPersistent(const Args& in, Request* req) {
 
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CheckNeighborSizes(a));
   if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
-  if (IsNeighborKind(a.kind) && a.kind != Kind::kNeighborAlltoallw)
-    NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
+  if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
   if (P->off) {
     P->sched.algorithm =
         a.kind == Kind::kAllreduce ? "nic_tree (offloaded)" : "neighbor puts (offloaded)";

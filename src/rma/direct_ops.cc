@@ -18,23 +18,6 @@
 namespace nicq::rma::direct {
 namespace {
 
-// Calls fn(offset_in_window_part, length) for every run of the layout, in
-// type-map order (the packed data's order).
-template <class Fn>
-void ForEachRun(const Target& t, std::int64_t base, Fn fn) {
-  const dtype::Type& tt = *t.type;
-  if (tt.IsContiguous()) {
-    if (tt.size * t.count > 0) fn(base, tt.size * t.count);
-    return;
-  }
-  for (std::int64_t i = 0; i < t.count; ++i)
-    for (const dtype::Block& b : tt.blocks) fn(base + i * tt.extent + b.offset, b.length);
-}
-
-std::int64_t PartOffset(Window* w, const Target& t) {
-  return t.disp * w->disp_units[std::size_t(t.rank)];
-}
-
 // process_vm_readv/writev over the layout, at most IOV_MAX runs per call.
 Status RemoteIo(Window* w, const Target& t, char* local, bool write) {
   Direct* d = w->direct;

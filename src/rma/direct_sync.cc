@@ -108,22 +108,32 @@ std::uint32_t WaitFor(WaitWord& w, Ready ready) {
 
 }  // namespace
 
-std::size_t ControlBytes(int size) {
+std::size_t ControlBytes(int size, bool staged) {
   const std::size_t n = std::size_t(size);
-  const std::size_t bytes =
-      sizeof(ControlHeader) + sizeof(TargetControl) * n + sizeof(WaitWord) * n * n;
+  std::size_t bytes = sizeof(ControlHeader) + sizeof(TargetControl) * n + sizeof(WaitWord) * n * n;
+  if (staged && StageCapacity(size) > 0) {
+    bytes = (bytes + alignof(StageHead) - 1) / alignof(StageHead) * alignof(StageHead);
+    bytes += n * n * (sizeof(StageHead) + StageCapacity(size));
+  }
   const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
 }
 
-void Bind(Direct* d, void* at, int size) {
+void Bind(Direct* d, void* at, int size, bool staged) {
   char* p = static_cast<char*>(at);
+  const std::size_t n = std::size_t(size);
   d->size = size;
   d->header = reinterpret_cast<ControlHeader*>(p);
   d->targets = reinterpret_cast<TargetControl*>(p + sizeof(ControlHeader));
-  d->posts = reinterpret_cast<WaitWord*>(p + sizeof(ControlHeader) +
-                                         sizeof(TargetControl) * std::size_t(size));
-  d->posts_seen.assign(std::size_t(size), 0);
+  d->posts = reinterpret_cast<WaitWord*>(p + sizeof(ControlHeader) + sizeof(TargetControl) * n);
+  d->posts_seen.assign(n, 0);
+  if (staged && StageCapacity(size) > 0) {
+    std::size_t off = sizeof(ControlHeader) + sizeof(TargetControl) * n + sizeof(WaitWord) * n * n;
+    off = (off + alignof(StageHead) - 1) / alignof(StageHead) * alignof(StageHead);
+    d->stage = p + off;
+    d->stage_capacity = StageCapacity(size);
+    d->stage_used.assign(n, 0);
+  }
 }
 
 // Shared: no exclusive holder and no writer waiting (writers go first, as
@@ -207,24 +217,31 @@ void Start(Direct* d, int me, const std::vector<int>& targets) {
   }
 }
 
-void Complete(Direct* d, const std::vector<int>& targets) {
-  // seq_cst: every store of the epoch is visible before the count moves.
+void Complete(Direct* d, int me, const std::vector<int>& targets) {
+  // seq_cst: every store of the epoch (and the staged runs' publication) is
+  // visible before the count moves.
   for (int t : targets) {
+    PublishStaged(d, me, t);
     WaitWord& w = d->targets[t].completes;
     w.value.fetch_add(1, std::memory_order_seq_cst);
     Wake(w);
   }
 }
 
-bool WaitCompletes(Direct* d, int me, int expected, bool block) {
+bool WaitCompletes(Direct* d, int me, const std::vector<int>& origins, bool block) {
   WaitWord& w = d->targets[me].completes;
   const std::uint32_t base = d->completes_seen;
-  auto ready = [base, expected](std::uint32_t x) { return std::int32_t(x - base) >= expected; };
+  const auto expected = std::uint32_t(origins.size());
+  // Counters wrap: compare differences.
+  auto ready = [base, expected](std::uint32_t x) {
+    return std::int32_t(x - base) >= std::int32_t(expected);
+  };
   if (block)
     WaitFor(w, ready);
   else if (!ready(w.value.load(std::memory_order_acquire)))
     return false;
-  d->completes_seen = base + std::uint32_t(expected);
+  d->completes_seen = base + expected;
+  ApplyStaged(d, me, origins);
   return true;
 }
 

@@ -5,7 +5,9 @@
 // reply arrived. Replies from one target arrive in request order, so the
 // receives posted in issue order match them one for one. On the direct path
 // (w->direct) the same checks run, then the origin moves the data itself
-// (IssueDirect, direct_ops.cc) and the operation is complete at return.
+// (IssueDirect, direct_ops.cc) and the operation is complete at return,
+// except a PSCW put to another process's created window, which is staged
+// until the target's wait (direct_stage.cc).
 #include <cstring>
 #include <string>
 
@@ -161,6 +163,20 @@ void BindRequest(Request* req, const std::shared_ptr<Pending>& p) {
   if (!p) req->MarkDone();
 }
 
+// Whether a put to `rank` goes to the staging area (direct_stage.cc): the
+// target's memory is another process's MPI_Win_create memory and the put
+// belongs to a PSCW access epoch to it (whose complete publishes it), not
+// to a lock epoch (whose unlock must find it written).
+bool StagesPut(Window* w, int rank) {
+  const Direct* d = w->direct;
+  if (d->stage_capacity == 0 || d->local_base[std::size_t(rank)] || !w->pscw_access ||
+      w->lock_all || w->lock_kind[std::size_t(rank)] != 0)
+    return false;
+  for (int r : w->start_group)
+    if (r == rank) return true;
+  return false;
+}
+
 // The one-node direct path: the origin moves the data itself. Origin data
 // is packed (unless contiguous), results are read packed and unpacked into
 // the result layout. A failure found while applying an accumulate (an op
@@ -191,6 +207,7 @@ Status IssueDirect(Window* w, MsgKind kind, const void* origin, const dtype::Typ
   Status st;
   switch (kind) {
     case kPut:
+      if (StagesPut(w, t.rank)) return direct::StagePut(w, t, in);
       return direct::Write(w, t, in);
     case kGet:
       st = direct::Read(w, t, out);

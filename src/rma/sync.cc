@@ -8,9 +8,10 @@
 //   lock       kLock* is acknowledged when granted; unlock is a flush that
 //              releases; lock_all locks every rank shared
 // On the one-node direct path (w->direct) operations are complete when they
-// return, so every completion is a memory fence, and the synchronization
-// itself is the control block's (direct_sync.cc): the same checks and error
-// classes first, then one branch.
+// return (except PSCW puts to created windows, staged until the target's
+// wait: direct_stage.cc), so every completion is a memory fence, and the
+// synchronization itself is the control block's (direct_sync.cc): the same
+// checks and error classes first, then one branch.
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -98,6 +99,7 @@ Status Post(Window* w, const std::vector<int>& ranks, int assert) {
       NICQ_RETURN_IF_ERROR(SendOwned(w->comm, r, kPostTag, std::vector<char>(1), w->out));
   }
   w->completes_expected = int(ranks.size());
+  w->post_group = ranks;
   w->pscw_exposure = true;
   return Status::Ok();
 }
@@ -125,7 +127,7 @@ Status Complete(Window* w) {
   if (!w->pscw_access)
     return SyncError("MPI_Win_complete", "no access epoch is open (MPI_Win_start first)");
   if (w->direct) {
-    direct::Complete(w->direct, w->start_group);
+    direct::Complete(w->direct, w->rank, w->start_group);
     w->pscw_access = false;
     w->start_group.clear();
     return TakeDeferred(w, Status::Ok());
@@ -151,7 +153,7 @@ Status WaitExposure(Window* w) {
   if (!w->pscw_exposure)
     return SyncError("MPI_Win_wait", "no exposure epoch is open (MPI_Win_post first)");
   if (w->direct) {
-    (void)direct::WaitCompletes(w->direct, w->rank, w->completes_expected, true);
+    (void)direct::WaitCompletes(w->direct, w->rank, w->post_group, true);
     w->pscw_exposure = false;
     return Status::Ok();
   }
@@ -168,7 +170,7 @@ Status TestExposure(Window* w, bool* done) {
   if (!w->pscw_exposure)
     return SyncError("MPI_Win_test", "no exposure epoch is open (MPI_Win_post first)");
   if (w->direct) {
-    *done = direct::WaitCompletes(w->direct, w->rank, w->completes_expected, false);
+    *done = direct::WaitCompletes(w->direct, w->rank, w->post_group, false);
     if (*done) w->pscw_exposure = false;
     return Status::Ok();
   }

@@ -147,11 +147,11 @@ Status SetUpDirect(Window* w, const std::vector<Record>& all, bool noncontig, bo
   const std::int64_t align = w->flavor == Flavor::kAllocate ? 64
                              : noncontig                    ? std::int64_t(sysconf(_SC_PAGESIZE))
                                                             : 1;
-  const std::size_t control = direct::ControlBytes(w->size);
+  const std::size_t control = direct::ControlBytes(w->size, !with_data);
   NICQ_RETURN_IF_ERROR(MapSegment(w, all, with_data, align, control, no_room));
   auto* d = new Direct();
   w->direct = d;
-  direct::Bind(d, w->map, w->size);
+  direct::Bind(d, w->map, w->size, !with_data);
   d->local_base.assign(std::size_t(w->size), nullptr);
   for (int r = 0; r < w->size; ++r) {
     const Record& rec = all[std::size_t(r)];

@@ -95,6 +95,7 @@ struct Window {
   // ---- exposure side ----
   bool pscw_exposure = false;
   int completes_expected = 0;
+  std::vector<int> post_group;         // the exposure epoch's origins
   std::atomic<int> completes_seen{0};  // kComplete messages served (hook)
 
   // ---- target side (the server; only under the server's flag) ----

@@ -3,9 +3,13 @@
  * resident trigger plan). Usage: mp_neighbor_asleep [pairs] [kind]
  * (pairs: enqueued start/wait pairs per chain, default 16, as far as a
  * queue runs ahead; kind: alltoall, allgather, alltoallv, allgatherv,
- * both = the first two (the default), v = the last two, or all). The v
- * forms place each block one int apart (displacements stride B + 1), and
- * the gaps must keep their values.
+ * alltoallw, both = the first two (the default), v = the two v forms,
+ * w = alltoallw, or all). The v and w forms place each block one int apart
+ * (displacements stride B + 1), and the gaps must keep their values.
+ * Alltoallw gives its blocks three datatypes in turn, each one contiguous
+ * run, as the plan takes them: B MPI_INTs, one contiguous type of B ints,
+ * and one struct type whose B ints start one int after its origin (at a
+ * byte displacement one int lower).
  *
  * Two persistent requests ping-pong the data: A sends from X and receives
  * into Y, B sends from Y and receives into X (alltoall: block j of the send
@@ -32,7 +36,8 @@
  * every enqueued wait completed. Then the fence and every block is checked.
  *
  * Last, a plan one rank cannot take (rank 0 receives into a strided
- * datatype) must run on the host on every rank, with no error and the same
+ * datatype; with w, also an alltoallw whose one block on rank 0 is
+ * strided) must run on the host on every rank, with no error and the same
  * data (MPI_Start/MPI_Wait, two epochs); the ctest run counts the plans
  * dumped, which this request must not add to.
  * Runs where the plan is executed by the NIC (native on sockets) or the
@@ -105,7 +110,27 @@ static void run_chain(MPI_Queue q, MPI_Request* r, int pairs) {
   }
 }
 
-static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int pairs) {
+/* Alltoallw's per-block datatypes (see the header): block k's type, count
+ * and byte displacement when the block's B ints start at int k * stride. */
+static MPI_Datatype w_types[3];
+static void w_block(int k, MPI_Datatype* type, int* count, MPI_Aint* disp) {
+  *type = w_types[k % 3];
+  *count = k % 3 == 0 ? B : 1;
+  *disp = (MPI_Aint)sizeof(int) * (k * stride - (k % 3 == 2));
+}
+
+static void make_w_types(void) {
+  w_types[0] = MPI_INT;
+  CHECK_OK(MPI_Type_contiguous(B, MPI_INT, &w_types[1]));
+  int len = B;
+  MPI_Aint at = sizeof(int);
+  MPI_Datatype in = MPI_INT;
+  CHECK_OK(MPI_Type_create_struct(1, &len, &at, &in, &w_types[2]));
+  CHECK_OK(MPI_Type_commit(&w_types[1]));
+  CHECK_OK(MPI_Type_commit(&w_types[2]));
+}
+
+static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int w, int pairs) {
   int rank;
   MPI_Comm_rank(c, &rank);
   /* Everyone's neighbour lists, for the model. */
@@ -139,7 +164,16 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int 
     counts[k] = B;
     displs[k] = k * stride;
   }
-  if (v && alltoall) {
+  if (w) {
+    int wcounts[MAXD];
+    MPI_Aint wdispls[MAXD];
+    MPI_Datatype wtypes[MAXD];
+    for (int k = 0; k < MAXD; k++) w_block(k, &wtypes[k], &wcounts[k], &wdispls[k]);
+    CHECK_OK(MPI_Neighbor_alltoallw_init(x, wcounts, wdispls, wtypes, y, wcounts, wdispls, wtypes,
+                                         c, MPI_INFO_NULL, &req[0]));
+    CHECK_OK(MPI_Neighbor_alltoallw_init(y, wcounts, wdispls, wtypes, x, wcounts, wdispls, wtypes,
+                                         c, MPI_INFO_NULL, &req[1]));
+  } else if (v && alltoall) {
     CHECK_OK(MPI_Neighbor_alltoallv_init(x, counts, displs, MPI_INT, y, counts, displs, MPI_INT, c,
                                          MPI_INFO_NULL, &req[0]));
     CHECK_OK(MPI_Neighbor_alltoallv_init(y, counts, displs, MPI_INT, x, counts, displs, MPI_INT, c,
@@ -215,7 +249,10 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int 
   CHECK_OK(MPI_Queue_free(&q));
   if (rank == 0)
     printf("neighbor_asleep: %s %s: 2 rounds of %d enqueued pairs complete asleep\n", where,
-           alltoall ? (v ? "alltoallv" : "alltoall") : (v ? "allgatherv" : "allgather"), pairs);
+           w          ? "alltoallw"
+           : alltoall ? (v ? "alltoallv" : "alltoall")
+                      : (v ? "allgatherv" : "allgather"),
+           pairs);
 }
 
 /* Rank 0 receives each block as one strided vector (B ints, stride 2): the
@@ -260,6 +297,62 @@ static void check_mixed_types(void) {
   if (rank == 0) printf("neighbor_asleep: a plan one rank cannot take runs on the host\n");
 }
 
+/* Alltoallw on the periodic grid where rank 0 receives block 1 as one
+ * strided vector: that block needs unpacking, so every rank runs the host
+ * schedule, and every block (and the vector's gaps) must be right. */
+static void check_mixed_w(void) {
+  int dims[2] = {2, 2}, periods[2] = {1, 1}, rank;
+  MPI_Comm c;
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+  MPI_Comm_rank(c, &rank);
+  int src[MAXD];
+  for (int d = 0; d < 2; d++) CHECK_OK(MPI_Cart_shift(c, d, 1, &src[2 * d], &src[2 * d + 1]));
+  MPI_Datatype strided;
+  CHECK_OK(MPI_Type_vector(B, 1, 2, MPI_INT, &strided));
+  CHECK_OK(MPI_Type_commit(&strided));
+  enum { SLOT = 2 * B }; /* ints per receive slot: room for the strided one */
+  static int sbuf[MAXD * B], rbuf[MAXD * SLOT];
+  int scounts[MAXD], rcounts[MAXD];
+  MPI_Aint sdispls[MAXD], rdispls[MAXD];
+  MPI_Datatype stypes[MAXD], rtypes[MAXD];
+  for (int k = 0; k < MAXD; k++) {
+    scounts[k] = rcounts[k] = B;
+    stypes[k] = rtypes[k] = MPI_INT;
+    sdispls[k] = (MPI_Aint)sizeof(int) * k * B;
+    rdispls[k] = (MPI_Aint)sizeof(int) * k * SLOT;
+  }
+  if (rank == 0) {
+    rcounts[1] = 1;
+    rtypes[1] = strided;
+  }
+  MPI_Request req;
+  CHECK_OK(MPI_Neighbor_alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                                       rtypes, c, MPI_INFO_NULL, &req));
+  for (int e = 0; e < 2; e++) {
+    for (int k = 0; k < MAXD * B; k++) sbuf[k] = 100000 * e + 1000 * rank + k;
+    for (int k = 0; k < MAXD * SLOT; k++) rbuf[k] = -1;
+    CHECK_OK(MPI_Start(&req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int i = 0; i < MAXD; i++) {
+      const int step = rank == 0 && i == 1 ? 2 : 1;
+      for (int b = 0; b < B; b++) {
+        const int got = rbuf[i * SLOT + b * step];
+        const int want = 100000 * e + 1000 * src[i] + (i ^ 1) * B + b;
+        CHECK(got == want, "mixed alltoallw, epoch %d: slot %d item %d is %d, want %d", e, i, b,
+              got, want);
+      }
+      for (int k = i * SLOT; k < (i + 1) * SLOT; k++) {
+        const int used = (k - i * SLOT) % step == 0 && (k - i * SLOT) / step < B;
+        CHECK(used || rbuf[k] == -1, "mixed alltoallw: int %d outside the blocks was written", k);
+      }
+    }
+  }
+  CHECK_OK(MPI_Request_free(&req));
+  CHECK_OK(MPI_Type_free(&strided));
+  CHECK_OK(MPI_Comm_free(&c));
+  if (rank == 0) printf("neighbor_asleep: an alltoallw one rank cannot take runs on the host\n");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const int pairs = argc > 1 ? atoi(argv[1]) : 16;
@@ -267,18 +360,24 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   CHECK(nprocs == MAXP, "run on %d ranks (got %d)", MAXP, nprocs);
-  static const char* const kForms[4] = {"alltoall", "allgather", "alltoallv", "allgatherv"};
-  for (int form = 0; form < 4; form++) {
-    const int alltoall = form % 2 == 0, v = form >= 2;
+  static const char* const kForms[5] = {"alltoall", "allgather", "alltoallv", "allgatherv",
+                                        "alltoallw"};
+  make_w_types();
+  int any_w = 0;
+  for (int form = 0; form < 5; form++) {
+    const int w = form == 4, alltoall = form % 2 == 0, v = form >= 2 && !w;
     const int wanted = strcmp(kind, "all") == 0 || strcmp(kind, kForms[form]) == 0 ||
-                       (strcmp(kind, "both") == 0 && !v) || (strcmp(kind, "v") == 0 && v);
+                       (strcmp(kind, "both") == 0 && form < 2) || (strcmp(kind, "v") == 0 && v) ||
+                       (strcmp(kind, "w") == 0 && w);
     if (!wanted) continue;
+    any_w |= w;
     for (int periodic = 1; periodic >= 0; periodic--) {
       int dims[2] = {2, 2}, periods[2] = {periodic, periodic};
       MPI_Comm c;
       CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
       is_cart = 1;
-      check_chain(c, periodic ? "periodic 2x2 grid" : "nonperiodic 2x2 grid", alltoall, v, pairs);
+      check_chain(c, periodic ? "periodic 2x2 grid" : "nonperiodic 2x2 grid", alltoall, v || w, w,
+                  pairs);
       CHECK_OK(MPI_Comm_free(&c));
     }
     /* r -> r+1 (twice) and r -> r+2; in-edges listed in another order. */
@@ -289,10 +388,13 @@ int main(int argc, char** argv) {
     CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, src, MPI_UNWEIGHTED, 3, dst,
                                             MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
     is_cart = 0;
-    check_chain(g, "dist graph with a multi-edge", alltoall, v, pairs);
+    check_chain(g, "dist graph with a multi-edge", alltoall, v || w, w, pairs);
     CHECK_OK(MPI_Comm_free(&g));
   }
   check_mixed_types();
+  if (any_w) check_mixed_w();
+  CHECK_OK(MPI_Type_free(&w_types[1]));
+  CHECK_OK(MPI_Type_free(&w_types[2]));
   MPI_Finalize();
   return 0;
 }
