@@ -361,9 +361,13 @@ bool EmulatedBackend::Drain() {
 long EmulatedBackend::IssueDoorbell(EmuNode* n, offload::PeerId peer, CounterId counter,
                                     std::uint64_t value) {
   in_flight_.fetch_add(1, std::memory_order_relaxed);
-  const long r = fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
-                              EncodeCqData(counter, value), ep_->Peer(peer), doorbells_[peer],
-                              doorbell_keys_[peer], &n->ctx);
+  long r;
+  {
+    ProviderCall call(this);
+    r = fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
+                     EncodeCqData(counter, value), ep_->Peer(peer), doorbells_[peer],
+                     doorbell_keys_[peer], &n->ctx);
+  }
   if (r != 0) in_flight_.fetch_sub(1, std::memory_order_relaxed);
   return r;
 }
@@ -377,8 +381,12 @@ long EmulatedBackend::Issue(EmuNode* n) {
       // The provider copies the message before fi_tinject returns and writes
       // no completion: the send is complete (its buffer reusable) at issue,
       // with no CQ entry, no completion lookup and no node round trip.
-      const long r = fi_tinject(ep_->ep(), in_place.local_buf, in_place.bytes,
-                                ep_->Peer(in_place.peer), in_place.tag);
+      long r;
+      {
+        ProviderCall call(this);
+        r = fi_tinject(ep_->ep(), in_place.local_buf, in_place.bytes, ep_->Peer(in_place.peer),
+                       in_place.tag);
+      }
       if (r == 0) CompleteAtIssue(n);
       return r;
     }
@@ -393,10 +401,13 @@ long EmulatedBackend::Issue(EmuNode* n) {
     // node reused) on another thread before fi_writedata returns.
     n->stage = 3;
     NICQ_TSAN_RELEASE(n);
-    const long r =
-        fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
-                     EncodeCqData(ArrivalCounter(op, key_arrival()), 1), ep_->Peer(op.peer),
-                     doorbells_[op.peer], doorbell_keys_[op.peer], &n->ctx);
+    long r;
+    {
+      ProviderCall call(this);
+      r = fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
+                       EncodeCqData(ArrivalCounter(op, key_arrival()), 1), ep_->Peer(op.peer),
+                       doorbells_[op.peer], doorbell_keys_[op.peer], &n->ctx);
+    }
     if (r != 0) n->stage = 2;  // not posted: retried as a doorbell
     return r;
   }
@@ -423,6 +434,7 @@ long EmulatedBackend::Issue(EmuNode* n) {
   }
   NICQ_TSAN_RELEASE(n);  // the completion, read by another thread, acquires it
   in_flight_.fetch_add(1, std::memory_order_relaxed);
+  ProviderCall call(this);  // the fi_* call below (no callbacks into nicq from here on)
   switch (op.kind) {
     case OpKind::kSend:
       r = fi_tsend(ep, op.local_buf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, &n->ctx);
@@ -535,7 +547,11 @@ int EmulatedBackend::ReadCq() {
   fi_cq_data_entry entries[kCqBatch];
   int total = 0;
   for (;;) {
-    const ssize_t n = fi_cq_read(ep_->cq(), entries, kCqBatch);
+    ssize_t n;
+    {
+      ProviderCall call(this);
+      n = fi_cq_read(ep_->cq(), entries, kCqBatch);
+    }
     if (n > 0) {
       total += HandleEntries(entries, static_cast<int>(n));
       if (n < kCqBatch) return total;
@@ -543,7 +559,12 @@ int EmulatedBackend::ReadCq() {
     }
     if (n == -FI_EAVAIL) {
       fi_cq_err_entry err{};
-      if (fi_cq_readerr(ep_->cq(), &err, 0) > 0) {
+      ssize_t got;
+      {
+        ProviderCall call(this);
+        got = fi_cq_readerr(ep_->cq(), &err, 0);
+      }
+      if (got > 0) {
         ++total;
         if (err.op_context != nullptr) {
           EmuNode* node = queue_.NodeOfContext(err.op_context);

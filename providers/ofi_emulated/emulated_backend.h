@@ -11,6 +11,19 @@
 // Progress, the progress thread): one issuer at a time keeps the order in
 // which ops became ready; the others return at once. A provider EAGAIN puts
 // the op back at the front, to be retried on the next Progress().
+//
+// Provider calls: one thread at a time inside the endpoint's data path
+// (every issue and every CQ read), though the endpoint is FI_THREAD_SAFE.
+// libfabric 1.17's shm loses a tagged match when one thread posts fi_trecv
+// while another reads the CQ as the message arrives: the receive stays
+// posted and the message unexpected, each missing the other, forever
+// (tools/repro/shm_recv_race.c shows it without nicq in a few thousand
+// rounds; queued matched receives stalled this way, see
+// docs/queue-semantics.md "Resident epochs"). A mutex held for one call
+// closes it: the issuer is always the drainer, so it is contended only by a
+// concurrent CQ read. Blocking reads (fi_cq_sread on providers with a CQ
+// wait object, never shm here) are left outside it, or a thread asleep in
+// the CQ would hold every issue back for its whole timeout.
 #pragma once
 
 #include <atomic>
@@ -65,12 +78,41 @@ class EmulatedBackend final : public offload::OffloadBackend {
   }
 
   const char* provider() const { return ep_->provider_name(); }
+
+  // Tests: told on entry to and exit from every serialized provider call,
+  // inside the serialization (emulated_thread_test.cc parks a thread there
+  // to order the race). nullptr: none; the hot path pays one relaxed load.
+  class ProviderCallObserver {
+   public:
+    virtual ~ProviderCallObserver() = default;
+    virtual void Enter() = 0;
+    virtual void Leave() = 0;
+  };
+  void SetProviderCallObserverForTest(ProviderCallObserver* o) {
+    call_observer_.store(o, std::memory_order_release);
+  }
   bool progress_thread_running() const { return thread_.running(); }
   int progress_thread_pu() const { return thread_.bound_pu(); }
 
  private:
   EmulatedBackend(const EmulatedConfig& config);
   Status Init();
+  // Scope of one provider data-path call (see the top of this file).
+  class ProviderCall {
+   public:
+    explicit ProviderCall(EmulatedBackend* b) : b_(b), lock_(b->provider_mu_) {
+      if (auto* o = b_->call_observer_.load(std::memory_order_acquire)) o->Enter();
+    }
+    ~ProviderCall() {
+      if (auto* o = b_->call_observer_.load(std::memory_order_acquire)) o->Leave();
+    }
+    ProviderCall(const ProviderCall&) = delete;
+    ProviderCall& operator=(const ProviderCall&) = delete;
+
+   private:
+    EmulatedBackend* b_;
+    std::lock_guard<std::mutex> lock_;
+  };
   // Issues ready ops while this thread holds the drainer role.
   bool Drain();
   // Post's fast path: every op fires at once and is no local counter op.
@@ -97,6 +139,8 @@ class EmulatedBackend final : public offload::OffloadBackend {
   EmulatedConfig config_;
   offload::Capabilities caps_;
   std::unique_ptr<OfiEndpoint> ep_;
+  std::mutex provider_mu_;  // ProviderCall
+  std::atomic<ProviderCallObserver*> call_observer_{nullptr};
   TriggerQueue queue_;
   std::atomic<bool> draining_{false};
   std::atomic<bool> retry_{false};               // an op got EAGAIN: keep progressing

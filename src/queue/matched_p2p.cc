@@ -2,6 +2,7 @@
 // preposted triggered ops (see matched_p2p.h for the protocol).
 #include "queue/matched_p2p.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -24,11 +25,27 @@ MatchedP2p::~MatchedP2p() {
 Status MatchedP2p::AllocCounters() {
   offload::OffloadBackend* b = Backend();
   if (!b) return Error(Code::kIntern, "matched request: no offload context");
-  CounterId c[2];
+  static const bool resident_enabled = config::GetInt("NICQ_RESIDENT_PLANS") == 1;
+  // An epoch armed but never started must be withdrawable when the request
+  // is freed (cxi cannot): elsewhere each start arms its epoch.
+  resident_ = resident_enabled && a_.peer >= 0 && b->Caps().withdraws_unfired_ops;
+  CounterId c[3];
   const bool sender = a_.is_send && a_.peer >= 0;
-  NICQ_RETURN_IF_ERROR(b->AllocCounters(sender ? 2 : 1, c));
+  // A sender's starts go to its gate (the eager protocol leaves it unused
+  // otherwise): only a receiver needs a start counter of its own.
+  const std::size_t n = 1 + (sender ? 1 : 0) + (resident_ && !sender ? 1 : 0);
+  NICQ_RETURN_IF_ERROR(b->AllocCounters(n, c));
   done_ = c[0];
   if (sender) gate_ = c[1];
+  if (resident_ && !sender) start_ = c[n - 1];
+  // The window: this request's share of the slot budget, as a TriggerPlan
+  // takes it (1/32 of the budget per op of an epoch), 2..kRing epochs.
+  constexpr std::size_t kRequestsPerBudget = 32;
+  const std::size_t budget = b->Caps().max_trigger_slots;
+  const std::size_t ops_per_epoch = sender ? 1 : 2;
+  window_ = budget == 0 ? std::size_t(kRing)
+                        : std::clamp<std::size_t>(budget / (kRequestsPerBudget * ops_per_epoch), 2,
+                                                  std::size_t(kRing));
   return Status::Ok();
 }
 
@@ -48,6 +65,50 @@ void MatchedP2p::ResolveWire() {
   w.remote_key = remote_key_;
   eager_tag_ = kEagerTag | (a_.is_send ? peer_arrival_ : done_);
   DumpPlan();
+  // Everything an epoch's ops name is known now: the window goes on the
+  // backend (a failure shows again at the first start, which arms itself).
+  (void)Refill();
+}
+
+std::size_t MatchedP2p::ResidentEpochOps(std::uint64_t k, TriggeredOp* ops) const {
+  CounterId unused = kNoCounter;
+  if (eager_)  // the tagged send/recv of epoch k, at the k-th start of this side
+    return BuildEagerEpochOps(wire_, StartTarget(), k, a_.buf, a_.bytes, eager_tag_, ops, &unused);
+  // Sender: the put at gate >= 2k (its start is the host's add on the gate).
+  // Receiver: the ready token at start >= k and the acknowledgement.
+  return a_.is_send ? BuildEpochOps(wire_, k, kNoCounter, 0, ops, &unused)
+                    : BuildEpochOps(wire_, k, start_, k, ops, &unused);
+}
+
+// Epoch k's ops may go out only once epoch k - kRing is done: that bounds
+// the work in flight per request (the same rule as a start's).
+Status MatchedP2p::ArmEpoch(std::uint64_t k) {
+  offload::OffloadBackend* b = Backend();
+  if (k > std::uint64_t(kRing) && b->ReadCounter(done_) < k - std::uint64_t(kRing))
+    return Status(Code::kAgain, {});
+  TriggeredOp ops[kMaxStartOps];
+  const std::size_t count = ResidentEpochOps(k, ops);
+  if (count) NICQ_RETURN_IF_ERROR(b->Post({ops, count}));
+  armed_upto_ = k;
+  return Status::Ok();
+}
+
+Status MatchedP2p::Refill() {
+  if (!resident_ || state_ == State::kFailed || wire_.role == P2pWire::Role::kProcNull)
+    return Status::Ok();
+  offload::OffloadBackend* b = Backend();
+  if (!b || StartTarget() == kNoCounter) return Status::Ok();
+  // Keep half the budget free, as TriggerPlan::Refill does: resident epochs
+  // of idle requests never starve a start.
+  const std::size_t budget = b->Caps().max_trigger_slots;
+  const std::size_t ops_per_epoch = a_.is_send || eager_ ? 1 : 2;
+  while (armed_upto_ < epochs_ + window_ &&
+         (budget == 0 || b->FreeSlots() >= ops_per_epoch + budget / 2)) {
+    Status st = ArmEpoch(armed_upto_ + 1);
+    if (st.code() == Code::kAgain) return Status::Ok();  // not done yet, or no slots: later
+    NICQ_RETURN_IF_ERROR(st);
+  }
+  return Status::Ok();
 }
 
 // NICQ_PLAN_DUMP: what a start of this matched request becomes and who runs it.
@@ -71,6 +132,20 @@ Status MatchedP2p::BuildStart(CounterId gate, std::uint64_t threshold, Triggered
   // counter itself, one triggered op fewer (and one NIC trigger slot).
   if (gate != kNoCounter && b->ReadCounter(gate) >= threshold) gate = kNoCounter;
   const std::uint64_t n = epochs_ + 1;
+  if (resident_ && wire_.role != P2pWire::Role::kProcNull) {
+    // Not resident (the program ran the window ahead, or slots ran out):
+    // this start arms its epoch itself, then starts it like a resident one.
+    if (armed_upto_ < n) NICQ_RETURN_IF_ERROR(ArmEpoch(n));
+    *host_add = kNoCounter;
+    if (gate == kNoCounter) {
+      *host_add = StartTarget();
+      *count = 0;
+    } else {
+      ops[0] = LocalCounterAdd(gate, threshold, StartTarget());
+      *count = 1;
+    }
+    return Status::Ok();
+  }
   // At most kRing epochs run ahead of the completions (QueueSlot::kRing):
   // epoch n begins only once epoch n - kRing is done (the done counter is
   // bumped by the last op of an epoch). Backends copy descriptors at Post,
@@ -119,6 +194,7 @@ std::string MatchedP2p::DebugString() const {
                   " tag " + std::to_string(a_.tag) + " epochs " + std::to_string(epochs_);
   if (b && gate_ != kNoCounter)
     s += " gate " + std::to_string(b->ReadCounter(gate_)) + "/" + std::to_string(2 * epochs_);
+  if (resident_) s += " armed " + std::to_string(armed_upto_);
   if (b && done_ != kNoCounter) s += " errors " + std::to_string(b->ReadErrors(done_));
   return s;
 }
@@ -126,7 +202,7 @@ std::string MatchedP2p::DebugString() const {
 void MatchedP2p::Nudge() {
   offload::OffloadBackend* b = Backend();
   if (!b) return;
-  for (CounterId c : {gate_, done_})
+  for (CounterId c : {gate_, done_, start_})
     if (c != kNoCounter) (void)b->AddCounter(c, 0);
 }
 
@@ -139,7 +215,9 @@ Status MatchedP2p::Release() {
     st = b->DeregisterMemory(&region_);
     registered_ = false;
   }
-  for (CounterId* c : {&gate_, &done_}) {
+  // Freeing a counter withdraws the unfired ops hanging on it
+  // (withdraws_unfired_ops): the resident epochs never started go with it.
+  for (CounterId* c : {&start_, &gate_, &done_}) {
     if (*c != kNoCounter) b->FreeCounter(*c);
     *c = kNoCounter;
   }

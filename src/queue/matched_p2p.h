@@ -26,6 +26,17 @@
 // Zero-byte messages replace the put by a remote counter add.
 //
 // MPI_PROC_NULL peers match at once; their epochs complete when started.
+//
+// Resident epochs (backends that withdraw unfired ops, NICQ_RESIDENT_PLANS=1,
+// the same rule as offload/trigger_plan.h): the ops of epochs n..n+W-1 are
+// posted ahead of their starts, so a start is one counter add on the
+// request's start target (the sender's gate on the put protocol, else a
+// per-request start counter on which the ready tokens, resp. the eager
+// send/recv, hang at threshold n), or, when a queue's gate is not reached
+// yet, the one counter op that links the queue's counter to it. The window
+// is refilled where the host sees epochs retire (EpochRetired, MPI_Wait/
+// Test); freeing the request frees its counters, which withdraws the
+// unfired epochs. Elsewhere (cxi) every start posts its epoch as before.
 #pragma once
 
 #include <cstdint>
@@ -79,6 +90,11 @@ class MatchedP2p final : public Enqueueable {
   Status BuildStart(offload::CounterId gate, std::uint64_t threshold, offload::TriggeredOp* ops,
                     std::size_t* count, offload::CounterId* host_add) override;
   Status CommitStart(offload::CounterId host_add) override;
+  void EpochRetired() override { (void)Refill(); }
+  // Arms resident epochs up to the window (not the hot path; errors show
+  // again at the start that needs the epoch).
+  Status Refill();
+  std::uint64_t epochs_armed() const { return armed_upto_; }
   offload::CounterId DoneCounter() const override { return done_; }
   std::uint64_t DoneTarget() const override { return epochs_; }
   std::uint64_t EpochsStarted() const override { return epochs_; }
@@ -97,6 +113,11 @@ class MatchedP2p final : public Enqueueable {
   // The wire as the match resolved it (set once matched: starts read it).
   void ResolveWire();
   void DumpPlan() const;
+  // Resident epochs: the ops of epoch k, gated on the start target only.
+  std::size_t ResidentEpochOps(std::uint64_t k, offload::TriggeredOp* ops) const;
+  Status ArmEpoch(std::uint64_t k);
+  // The counter a start bumps once its epoch is resident.
+  offload::CounterId StartTarget() const { return a_.is_send ? gate_ : start_; }
 
   P2pArgs a_;
   State state_ = State::kIdle;
@@ -112,8 +133,9 @@ class MatchedP2p final : public Enqueueable {
   int source_ = -1;  // receiver: the matched sender's comm rank
   int tag_ = 0;      // receiver: the matched tag
   std::size_t matched_bytes_ = 0;
-  offload::CounterId gate_ = offload::kNoCounter;  // sender: ready tokens + starts
-  offload::CounterId done_ = offload::kNoCounter;  // sender: put completions; receiver: arrivals
+  offload::CounterId gate_ = offload::kNoCounter;   // sender: ready tokens + starts
+  offload::CounterId done_ = offload::kNoCounter;   // sender: put completions; receiver: arrivals
+  offload::CounterId start_ = offload::kNoCounter;  // resident receiver: its starts
   offload::CounterId peer_gate_ = offload::kNoCounter;     // receiver: the sender's gate
   offload::CounterId peer_done_ = offload::kNoCounter;     // receiver: the sender's done
   offload::CounterId peer_arrival_ = offload::kNoCounter;  // sender: receiver's arrival counter
@@ -127,6 +149,9 @@ class MatchedP2p final : public Enqueueable {
   offload::TriggeredOp start_ops_[kMaxStartOps];  // StartGated's descriptors
 
   std::uint64_t epochs_ = 0;
+  bool resident_ = false;         // epochs armed ahead of the starts (decided at AllocCounters)
+  std::size_t window_ = 0;        // resident epochs armed beyond the started ones
+  std::uint64_t armed_upto_ = 0;  // resident: epochs 1..armed_upto_ are posted
   static constexpr int kRing = QueueSlot::kRing;
 };
 

@@ -264,6 +264,9 @@ Status OpsComplete(Request* req) {
   auto* m = static_cast<MatchedP2p*>(req->engine);
   m->GetStatus(&req->status);
   req->active = false;
+  // The host saw the epoch done: re-arm the resident window so that the
+  // next MPI_Start is one counter add (a failure shows again at that start).
+  (void)m->Refill();
   return Status::Ok();
 }
 

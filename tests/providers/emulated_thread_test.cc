@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -115,6 +117,95 @@ TEST_P(EmulatedThread, HostOpsRunInThresholdOrder) {
   ASSERT_TRUE(b->AddCounter(ids[0], 5).ok());
   ASSERT_TRUE(b->WaitCounter(ids[1], 6, 30000).ok());
   EXPECT_EQ(std::vector<int>(log.order, log.order + 6), (std::vector<int>{1, 4, 2, 3, 5, 0}));
+}
+
+// Counts the threads inside the backend's provider calls. The first call
+// after Arm() is held open (the thread parks inside it) until another thread
+// enters a call too, or kHoldMs pass: with the calls serialized, no other
+// thread can, so an overlap seen here is one the serialization let through.
+class OverlapProbe final : public EmulatedBackend::ProviderCallObserver {
+ public:
+  static constexpr int kHoldMs = 300;
+  void Arm() { armed_.store(true); }
+  bool parked() const { return parked_.load(); }
+  std::thread::id parker() const { return parker_; }
+  int max_inside() const { return max_inside_.load(); }
+
+  void Enter() override {
+    const int now = inside_.fetch_add(1) + 1;
+    for (int m = max_inside_.load(); now > m && !max_inside_.compare_exchange_weak(m, now);) {
+    }
+    if (!armed_.exchange(false)) return;
+    parker_ = std::this_thread::get_id();
+    parked_.store(true);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kHoldMs);
+    while (inside_.load() < 2 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    parked_.store(false);
+  }
+  void Leave() override { inside_.fetch_sub(1); }
+
+ private:
+  std::atomic<bool> armed_{false}, parked_{false};
+  std::atomic<int> inside_{0}, max_inside_{0};
+  std::thread::id parker_;
+};
+
+// libfabric 1.17 shm loses a tagged match when a receive is posted on one
+// thread while another reads the CQ as the message arrives (the queued
+// matched receives stalled on it; providers/bench/shm_recv_race.c). The
+// backend keeps one thread at a time inside the provider: here the progress
+// thread is held inside its CQ read while the application's counter add
+// makes a receive ready, which the application thread then issues itself
+// (it takes the drainer role); that issue must wait for the read to end.
+TEST_P(EmulatedThread, ReceiveIssueWaitsForTheProgressThreadsCqRead) {
+  auto b = Make(GetParam());
+  ASSERT_TRUE(b);
+  CounterId ids[3];
+  ASSERT_TRUE(b->AllocCounters(3, ids).ok());  // starts the progress thread
+  const CounterId start = ids[0], recv_done = ids[1], send_done = ids[2];
+  ASSERT_TRUE(b->progress_thread_running());
+  constexpr std::uint64_t kTag = 0x5eed;
+  char sent[64], got[64];
+  std::memset(sent, 0x5a, sizeof sent);
+  std::memset(got, 0, sizeof got);
+  TriggeredOp recv;
+  recv.kind = OpKind::kRecv;
+  recv.trigger = start;
+  recv.threshold = 1;
+  recv.peer = 0;  // this process (Make gives it itself as its only peer)
+  recv.tag = kTag;
+  recv.local_rbuf = got;
+  recv.bytes = sizeof got;
+  recv.completion = recv_done;
+  ASSERT_TRUE(b->Post({&recv, 1}).ok());
+
+  OverlapProbe probe;
+  b->SetProviderCallObserverForTest(&probe);
+  probe.Arm();
+  // The progress thread polls the CQ (or naps at most a few ms between
+  // polls): it is the one that parks, since this thread makes no call now.
+  for (int i = 0; i < 20000 && !probe.parked(); ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  ASSERT_TRUE(probe.parked()) << "the progress thread never read the CQ";
+  ASSERT_NE(probe.parker(), std::this_thread::get_id());
+  ASSERT_TRUE(b->AddCounter(start, 1).ok());  // the receive is ready: issued here
+  EXPECT_EQ(probe.max_inside(), 1)
+      << "the receive was posted while the progress thread was inside its CQ read";
+  b->SetProviderCallObserverForTest(nullptr);
+
+  // The receive was posted all the same: a send to ourselves completes it.
+  TriggeredOp send;
+  send.kind = OpKind::kSend;
+  send.peer = 0;
+  send.tag = kTag;
+  send.local_buf = sent;
+  send.bytes = sizeof sent;
+  send.completion = send_done;
+  ASSERT_TRUE(b->Post({&send, 1}).ok());
+  Status s = b->WaitCounter(recv_done, 1, 30000);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(std::memcmp(got, sent, sizeof got), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Providers, EmulatedThread, ::testing::Values("tcp;ofi_rxm", "shm"),
