@@ -166,6 +166,17 @@ const char* FabricDomain() {
 std::string DescribeFabric() {
   return transport::DescribeFabric();
 }
+bool SameNodeShm(int world) {
+  const transport::ShmTransport& shm = S().fabric.shm();
+  return shm.active() && (world == WorldRank() || shm.local(world));
+}
+bool LocalProcessGone(int world) {
+  EngineLock lock;
+  return S().engine.LocalPeerGone(world);
+}
+bool Oversubscribed() {
+  return S().oversubscribed;
+}
 std::size_t EagerLimit() {
   return S().engine.eager_limit();
 }
