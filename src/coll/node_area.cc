@@ -17,6 +17,7 @@
 #include <new>
 #include <string>
 
+#include "core/config.h"
 #include "core/log.h"
 #include "runtime/runtime.h"
 
@@ -29,10 +30,12 @@ constexpr std::size_t kPage = 4096;
 constexpr std::size_t kNameBytes = 64;
 
 // Waiting: spin this long when each rank has a core of its own (a partner
-// a few hundred nanoseconds behind is the common case), then yield this
-// many times, then sleep on the futex in slices of at most kSleepMaxUs (so
-// point-to-point traffic still moves and a dead member is noticed).
-constexpr std::int64_t kSpinNs = 20000;
+// a few hundred nanoseconds behind is the common case; longer spins only
+// take the core from a partner that other processes delayed), then yield
+// this many times, then sleep on the futex in slices of at most
+// kSleepMaxUs (so point-to-point traffic still moves and a dead member is
+// noticed).
+constexpr std::int64_t kSpinNs = 4000;
 constexpr int kYields = 64, kYieldsOversubscribed = 256;
 constexpr long kSleepMaxUs = 1000;
 constexpr std::int64_t kLivenessEveryNs = 1000000000;
@@ -78,6 +81,7 @@ struct alignas(kLine) Header {
 };
 struct alignas(kLine) Flag {
   std::atomic<std::uint64_t> gen;
+  std::atomic<std::uint64_t> src, dst;  // see NodeArea::Publish
 };
 
 Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeArea>* out) {
@@ -181,12 +185,27 @@ Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeA
   a->result_ = a->stage_ + 2 * std::size_t(n) * kChunkBytes;
   a->world_ = comm->world_ranks;
   a->oversubscribed_ = rt::Oversubscribed();
+  // NICQ_NODE_COLL=staged: large messages through the area even where
+  // process_vm_readv works (the path of nodes that refuse it).
+  a->cross_memory_ = rt::CrossMemoryReads() && config::GetString("NICQ_NODE_COLL") != "staged";
   *out = std::move(a);
   return Status::Ok();
 }
 
 NodeArea::~NodeArea() {
   if (base_) munmap(base_, bytes_);
+}
+
+void NodeArea::Publish(std::uint64_t src, std::uint64_t dst) {
+  // Ordered before the readers' loads by the release store of Arrive.
+  flags_[rank_].src.store(src, std::memory_order_relaxed);
+  flags_[rank_].dst.store(dst, std::memory_order_relaxed);
+}
+std::uint64_t NodeArea::src_of(int r) const {
+  return flags_[r].src.load(std::memory_order_relaxed);
+}
+std::uint64_t NodeArea::dst_of(int r) const {
+  return flags_[r].dst.load(std::memory_order_relaxed);
 }
 
 void NodeArea::Arrive(std::uint64_t g) {
@@ -239,14 +258,10 @@ Status NodeArea::WaitFor(Done done) {
   if (!oversubscribed_) {
     const std::int64_t until = NowNs() + kSpinNs;
     for (unsigned i = 1;; ++i) {
-      for (int k = 0; k < 16; ++k) {
-        CpuRelax();
-        if (done()) return Status::Ok();
-      }
-      if (i % 32 == 0) {
-        NICQ_RETURN_IF_ERROR(rt::Progress());
-        if (NowNs() > until) break;
-      }
+      CpuRelax();
+      if (done()) return Status::Ok();
+      if (i % 64 == 0 && NowNs() > until) break;
+      if (i % 256 == 0) NICQ_RETURN_IF_ERROR(rt::Progress());
     }
   }
   const int yields = oversubscribed_ ? kYieldsOversubscribed : kYields;

@@ -62,6 +62,21 @@ class NodeArea {
   // Every rank but this one reached generation g.
   Status WaitPeers(std::uint64_t g);
 
+  // Large messages may be copied straight between the ranks' buffers
+  // (process_vm_readv works on this node).
+  bool cross_memory() const { return cross_memory_; }
+  int world(int r) const { return world_[r]; }
+  // Buffer addresses a rank publishes with its next Arrive (read by the
+  // others once they see that generation).
+  void Publish(std::uint64_t src, std::uint64_t dst);
+  std::uint64_t src_of(int r) const;
+  std::uint64_t dst_of(int r) const;
+  // This rank's private scratch memory of at least `bytes` (kept).
+  std::uint8_t* scratch(std::size_t bytes) {
+    if (scratch_.size() < bytes) scratch_.resize(bytes);
+    return scratch_.data();
+  }
+
   // Regions; `i` picks one of the two buffers of each kind.
   std::uint8_t* small(int i, int r) const {
     return small_ + (std::size_t(i) * ranks_ + r) * kSmallBytes;
@@ -96,6 +111,8 @@ class NodeArea {
   std::uint8_t* result_ = nullptr;
   std::vector<int> world_;  // comm rank -> world rank (liveness checks)
   bool oversubscribed_ = false;
+  bool cross_memory_ = false;
+  std::vector<std::uint8_t> scratch_;
 };
 
 }  // namespace nicq::coll

@@ -10,6 +10,7 @@
 // the chunk (in rank order) into the result buffer and arrives again; then
 // every rank copies the whole chunk out. One rank computes each element,
 // so every rank gets the same bits.
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -191,6 +192,81 @@ Status ReduceLarge(NodeArea& area, const Reducer& red, const std::uint8_t* in, s
   return Status::Ok();
 }
 
+Status ReadFailed(int err, int r, std::size_t len) {
+  return Error(err == ESRCH ? Code::kProcFailed : Code::kIntern,
+               "reading " + std::to_string(len) + " bytes from rank " + std::to_string(r) +
+                   " of the communicator: " + std::strerror(err));
+}
+
+// Large reduce / allreduce straight between the ranks' buffers, when
+// process_vm_readv works: three steps whatever the size. (1) Everyone
+// publishes its input and output addresses. (2) Each rank folds its share
+// of the items, in rank order, reading the others' inputs piece by piece
+// into scratch, into its output (a reduce's non-root: scratch) and
+// arrives; no rank returns before that step, since the others read its
+// input until then. (3) The readers (everyone, or the root) copy every
+// other share from its owner's output, then arrive; owners wait for that.
+Status ReduceDirect(NodeArea& area, const Reducer& red, const std::uint8_t* in, std::uint8_t* out,
+                    std::int64_t count, std::size_t item, int root) {
+  const int n = area.ranks(), me = area.rank();
+  const bool reads_all = root < 0 || me == root;
+  auto lo = [&](int r) { return std::size_t(count * r / n) * item; };
+  const std::size_t my_lo = lo(me), my_len = lo(me + 1) - my_lo;
+  const std::size_t piece = NodeArea::kChunkBytes / item * item;
+  // The scratch: one piece of another rank's input, one of our own (in
+  // place, our input is where the fold accumulates), and a non-root's share.
+  std::uint8_t* const theirs = area.scratch(2 * piece + (reads_all ? 0 : my_len));
+  std::uint8_t* const own = theirs + piece;
+  std::uint8_t* const acc_base = reads_all ? out : own + piece - my_lo;
+  const bool in_place = in == out;
+
+  const std::uint64_t published = area.Next();
+  area.Publish(reinterpret_cast<std::uint64_t>(in), reinterpret_cast<std::uint64_t>(acc_base));
+  area.Arrive(published);
+  NICQ_RETURN_IF_ERROR(area.WaitAll(published));
+
+  for (std::size_t off = my_lo; off < my_lo + my_len; off += piece) {
+    const std::size_t len = std::min(piece, my_lo + my_len - off);
+    const std::int64_t items = std::int64_t(len / item);
+    std::uint8_t* acc = acc_base + off;
+    const std::uint8_t* mine = in + off;
+    if (in_place && me != n - 1) {
+      std::memcpy(own, in + off, len);  // the fold overwrites it before its turn
+      mine = own;
+    }
+    // acc = input of rank n-1, then acc = input_r op acc down to rank 0.
+    for (int r = n - 1; r >= 0; --r) {
+      const std::uint8_t* operand = mine;
+      if (r != me) {
+        std::uint8_t* into = r == n - 1 ? acc : theirs;
+        const int err = rt::ReadFromRank(area.world(r), into, area.src_of(r) + off, len);
+        if (err != 0) return ReadFailed(err, r, len);
+        operand = into;
+      }
+      if (r == n - 1) {
+        if (operand != acc) std::memcpy(acc, operand, len);
+      } else {
+        NICQ_RETURN_IF_ERROR(red.Apply(operand, acc, items));
+      }
+    }
+  }
+  const std::uint64_t folded = area.Next();
+  area.Arrive(folded);
+  NICQ_RETURN_IF_ERROR(area.WaitAll(folded));
+
+  const std::uint64_t gathered = area.Next();
+  if (reads_all) {
+    for (int r = 0; r < n; ++r) {
+      if (r == me || lo(r + 1) == lo(r)) continue;
+      const std::size_t len = lo(r + 1) - lo(r);
+      const int err = rt::ReadFromRank(area.world(r), out + lo(r), area.dst_of(r) + lo(r), len);
+      if (err != 0) return ReadFailed(err, r, len);
+    }
+  }
+  area.Arrive(gathered);
+  return root < 0 ? area.WaitAll(gathered) : area.WaitRank(root, gathered);
+}
+
 Status RunReduction(NodeArea& area, const Args& a) {
   const dtype::Type& t = *a.rtype;
   const std::int64_t count = a.rcount;
@@ -200,6 +276,10 @@ Status RunReduction(NodeArea& area, const Args& a) {
   void* out = contributes_only ? nullptr : a.recvbuf;
   Reducer red{a.op, t.handle, dtype::PreparedReduce::For(a.op, t.handle)};
   if (bytes <= NodeArea::kSmallBytes) return ReduceSmall(area, red, in, out, count, bytes);
+  if (area.cross_memory())
+    return ReduceDirect(area, red, static_cast<const std::uint8_t*>(in),
+                        static_cast<std::uint8_t*>(out), count, item,
+                        a.kind == Kind::kReduce ? a.root : -1);
   return ReduceLarge(area, red, static_cast<const std::uint8_t*>(in),
                      static_cast<std::uint8_t*>(out), count, item);
 }

@@ -180,6 +180,12 @@ std::string DescribeFabric();
 // (NICQ_SHM on or auto, and the rank on our node); true for ourselves
 // when the transport is active.
 bool SameNodeShm(int world);
+// Whether the shm transport may copy straight out of a same-node rank's
+// memory (process_vm_readv, probed at Init on every rank of the node), and
+// that copy: len bytes at `addr` in world rank `world`'s address space to
+// dst. Returns 0 or an errno (ESRCH: the process is gone).
+bool CrossMemoryReads();
+int ReadFromRank(int world, void* dst, std::uint64_t addr, std::size_t len);
 // Whether a rank on this node has exited (its process is gone or a zombie).
 bool LocalProcessGone(int world);
 // More ranks on our CPUs than cores: waiters should yield rather than spin.
