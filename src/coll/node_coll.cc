@@ -69,6 +69,12 @@ Status Reusable(NodeArea& area, std::uint64_t last) {
   return last == 0 ? Status::Ok() : area.WaitPeers(last + 1);
 }
 
+Status ReadFailed(int err, int r, std::size_t len) {
+  return Error(err == ESRCH ? Code::kProcFailed : Code::kIntern,
+               "reading " + std::to_string(len) + " bytes from rank " + std::to_string(r) +
+                   " of the communicator: " + std::strerror(err));
+}
+
 Status Barrier(NodeArea& area) {
   const std::uint64_t g = area.Next();
   area.Arrive(g);
@@ -133,6 +139,36 @@ Status BcastLarge(NodeArea& area, const Args& a, std::size_t bytes) {
   return Status::Ok();
 }
 
+// Large bcast straight from the root's buffer (process_vm_readv): the root
+// publishes where its data is (packed into scratch when its layout is not
+// contiguous) and waits until every other rank has copied it.
+Status BcastDirect(NodeArea& area, const Args& a, std::size_t bytes) {
+  const int root = a.root;
+  const dtype::Type& t = *a.stype;
+  const bool flat = t.IsContiguous();
+  const std::uint64_t published = area.Next(), copied = area.Next();
+  if (area.rank() == root) {
+    const std::uint8_t* data = static_cast<const std::uint8_t*>(a.recvbuf);
+    if (!flat) {
+      std::uint8_t* packed = area.scratch(bytes);
+      dtype::Pack(t, a.recvbuf, a.scount, packed);
+      data = packed;
+    }
+    area.Publish(reinterpret_cast<std::uint64_t>(data), 0);
+    area.Arrive(published);
+    area.Arrive(copied);
+    return area.WaitAll(copied);
+  }
+  area.Arrive(published);
+  NICQ_RETURN_IF_ERROR(area.WaitRank(root, published));
+  std::uint8_t* into = flat ? static_cast<std::uint8_t*>(a.recvbuf) : area.scratch(bytes);
+  const int err = rt::ReadFromRank(area.world(root), into, area.src_of(root), bytes);
+  if (err != 0) return ReadFailed(err, root, bytes);
+  if (!flat) dtype::Unpack(t, into, std::int64_t(bytes), a.scount, a.recvbuf);
+  area.Arrive(copied);
+  return Status::Ok();
+}
+
 // Small reduce / allreduce: slots in, fold in rank order. `out` null: this
 // rank only contributes (a reduce's non-root).
 Status ReduceSmall(NodeArea& area, const Reducer& red, const void* in, void* out,
@@ -190,12 +226,6 @@ Status ReduceLarge(NodeArea& area, const Reducer& red, const std::uint8_t* in, s
     std::memcpy(out + std::size_t(first) * item, area.result(i), len);
   }
   return Status::Ok();
-}
-
-Status ReadFailed(int err, int r, std::size_t len) {
-  return Error(err == ESRCH ? Code::kProcFailed : Code::kIntern,
-               "reading " + std::to_string(len) + " bytes from rank " + std::to_string(r) +
-                   " of the communicator: " + std::strerror(err));
 }
 
 // Large reduce / allreduce straight between the ranks' buffers, when
@@ -349,8 +379,12 @@ bool TryNodeCollective(const Args& a, Status* st) {
       break;
     case Kind::kBcast: {
       const std::size_t bytes = std::size_t(a.scount) * std::size_t(a.stype->size);
-      *st = bytes <= NodeArea::kSmallBytes ? BcastSmall(*area, a, bytes)
-                                           : BcastLarge(*area, a, bytes);
+      if (bytes <= NodeArea::kSmallBytes)
+        *st = BcastSmall(*area, a, bytes);
+      else if (area->cross_memory())
+        *st = BcastDirect(*area, a, bytes);
+      else
+        *st = BcastLarge(*area, a, bytes);
       break;
     }
     default:
