@@ -5,11 +5,13 @@
 // Small messages (up to kSmallBytes): every rank copies its data into its
 // slot and arrives; a reduction then folds every slot in rank order, so
 // each rank that reduces computes the same bits (and non-commutative user
-// ops keep MPI's order). Large messages go through the staging area in
+// ops keep MPI's order). Large messages go straight between the ranks'
+// buffers where process_vm_readv works (ReduceDirect, BcastDirect: a fixed
+// number of steps whatever the size), else through the staging area in
 // chunks: everyone stages a chunk and arrives; each rank folds its share of
 // the chunk (in rank order) into the result buffer and arrives again; then
-// every rank copies the whole chunk out. One rank computes each element,
-// so every rank gets the same bits.
+// every rank copies the whole chunk out. Either way one rank computes each
+// element, so every rank gets the same bits.
 #include <cerrno>
 #include <cstring>
 #include <memory>
