@@ -35,7 +35,7 @@ constexpr std::size_t kNameBytes = 64;
 // this many times, then sleep on the futex in slices of at most
 // kSleepMaxUs (so point-to-point traffic still moves and a dead member is
 // noticed).
-constexpr std::int64_t kSpinNs = 4000;
+constexpr std::int64_t kSpinNs = 10000;  // NICQ_WAIT_SPIN_US, when set, instead
 constexpr int kYields = 64, kYieldsOversubscribed = 256;
 constexpr long kSleepMaxUs = 1000;
 constexpr std::int64_t kLivenessEveryNs = 1000000000;
@@ -82,7 +82,12 @@ struct alignas(kLine) Header {
 struct alignas(kLine) Flag {
   std::atomic<std::uint64_t> gen;
   std::atomic<std::uint64_t> src, dst;  // see NodeArea::Publish
+  std::uint64_t pad;
+  // Small slots of up to kInlineBytes, in the flag's own cache line: a
+  // reader that sees the generation has the data with the same transfer.
+  std::uint8_t inline_slot[2][NodeArea::kInlineBytes];
 };
+static_assert(sizeof(Flag) == kLine);
 
 Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeArea>* out) {
   out->reset();
@@ -185,6 +190,8 @@ Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeA
   a->result_ = a->stage_ + 2 * std::size_t(n) * kChunkBytes;
   a->world_ = comm->world_ranks;
   a->oversubscribed_ = rt::Oversubscribed();
+  const std::int64_t spin_us = config::GetInt("NICQ_WAIT_SPIN_US");
+  a->spin_ns_ = a->oversubscribed_ ? 0 : spin_us > 0 ? spin_us * 1000 : kSpinNs;
   // NICQ_NODE_COLL=staged: large messages through the area even where
   // process_vm_readv works (the path of nodes that refuse it).
   a->cross_memory_ = rt::CrossMemoryReads() && config::GetString("NICQ_NODE_COLL") != "staged";
@@ -200,6 +207,9 @@ void NodeArea::Publish(std::uint64_t src, std::uint64_t dst) {
   // Ordered before the readers' loads by the release store of Arrive.
   flags_[rank_].src.store(src, std::memory_order_relaxed);
   flags_[rank_].dst.store(dst, std::memory_order_relaxed);
+}
+std::uint8_t* NodeArea::slot(int i, int r, std::size_t bytes) const {
+  return bytes <= kInlineBytes ? flags_[r].inline_slot[i] : small(i, r);
 }
 std::uint64_t NodeArea::src_of(int r) const {
   return flags_[r].src.load(std::memory_order_relaxed);
@@ -255,8 +265,8 @@ Status NodeArea::CheckMembers() {
 template <class Done>
 Status NodeArea::WaitFor(Done done) {
   if (done()) return Status::Ok();
-  if (!oversubscribed_) {
-    const std::int64_t until = NowNs() + kSpinNs;
+  if (spin_ns_ > 0) {
+    const std::int64_t until = NowNs() + spin_ns_;
     for (unsigned i = 1;; ++i) {
       CpuRelax();
       if (done()) return Status::Ok();

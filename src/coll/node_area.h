@@ -3,7 +3,8 @@
 //
 // Layout (one POSIX shm segment, mapped by every rank of the communicator):
 //   header    magic, shape, the futex word sleeping waiters block on
-//   flags     one cache line per rank: the last generation it arrived at
+//   flags     one cache line per rank: the last generation it arrived at,
+//             published addresses, and two 16-byte inline small slots
 //   small     [2][ranks][kSmallBytes]: the small-message slots
 //   stage     [2][ranks][kChunkBytes]: each rank's chunk of a large message
 //   result    [2][kChunkBytes]: the reduced chunk, one share per rank
@@ -31,6 +32,7 @@ namespace nicq::coll {
 class NodeArea {
  public:
   static constexpr std::size_t kSmallBytes = 8 * 1024;
+  static constexpr std::size_t kInlineBytes = 16;
   static constexpr std::size_t kChunkBytes = 64 * 1024;
   // Larger communicators keep the schedules (the area grows with ranks).
   static constexpr int kMaxRanks = 64;
@@ -81,6 +83,9 @@ class NodeArea {
   std::uint8_t* small(int i, int r) const {
     return small_ + (std::size_t(i) * ranks_ + r) * kSmallBytes;
   }
+  // The small slot for `bytes` of data: inside rank r's flag line when it
+  // fits there (one cache-line transfer carries flag and data), else small().
+  std::uint8_t* slot(int i, int r, std::size_t bytes) const;
   std::uint8_t* stage(int i, int r) const {
     return stage_ + (std::size_t(i) * ranks_ + r) * kChunkBytes;
   }
@@ -111,6 +116,7 @@ class NodeArea {
   std::uint8_t* result_ = nullptr;
   std::vector<int> world_;  // comm rank -> world rank (liveness checks)
   bool oversubscribed_ = false;
+  std::int64_t spin_ns_ = 0;
   bool cross_memory_ = false;
   std::vector<std::uint8_t> scratch_;
 };

@@ -92,18 +92,18 @@ Status BcastSmall(NodeArea& area, const Args& a, std::size_t bytes) {
     NICQ_RETURN_IF_ERROR(Reusable(area, area.last_small[i]));
     area.last_small[i] = g;
     if (flat && bytes > 0)
-      std::memcpy(area.small(i, root), a.recvbuf, bytes);
+      std::memcpy(area.slot(i, root, bytes), a.recvbuf, bytes);
     else
-      dtype::Pack(t, a.recvbuf, a.scount, area.small(i, root));
+      dtype::Pack(t, a.recvbuf, a.scount, area.slot(i, root, bytes));
     area.Arrive(g);
     return Status::Ok();
   }
   area.Arrive(g);
   NICQ_RETURN_IF_ERROR(area.WaitRank(root, g));
   if (flat && bytes > 0)
-    std::memcpy(a.recvbuf, area.small(i, root), bytes);
+    std::memcpy(a.recvbuf, area.slot(i, root, bytes), bytes);
   else if (!flat)
-    dtype::Unpack(t, area.small(i, root), std::int64_t(bytes), a.scount, a.recvbuf);
+    dtype::Unpack(t, area.slot(i, root, bytes), std::int64_t(bytes), a.scount, a.recvbuf);
   return Status::Ok();
 }
 
@@ -179,13 +179,13 @@ Status ReduceSmall(NodeArea& area, const Reducer& red, const void* in, void* out
   const int i = int(g & 1), n = area.ranks(), me = area.rank();
   NICQ_RETURN_IF_ERROR(Reusable(area, area.last_small[i]));
   area.last_small[i] = g;
-  if (bytes > 0) std::memcpy(area.small(i, me), in, bytes);
+  if (bytes > 0) std::memcpy(area.slot(i, me, bytes), in, bytes);
   area.Arrive(g);
   if (out == nullptr) return Status::Ok();
   NICQ_RETURN_IF_ERROR(area.WaitAll(g));
   if (bytes == 0) return Status::Ok();
   const std::uint8_t* src[NodeArea::kMaxRanks];
-  for (int r = 0; r < n; ++r) src[r] = area.small(i, r);
+  for (int r = 0; r < n; ++r) src[r] = area.slot(i, r, bytes);
   return FoldInRankOrder(red, src, n, out, count, bytes);
 }
 
