@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -32,11 +33,11 @@ constexpr std::size_t kNameBytes = 64;
 // Waiting: spin this long when each rank has a core of its own (a partner
 // a few hundred nanoseconds behind is the common case; longer spins only
 // take the core from a partner that other processes delayed), then yield
-// this many times, then sleep on the futex in slices of at most
+// for this long, then sleep on the futex in slices of at most
 // kSleepMaxUs (so point-to-point traffic still moves and a dead member is
 // noticed).
-constexpr std::int64_t kSpinNs = 10000;  // NICQ_WAIT_SPIN_US, when set, instead
-constexpr int kYields = 64, kYieldsOversubscribed = 256;
+constexpr std::int64_t kSpinNs = 10000, kMinSpinNs = 300;  // NICQ_WAIT_SPIN_US, when set, instead
+constexpr std::int64_t kYieldNs = 2000000;
 constexpr long kSleepMaxUs = 1000;
 constexpr std::int64_t kLivenessEveryNs = 1000000000;
 
@@ -191,7 +192,8 @@ Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeA
   a->world_ = comm->world_ranks;
   a->oversubscribed_ = rt::Oversubscribed();
   const std::int64_t spin_us = config::GetInt("NICQ_WAIT_SPIN_US");
-  a->spin_ns_ = a->oversubscribed_ ? 0 : spin_us > 0 ? spin_us * 1000 : kSpinNs;
+  a->spin_max_ns_ = a->oversubscribed_ ? 0 : spin_us > 0 ? spin_us * 1000 : kSpinNs;
+  a->spin_ns_ = a->spin_max_ns_;
   // NICQ_NODE_COLL=staged: large messages through the area even where
   // process_vm_readv works (the path of nodes that refuse it).
   a->cross_memory_ = rt::CrossMemoryReads() && config::GetString("NICQ_NODE_COLL") != "staged";
@@ -265,20 +267,35 @@ Status NodeArea::CheckMembers() {
 template <class Done>
 Status NodeArea::WaitFor(Done done) {
   if (done()) return Status::Ok();
-  if (spin_ns_ > 0) {
+  if (spin_max_ns_ > 0) {
+    // The spin adapts: it halves when it ends empty (the partner is not
+    // running, e.g. on our own core behind us, where spinning only delays
+    // it) and doubles back when the partner arrives during it.
     const std::int64_t until = NowNs() + spin_ns_;
     for (unsigned i = 1;; ++i) {
       CpuRelax();
-      if (done()) return Status::Ok();
+      if (done()) {
+        spin_ns_ = std::min(spin_max_ns_, spin_ns_ * 2);
+        return Status::Ok();
+      }
       if (i % 64 == 0 && NowNs() > until) break;
       if (i % 256 == 0) NICQ_RETURN_IF_ERROR(rt::Progress());
     }
+    spin_ns_ = std::max(kMinSpinNs, spin_ns_ / 2);
   }
-  const int yields = oversubscribed_ ? kYieldsOversubscribed : kYields;
-  for (int i = 0; i < yields; ++i) {
+  // Yield for a while before sleeping: a partner that another process
+  // holds off its core comes back within a time slice or two, and a
+  // waiter asleep by then needs a futex wake-up (tens of microseconds on a
+  // loaded node) at every step: once both sides sleep each step, they keep
+  // doing so.
+  const std::int64_t yield_until = NowNs() + kYieldNs;
+  for (int i = 1;; ++i) {
     sched_yield();
     if (done()) return Status::Ok();
-    if (i % 4 == 3) NICQ_RETURN_IF_ERROR(rt::Progress());
+    if (i % 4 == 0) {
+      NICQ_RETURN_IF_ERROR(rt::Progress());
+      if (NowNs() > yield_until) break;
+    }
   }
   std::int64_t next_check = NowNs() + kLivenessEveryNs;
   for (long sleep_us = 20;; sleep_us = sleep_us * 2 > kSleepMaxUs ? kSleepMaxUs : sleep_us * 2) {

@@ -116,7 +116,7 @@ class NodeArea {
   std::uint8_t* result_ = nullptr;
   std::vector<int> world_;  // comm rank -> world rank (liveness checks)
   bool oversubscribed_ = false;
-  std::int64_t spin_ns_ = 0;
+  std::int64_t spin_max_ns_ = 0, spin_ns_ = 0;  // see WaitFor
   bool cross_memory_ = false;
   std::vector<std::uint8_t> scratch_;
 };
