@@ -83,7 +83,7 @@ struct alignas(kLine) Header {
 struct alignas(kLine) Flag {
   std::atomic<std::uint64_t> gen;
   std::atomic<std::uint64_t> src, dst;  // see NodeArea::Publish
-  std::uint64_t pad;
+  std::uint32_t small_bytes[2];         // a small bcast's size, by slot (see node_coll.cc)
   // Small slots of up to kInlineBytes, in the flag's own cache line: a
   // reader that sees the generation has the data with the same transfer.
   std::uint8_t inline_slot[2][NodeArea::kInlineBytes];
@@ -212,6 +212,12 @@ void NodeArea::Publish(std::uint64_t src, std::uint64_t dst) {
 }
 std::uint8_t* NodeArea::slot(int i, int r, std::size_t bytes) const {
   return bytes <= kInlineBytes ? flags_[r].inline_slot[i] : small(i, r);
+}
+void NodeArea::set_small_bytes(int i, std::uint32_t bytes) {
+  flags_[rank_].small_bytes[i] = bytes;
+}
+std::uint32_t NodeArea::small_bytes_of(int i, int r) const {
+  return flags_[r].small_bytes[i];
 }
 std::uint64_t NodeArea::src_of(int r) const {
   return flags_[r].src.load(std::memory_order_relaxed);

@@ -72,6 +72,10 @@ class NodeArea {
   // others once they see that generation).
   void Publish(std::uint64_t src, std::uint64_t dst);
   std::uint64_t src_of(int r) const;
+  // A size that travels with small slot i (written before Arrive, like
+  // the slot, and protected the same way).
+  void set_small_bytes(int i, std::uint32_t bytes);
+  std::uint32_t small_bytes_of(int i, int r) const;
   std::uint64_t dst_of(int r) const;
   // This rank's private scratch memory of at least `bytes` (kept).
   std::uint8_t* scratch(std::size_t bytes) {

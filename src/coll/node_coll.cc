@@ -77,6 +77,16 @@ Status ReadFailed(int err, int r, std::size_t len) {
                    " of the communicator: " + std::strerror(err));
 }
 
+// An erroneous bcast whose root sends more than this rank receives (the
+// sizes on the two sides must agree, or both be small or both large, for
+// the steps to pair up at all).
+Status CheckFits(std::uint64_t root_bytes, std::size_t bytes, int root) {
+  if (root_bytes <= bytes) return Status::Ok();
+  return Error(Code::kTruncate, "bcast: receiving " + std::to_string(bytes) + " bytes from rank " +
+                                    std::to_string(root) + ", which sends " +
+                                    std::to_string(root_bytes));
+}
+
 Status Barrier(NodeArea& area) {
   const std::uint64_t g = area.Next();
   area.Arrive(g);
@@ -91,6 +101,10 @@ Status BcastSmall(NodeArea& area, const Args& a, std::size_t bytes) {
   if (area.rank() == root) {
     NICQ_RETURN_IF_ERROR(Reusable(area, area.last_small[i]));
     area.last_small[i] = g;
+    // A receiver expecting less reports the truncation. (Not in Publish's
+    // fields: the root returns at once and its next call rewrites those
+    // while a receiver may not have read them yet.)
+    area.set_small_bytes(i, std::uint32_t(bytes));
     if (flat && bytes > 0)
       std::memcpy(area.slot(i, root, bytes), a.recvbuf, bytes);
     else
@@ -100,6 +114,7 @@ Status BcastSmall(NodeArea& area, const Args& a, std::size_t bytes) {
   }
   area.Arrive(g);
   NICQ_RETURN_IF_ERROR(area.WaitRank(root, g));
+  NICQ_RETURN_IF_ERROR(CheckFits(area.small_bytes_of(i, root), bytes, root));
   if (flat && bytes > 0)
     std::memcpy(a.recvbuf, area.slot(i, root, bytes), bytes);
   else if (!flat)
@@ -156,13 +171,17 @@ Status BcastDirect(NodeArea& area, const Args& a, std::size_t bytes) {
       dtype::Pack(t, a.recvbuf, a.scount, packed);
       data = packed;
     }
-    area.Publish(reinterpret_cast<std::uint64_t>(data), 0);
+    area.Publish(reinterpret_cast<std::uint64_t>(data), bytes);
     area.Arrive(published);
     area.Arrive(copied);
     return area.WaitAll(copied);
   }
   area.Arrive(published);
   NICQ_RETURN_IF_ERROR(area.WaitRank(root, published));
+  if (Status fits = CheckFits(area.dst_of(root), bytes, root); !fits.ok()) {
+    area.Arrive(copied);  // the root waits for everyone before it returns
+    return fits;
+  }
   std::uint8_t* into = flat ? static_cast<std::uint8_t*>(a.recvbuf) : area.scratch(bytes);
   const int err = rt::ReadFromRank(area.world(root), into, area.src_of(root), bytes);
   if (err != 0) return ReadFailed(err, root, bytes);
