@@ -104,6 +104,8 @@ const RequestOps kNbOps = {nullptr, &NbFree, &CollCancel, nullptr};
 }  // namespace
 
 Status RunBlocking(const Args& a) {
+  Status node;
+  if (TryNodeCollective(a, &node)) return node;
   if (AllreduceDirectFits(a)) return RunAllreduceDirect(a);
   Schedule* s = AcquireSchedule();
   Status st = Build(a, s);

@@ -116,6 +116,11 @@ Status RunBlocking(const Args& a);
 // Small blocking allreduce on a power-of-two intra communicator, straight
 // on point-to-point requests (allreduce_direct.cc); RunBlocking asks first.
 bool AllreduceDirectFits(const Args& a);
+// Blocking barrier, bcast, reduce and allreduce through the communicator's
+// same-node area (node_coll.cc) when it fits (NICQ_NODE_COLL, every rank on
+// this node's shm transport): true with *st set when it ran, false when
+// the caller takes the usual path. Every rank decides alike.
+bool TryNodeCollective(const Args& a, Status* st);
 Status RunAllreduceDirect(const Args& a);
 // Nonblocking: `req` (a fresh engine request owned by the API) completes
 // when the collective does.

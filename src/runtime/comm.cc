@@ -101,7 +101,11 @@ Status FabricBarrier() {
   return ExchangeAll(S().world, &token, 1, all).WithContext("barrier");
 }
 
+void (*g_comm_destroy_hook)(Comm*) = nullptr;
+
 void DestroyComms() {
+  for (Comm* c : {S().world, S().self})
+    if (c && g_comm_destroy_hook) g_comm_destroy_hook(c);
   delete S().world;
   delete S().self;
   S().world = S().self = nullptr;
@@ -154,10 +158,15 @@ void DestroyComm(Comm* comm) {
     S().ctx_used[comm->context_id / kContextStride] = 0;
   }
   if (comm->local_comm) CommFree(comm->local_comm).IgnoreError();  // an intercomm's local group
+  if (detail::g_comm_destroy_hook) detail::g_comm_destroy_hook(comm);
   delete comm;
 }
 
 }  // namespace
+
+void SetCommDestroyHook(void (*hook)(Comm* comm)) {
+  detail::g_comm_destroy_hook = hook;
+}
 
 Status CommFree(Comm* comm) {
   if (!comm) return Error(Code::kComm, "CommFree: null communicator");

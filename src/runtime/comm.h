@@ -40,6 +40,17 @@ struct CommSerial {
   }
 };
 
+// The collectives layer's same-node area of a communicator (coll/node_area.h),
+// owned by that layer and released through the runtime's communicator
+// destroy hook. A copy (the collectives' shadow) starts without one, so
+// only the communicator that made it ever frees it.
+struct CommNodeArea {
+  void* p = nullptr;
+  CommNodeArea() = default;
+  CommNodeArea(const CommNodeArea&) {}
+  CommNodeArea& operator=(const CommNodeArea&) { return *this; }
+};
+
 struct Comm {
   CommRefs refs;      // rt::CommRetain / CommRelease
   CommSerial serial;  // see CommSerial
@@ -65,6 +76,7 @@ struct Comm {
   // buffered sends fall back on that session's buffer (rt::CommSetSession).
   int session = -1;
   bool rt_map_checked = false;  // world_to_rank validated (comms built outside the runtime)
+  CommNodeArea node_area;       // see CommNodeArea
 
   // Intercommunicators: the remote group (comm rank -> world rank, and
   // world rank -> remote rank, -1 for others) and the local group as an

@@ -166,6 +166,23 @@ const char* FabricDomain() {
 std::string DescribeFabric() {
   return transport::DescribeFabric();
 }
+bool SameNodeShm(int world) {
+  const transport::ShmTransport& shm = S().fabric.shm();
+  return shm.active() && (world == WorldRank() || shm.local(world));
+}
+bool CrossMemoryReads() {
+  return S().fabric.shm().active() && S().fabric.shm().cma();
+}
+int ReadFromRank(int world, void* dst, std::uint64_t addr, std::size_t len) {
+  return S().fabric.shm().ReadFrom(world, dst, addr, len);
+}
+bool LocalProcessGone(int world) {
+  EngineLock lock;
+  return S().engine.LocalPeerGone(world);
+}
+bool Oversubscribed() {
+  return S().oversubscribed;
+}
 std::size_t EagerLimit() {
   return S().engine.eager_limit();
 }

@@ -87,6 +87,11 @@ Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_lea
 Status IntercommSplit(Comm* inter, int color, int key, Comm** out);
 Status IntercommMerge(Comm* inter, bool high, Comm** out);
 
+// Called with a communicator just before it is deleted (its last reference
+// gone, or the world and self at Finalize): the collectives layer frees
+// what it keeps per communicator. One hook; set once.
+void SetCommDestroyHook(void (*hook)(Comm* comm));
+
 // ---- point-to-point ------------------------------------------------------------
 // Start a send/receive of `bytes` contiguous bytes; `req` is filled in and
 // completes asynchronously (req->IsDone()). The engine sets req->status.
@@ -171,6 +176,20 @@ const char* FabricDomain();
 // For nicq_info, without Init: providers usable for p2p, their domains and
 // the one Init would choose on this core (multi-line text).
 std::string DescribeFabric();
+// Whether nicq's same-node transport carries this world rank's messages
+// (NICQ_SHM on or auto, and the rank on our node); true for ourselves
+// when the transport is active.
+bool SameNodeShm(int world);
+// Whether the shm transport may copy straight out of a same-node rank's
+// memory (process_vm_readv, probed at Init on every rank of the node), and
+// that copy: len bytes at `addr` in world rank `world`'s address space to
+// dst. Returns 0 or an errno (ESRCH: the process is gone).
+bool CrossMemoryReads();
+int ReadFromRank(int world, void* dst, std::uint64_t addr, std::size_t len);
+// Whether a rank on this node has exited (its process is gone or a zombie).
+bool LocalProcessGone(int world);
+// More ranks on our CPUs than cores: waiters should yield rather than spin.
+bool Oversubscribed();
 // Largest message sent eagerly (NICQ_EAGER_LIMIT after clamping).
 std::size_t EagerLimit();
 
