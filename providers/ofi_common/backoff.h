@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "core/cpu_relax.h"
+
 namespace nicq::ofi {
 
 class Backoff {
@@ -22,7 +24,7 @@ class Backoff {
   bool Pause() {
     if (n_ < spins_) {
       ++n_;
-      __builtin_ia32_pause();
+      CpuRelax();
       return false;
     }
     if (n_ < spins_ + yields_) {

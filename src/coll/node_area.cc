@@ -19,6 +19,7 @@
 #include <string>
 
 #include "core/config.h"
+#include "core/cpu_relax.h"
 #include "core/log.h"
 #include "runtime/runtime.h"
 
@@ -45,14 +46,6 @@ std::int64_t NowNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return std::int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
 }
 
 std::size_t RoundUp(std::size_t n, std::size_t to) {

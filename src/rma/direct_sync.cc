@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstring>
 
+#include "core/cpu_relax.h"
 #include "rma/direct.h"
 
 namespace nicq::rma::direct {
@@ -47,14 +48,6 @@ constexpr long kSleepNs = 200'000'000;
 
 // Per process: all windows share one view of where the peers run.
 std::atomic<int> spin_budget{200};
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 void FutexWait(std::atomic<std::uint32_t>* word, std::uint32_t seen) {
   timespec ts{0, kSleepNs};

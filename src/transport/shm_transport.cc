@@ -20,6 +20,7 @@
 
 #include "boot/bootstrap.h"
 #include "core/config.h"
+#include "core/cpu_relax.h"
 #include "core/log.h"
 #include "transport/fabric.h"
 
@@ -342,7 +343,7 @@ int ShmTransport::TakeSplit(int dest, std::uint32_t ticket, const void* src) {
 
 void ShmTransport::WaitBriefly(int round) const {
   if (round < 64)
-    __builtin_ia32_pause();
+    CpuRelax();
   else
     sched_yield();
 }
