@@ -255,16 +255,23 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int 
            pairs);
 }
 
+/* The periodic 2x2 grid, this rank in it, and the source of each of its
+ * four neighbour slots (in the standard's order: -x, +x, -y, +y). */
+static MPI_Comm periodic_grid(int* rank, int src[MAXD]) {
+  int dims[2] = {2, 2}, periods[2] = {1, 1};
+  MPI_Comm c;
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+  MPI_Comm_rank(c, rank);
+  for (int d = 0; d < 2; d++) CHECK_OK(MPI_Cart_shift(c, d, 1, &src[2 * d], &src[2 * d + 1]));
+  return c;
+}
+
 /* Rank 0 receives each block as one strided vector (B ints, stride 2): the
  * offload plan takes only contiguous blocks, so every rank falls back to
  * the host schedule together, and the data must still be right. */
 static void check_mixed_types(void) {
-  int dims[2] = {2, 2}, periods[2] = {1, 1}, rank;
-  MPI_Comm c;
-  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
-  MPI_Comm_rank(c, &rank);
-  int src[MAXD];
-  for (int d = 0; d < 2; d++) CHECK_OK(MPI_Cart_shift(c, d, 1, &src[2 * d], &src[2 * d + 1]));
+  int rank, src[MAXD];
+  MPI_Comm c = periodic_grid(&rank, src);
   MPI_Datatype strided;
   CHECK_OK(MPI_Type_vector(B, 1, 2, MPI_INT, &strided));
   CHECK_OK(MPI_Type_commit(&strided));
@@ -301,12 +308,8 @@ static void check_mixed_types(void) {
  * strided vector: that block needs unpacking, so every rank runs the host
  * schedule, and every block (and the vector's gaps) must be right. */
 static void check_mixed_w(void) {
-  int dims[2] = {2, 2}, periods[2] = {1, 1}, rank;
-  MPI_Comm c;
-  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
-  MPI_Comm_rank(c, &rank);
-  int src[MAXD];
-  for (int d = 0; d < 2; d++) CHECK_OK(MPI_Cart_shift(c, d, 1, &src[2 * d], &src[2 * d + 1]));
+  int rank, src[MAXD];
+  MPI_Comm c = periodic_grid(&rank, src);
   MPI_Datatype strided;
   CHECK_OK(MPI_Type_vector(B, 1, 2, MPI_INT, &strided));
   CHECK_OK(MPI_Type_commit(&strided));
