@@ -212,6 +212,7 @@ Status Fabric::ExchangeAddresses(Bootstrap& boot) {
     peers_[r].addr = a;
     peers_[r].pid = b.pid;
     peers_[r].same_node = b.host_hash == mine.host_hash;
+    peers_[r].node_hash = b.host_hash;
   }
   return Status::Ok();
 }
