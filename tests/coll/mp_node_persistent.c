@@ -110,7 +110,7 @@ static void Data(void) {
                                 MPI_INFO_NULL, &req));
     for (int s = 0; s < 3; ++s) {
       for (long i = 0; i < n; ++i)
-        fin[i] = 0.1f * (float)((i + s) % 7) + 1e-3f * (float)rank + 1e7f * (float)(rank == 1);
+        fin[i] = 0.35f + 0.1f * (float)((i + s + rank) % 3) + 1e7f * (float)(rank == 1);
       CHECK_OK(MPI_Start(&req));
       CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
       CheckSameBits(fout, n * sizeof(float), "float sum");
