@@ -17,6 +17,11 @@
  * largest t_pure over the ranks, t_total times begin; compute; complete,
  * t_compute times the compute loop alone, and
  *   overlap = 100 - 100 * (t_total - t_compute) / t_pure, kept in [0, 100].
+ * --compute-rank R (implies -t): only rank R computes between begin and
+ * complete, the others complete at once (an engine where whoever is inside
+ * MPI does the work can finish the operation for R meanwhile); the row
+ * gives rank R's t_total and t_compute, t_pure averaged over the ranks as
+ * before, and rank R's overlap.
  */
 #ifndef NICQ_BENCH_OSU_COLL_H
 #define NICQ_BENCH_OSU_COLL_H
@@ -171,9 +176,31 @@ static inline void osu_coll_print_full(const struct osu_options* o, double value
   if (o->full) printf("%16.2f%16.2f%12d", min, max, iters);
 }
 
+/* Takes "--compute-rank R" (or "--compute-rank=R") out of argv (the shared
+ * option parser does not know it); -1 when absent. */
+static inline int osu_take_compute_rank(int* argc, char** argv) {
+  int rank = -1;
+  for (int i = 1; i < *argc; ++i) {
+    int used = 0;
+    if (strcmp(argv[i], "--compute-rank") == 0 && i + 1 < *argc) {
+      rank = atoi(argv[i + 1]);
+      used = 2;
+    } else if (strncmp(argv[i], "--compute-rank=", 15) == 0) {
+      rank = atoi(argv[i] + 15);
+      used = 1;
+    }
+    if (!used) continue;
+    for (int j = i; j + used <= *argc; ++j) argv[j] = argv[j + used];
+    *argc -= used;
+    --i;
+  }
+  return rank;
+}
+
 static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c, long min, long max,
                                 int accept) {
   MPI_Init(&argc, &argv);
+  const int compute_rank = osu_take_compute_rank(&argc, argv);
   int rank, ranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -186,6 +213,15 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
   /* Sizes below the program's smallest (one float for allreduce) mean
    * nothing; a program with no sizes (barrier) has one row, size 0. */
   if (o.min_size < min) o.min_size = min;
+  if (compute_rank >= 0) {
+    if (!(accept & OSU_ACCEPT_OVERLAP) || compute_rank >= ranks) {
+      if (rank == 0)
+        fprintf(stderr, "--compute-rank %d: no such rank or no overlap mode\n", compute_rank);
+      MPI_Finalize();
+      return 1;
+    }
+    o.overlap = 1;
+  }
   if (max == 0) o.min_size = o.max_size = 0;
   c->setup(c->ctx, &o, rank, ranks);
   struct osu_coll_state s;
@@ -196,6 +232,8 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
     osu_header(c->title, &o, ranks);
     printf("# form: %s%s\n", osu_form_names[o.form],
            o.overlap ? (o.sleep_compute ? ", overlap (compute sleeps)" : ", overlap") : "");
+    if (compute_rank >= 0)
+      printf("# only rank %d computes; its overall, compute and overlap\n", compute_rank);
   }
   const char* unsupported = NULL;
   if (o.overlap && o.form == OSU_BLOCKING) unsupported = "overlap needs a nonblocking form";
@@ -242,12 +280,19 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
     } else {
       double work = 0;
       MPI_Allreduce(&pure, &work, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      double total = osu_coll_time(&s, iters, warmup, work);
-      double compute = osu_compute_time(iters, work);
+      const double my_work = compute_rank < 0 || rank == compute_rank ? work : 0;
+      double total = osu_coll_time(&s, iters, warmup, my_work);
+      double compute = osu_compute_time(iters, my_work);
       double t_total, t_compute, t_pure, dummy;
       osu_stats(MPI_COMM_WORLD, compute, &dummy, &dummy, &t_compute);
       osu_stats(MPI_COMM_WORLD, pure, &dummy, &dummy, &t_pure);
       osu_stats(MPI_COMM_WORLD, total, &dummy, &dummy, &t_total);
+      if (compute_rank >= 0) {
+        double mine[2] = {total, compute};
+        MPI_Bcast(mine, 2, MPI_DOUBLE, compute_rank, MPI_COMM_WORLD);
+        t_total = mine[0];
+        t_compute = mine[1];
+      }
       if (rank == 0) {
         double overlap = t_pure > 0 ? 100.0 - 100.0 * (t_total - t_compute) / t_pure : 0;
         overlap = overlap < 0 ? 0 : overlap > 100 ? 100 : overlap;

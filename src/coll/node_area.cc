@@ -256,12 +256,27 @@ std::uint64_t NodeArea::dst_of(int r) const {
 
 void NodeArea::Arrive(std::uint64_t g) {
   flags_[rank_].gen.store(g, std::memory_order_release);
+  WakeSleepers();
+}
+
+void NodeArea::WakeSleepers() {
   // Pairs with the fence of a waiter going to sleep: either it sees our
-  // flag when it checks again, or we see it counted among the sleepers.
+  // store when it checks again, or we see it counted among the sleepers.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (header_->sleepers.load(std::memory_order_relaxed) == 0) return;
   header_->wake.fetch_add(1, std::memory_order_acq_rel);
   Futex(&header_->wake, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+void NodeArea::SleepUnless(bool (*ready)(void*), void* arg, long timeout_us) {
+  header_->sleepers.fetch_add(1, std::memory_order_seq_cst);
+  const std::uint32_t seq = header_->wake.load(std::memory_order_acquire);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!ready(arg)) {
+    timespec ts{timeout_us / 1000000, (timeout_us % 1000000) * 1000};
+    Futex(&header_->wake, FUTEX_WAIT, seq, &ts);
+  }
+  header_->sleepers.fetch_sub(1, std::memory_order_relaxed);
 }
 
 bool NodeArea::AllAt(std::uint64_t g, bool skip_self) {

@@ -80,6 +80,13 @@ class NodeArea {
   // Publishes that this rank reached generation g (after the writes of that
   // step) and wakes sleeping waiters.
   void Arrive(std::uint64_t g);
+  // Wakes every rank asleep on the area (Arrive does it; others publish
+  // progress outside the generations, see node_persistent.h). Ordered after
+  // the caller's earlier stores.
+  void WakeSleepers();
+  // Sleeps on the area up to timeout_us unless ready(arg) holds once this
+  // rank is counted among the sleepers (so a wake after that is not lost).
+  void SleepUnless(bool (*ready)(void*), void* arg, long timeout_us);
   // Block until every rank / rank r reached generation g: spin briefly,
   // then yield, then sleep on the futex; point-to-point keeps progressing
   // and a member whose process is gone ends the wait with kProcFailed.

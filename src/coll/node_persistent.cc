@@ -99,10 +99,26 @@ bool Hook(void*) {
   return any;
 }
 
+// The progress sleeper: a waiter past its spin and yield sleeps on the
+// area of the oldest started operation (whose starts and finished chunks
+// wake it) instead of in the completion queue, which they would not end.
+// The lock is held across the sleep so that no operation is freed under it.
+bool SleepOnArea(int timeout_ms) {
+  Running& r = R();
+  if (r.n.load(std::memory_order_acquire) == 0) return false;
+  std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
+  if (!lock.owns_lock() || r.ops.empty()) return false;
+  NodeAllreduce* op = r.ops.front();
+  op->area()->SleepUnless([](void* o) { return static_cast<NodeAllreduce*>(o)->Ready(); }, op,
+                          long(timeout_ms) * 1000);
+  return true;
+}
+
 bool EnsureNodeHook() {
   Running& r = R();
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.hooked) r.hooked = progress::RegisterHook(&Hook, nullptr);
+  if (r.hooked) (void)progress::RegisterSleeper(&SleepOnArea);
   return r.hooked;
 }
 
@@ -181,7 +197,8 @@ Status NodeAllreduce::Create(const Args& a, std::unique_ptr<NodeAllreduce>* out)
   }
   static const bool dump = !config::GetString("NICQ_PLAN_DUMP").empty();
   if (dump)
-    std::fprintf(stderr, "nicq[%d] coll plan: allreduce algorithm=%s ranks=%d slot=%d engine=node\n",
+    std::fprintf(stderr,
+                 "nicq[%d] coll plan: allreduce algorithm=%s ranks=%d slot=%d engine=node\n",
                  area->rank(), p->algorithm(), area->ranks(), slot);
   *out = std::move(p);
   return Status::Ok();
@@ -205,6 +222,7 @@ Status NodeAllreduce::Start(Request* owner) {
                 in_, bytes_);
   }
   line->started.store(k, std::memory_order_release);
+  area_->WakeSleepers();
   active_.store(true, std::memory_order_release);
   // The last rank to start a small one has every contribution already.
   if (!large_ && Progress()) return Status::Ok();
@@ -257,6 +275,17 @@ bool NodeAllreduce::ChunksDone() const {
   return (w >> kCountBits) == starts_ && (w & kCountMask) >= chunks_;
 }
 
+bool NodeAllreduce::ChunksLeft() const {
+  const std::uint64_t w = area_->op_shared(slot_)->claimed.load(std::memory_order_acquire);
+  return (w >> kCountBits) < starts_ ||
+         ((w >> kCountBits) == starts_ && (w & kCountMask) < chunks_);
+}
+
+bool NodeAllreduce::Ready() const {
+  if (!large_) return AllStarted();
+  return ChunksDone() || (AllStarted() && ChunksLeft());
+}
+
 bool NodeAllreduce::WorkOneChunk(Status* st) {
   OpShared* sh = area_->op_shared(slot_);
   std::uint64_t c = 0;
@@ -299,7 +328,8 @@ bool NodeAllreduce::WorkOneChunk(Status* st) {
     }
   }
   std::uint64_t finished = 0;
-  (void)TakeNext(sh->done, starts_, chunks_, &finished);
+  if (TakeNext(sh->done, starts_, chunks_, &finished) && finished + 1 == chunks_)
+    area_->WakeSleepers();  // the ranks waiting for their result
   return true;
 }
 

@@ -55,6 +55,9 @@ class NodeAllreduce {
   bool active() const { return active_.load(std::memory_order_acquire); }
   // Advances a started operation; true when it completed it now.
   bool Progress();
+  // Whether Progress would find something to do (a waiter sleeps unless).
+  bool Ready() const;
+  NodeArea* area() const { return area_; }
   const char* algorithm() const { return large_ ? "node_direct_worker" : "node_slots"; }
 
  private:
@@ -64,6 +67,7 @@ class NodeAllreduce {
   // One claimed chunk; false when none was left.
   bool WorkOneChunk(Status* st);
   bool ChunksDone() const;
+  bool ChunksLeft() const;
   void Complete(const Status& st);
 
   NodeArea* area_ = nullptr;
