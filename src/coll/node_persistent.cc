@@ -15,6 +15,7 @@
 #include "core/config.h"
 #include "core/progress_hooks.h"
 #include "dtype/datatype.h"
+#include "runtime/async_progress.h"
 #include "runtime/runtime.h"
 
 namespace nicq::coll {
@@ -118,7 +119,10 @@ bool EnsureNodeHook() {
   Running& r = R();
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.hooked) r.hooked = progress::RegisterHook(&Hook, nullptr);
-  if (r.hooked) (void)progress::RegisterSleeper(&SleepOnArea);
+  if (r.hooked) {
+    (void)progress::RegisterSleeper(&SleepOnArea);
+    rt::AddAsyncBusyProbe([] { return R().n.load(std::memory_order_acquire) > 0; });
+  }
   return r.hooked;
 }
 
@@ -227,9 +231,13 @@ Status NodeAllreduce::Start(Request* owner) {
   // The last rank to start a small one has every contribution already.
   if (!large_ && Progress()) return Status::Ok();
   Running& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
-  r.ops.push_back(this);
-  r.n.store(int(r.ops.size()), std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    r.ops.push_back(this);
+    r.n.store(int(r.ops.size()), std::memory_order_release);
+  }
+  // The host progress thread, where it runs, advances it while we compute.
+  rt::KickAsyncProgress();
   return Status::Ok();
 }
 
