@@ -193,6 +193,14 @@ Status NodeAllreduce::Create(const Args& a, std::unique_ptr<NodeAllreduce>* out)
   p->item_ = item;
   p->bytes_ = bytes;
   p->large_ = large;
+  p->shared_ = area->op_shared(slot);
+  for (int r = 0; r < area->ranks(); ++r) {
+    p->lines_.push_back(area->op_line(slot, r));
+    for (int half = 0; half < 2; ++half)
+      p->small_src_[half].push_back(bytes <= sizeof(OpLine::inline_data[0])
+                                        ? area->op_line(slot, r)->inline_data[half]
+                                        : area->op_data(slot, half, r));
+  }
   if (large) {
     p->chunk_items_ = std::int64_t(NodeArea::kChunkBytes / item);
     p->chunks_ = std::uint64_t((a.rcount + p->chunk_items_ - 1) / p->chunk_items_);
@@ -216,14 +224,12 @@ Status NodeAllreduce::Start(Request* owner) {
   owner_ = owner;
   const std::uint64_t k = ++starts_;
   const int me = area_->rank();
-  OpLine* line = area_->op_line(slot_, me);
+  OpLine* line = lines_[me];
   if (large_) {
     line->src = reinterpret_cast<std::uint64_t>(in_);
     line->dst = reinterpret_cast<std::uint64_t>(out_);
   } else if (bytes_ > 0) {
-    std::memcpy(bytes_ <= sizeof line->inline_data[0] ? line->inline_data[k & 1]
-                                                      : area_->op_data(slot_, int(k & 1), me),
-                in_, bytes_);
+    std::memcpy(const_cast<std::uint8_t*>(small_src_[k & 1][me]), in_, bytes_);
   }
   line->started.store(k, std::memory_order_release);
   area_->WakeSleepers();
@@ -243,7 +249,7 @@ Status NodeAllreduce::Start(Request* owner) {
 
 bool NodeAllreduce::AllStarted() const {
   for (int r = 0; r < area_->ranks(); ++r)
-    if (area_->op_line(slot_, r)->started.load(std::memory_order_acquire) < starts_) return false;
+    if (lines_[r]->started.load(std::memory_order_acquire) < starts_) return false;
   return true;
 }
 
@@ -251,15 +257,9 @@ bool NodeAllreduce::Progress() {
   if (!large_) {
     if (!AllStarted()) return false;
     Status st = Status::Ok();
-    if (bytes_ > 0) {
-      const int n = area_->ranks(), half = int(starts_ & 1);
-      const std::uint8_t* src[NodeArea::kMaxRanks];
-      for (int r = 0; r < n; ++r)
-        src[r] = bytes_ <= sizeof(OpLine::inline_data[0])
-                     ? area_->op_line(slot_, r)->inline_data[half]
-                     : area_->op_data(slot_, half, r);
-      st = FoldInRankOrder(red_, src, n, out_, count_, bytes_);
-    }
+    if (bytes_ > 0)
+      st = FoldInRankOrder(red_, small_src_[starts_ & 1].data(), area_->ranks(), out_, count_,
+                           bytes_);
     Complete(st);
     return true;
   }
@@ -279,12 +279,12 @@ bool NodeAllreduce::Progress() {
 }
 
 bool NodeAllreduce::ChunksDone() const {
-  const std::uint64_t w = area_->op_shared(slot_)->done.load(std::memory_order_acquire);
+  const std::uint64_t w = shared_->done.load(std::memory_order_acquire);
   return (w >> kCountBits) == starts_ && (w & kCountMask) >= chunks_;
 }
 
 bool NodeAllreduce::ChunksLeft() const {
-  const std::uint64_t w = area_->op_shared(slot_)->claimed.load(std::memory_order_acquire);
+  const std::uint64_t w = shared_->claimed.load(std::memory_order_acquire);
   return (w >> kCountBits) < starts_ ||
          ((w >> kCountBits) == starts_ && (w & kCountMask) < chunks_);
 }
@@ -295,7 +295,7 @@ bool NodeAllreduce::Ready() const {
 }
 
 bool NodeAllreduce::WorkOneChunk(Status* st) {
-  OpShared* sh = area_->op_shared(slot_);
+  OpShared* sh = shared_;
   std::uint64_t c = 0;
   if (!TakeNext(sh->claimed, starts_, chunks_, &c)) return false;
   const int n = area_->ranks(), me = area_->rank();
@@ -309,8 +309,7 @@ bool NodeAllreduce::WorkOneChunk(Status* st) {
     const std::uint8_t* operand = in_ + off;
     if (r != me) {
       std::uint8_t* into = r == n - 1 ? acc : operand_.data();
-      const int err =
-          rt::ReadFromRank(area_->world(r), into, area_->op_line(slot_, r)->src + off, len);
+      const int err = rt::ReadFromRank(area_->world(r), into, lines_[r]->src + off, len);
       if (err != 0) {
         *st = CopyFailed("reading", err, r, len);
         return true;
@@ -329,7 +328,7 @@ bool NodeAllreduce::WorkOneChunk(Status* st) {
       std::memcpy(out_ + off, acc, len);
       continue;
     }
-    const int err = WriteToPid(area_->pid(r), area_->op_line(slot_, r)->dst + off, acc, len);
+    const int err = WriteToPid(area_->pid(r), lines_[r]->dst + off, acc, len);
     if (err != 0) {
       *st = CopyFailed("writing", err, r, len);
       return true;

@@ -85,6 +85,11 @@ class NodeAllreduce {
   Request* owner_ = nullptr;
   std::atomic<bool> active_{false};
   std::vector<std::uint8_t> acc_, operand_;  // a chunk's fold and one input
+  // Resolved once: every rank's line, the shared words, and where each
+  // rank's small contribution lies in each half.
+  std::vector<OpLine*> lines_;
+  OpShared* shared_ = nullptr;
+  std::vector<const std::uint8_t*> small_src_[2];
 };
 
 }  // namespace nicq::coll
