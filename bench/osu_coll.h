@@ -21,7 +21,9 @@
  * complete, the others complete at once (an engine where whoever is inside
  * MPI does the work can finish the operation for R meanwhile); the row
  * gives rank R's t_total and t_compute, t_pure averaged over the ranks as
- * before, and rank R's overlap.
+ * before, and rank R's overlap. With one rank doing the whole operation
+ * while R computes, compute = t_pure cannot hide it (that rank does twice
+ * its share): --compute-scale F sets compute = F x the largest t_pure.
  */
 #ifndef NICQ_BENCH_OSU_COLL_H
 #define NICQ_BENCH_OSU_COLL_H
@@ -176,17 +178,18 @@ static inline void osu_coll_print_full(const struct osu_options* o, double value
   if (o->full) printf("%16.2f%16.2f%12d", min, max, iters);
 }
 
-/* Takes "--compute-rank R" (or "--compute-rank=R") out of argv (the shared
- * option parser does not know it); -1 when absent. */
-static inline int osu_take_compute_rank(int* argc, char** argv) {
-  int rank = -1;
+/* Takes "NAME value" (or "NAME=value") out of argv (the shared option
+ * parser does not know it); the value's text, or NULL when absent. */
+static inline const char* osu_take_option(int* argc, char** argv, const char* name) {
+  const char* value = NULL;
+  const size_t len = strlen(name);
   for (int i = 1; i < *argc; ++i) {
     int used = 0;
-    if (strcmp(argv[i], "--compute-rank") == 0 && i + 1 < *argc) {
-      rank = atoi(argv[i + 1]);
+    if (strcmp(argv[i], name) == 0 && i + 1 < *argc) {
+      value = argv[i + 1];
       used = 2;
-    } else if (strncmp(argv[i], "--compute-rank=", 15) == 0) {
-      rank = atoi(argv[i] + 15);
+    } else if (strncmp(argv[i], name, len) == 0 && argv[i][len] == '=') {
+      value = argv[i] + len + 1;
       used = 1;
     }
     if (!used) continue;
@@ -194,13 +197,16 @@ static inline int osu_take_compute_rank(int* argc, char** argv) {
     *argc -= used;
     --i;
   }
-  return rank;
+  return value;
 }
 
 static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c, long min, long max,
                                 int accept) {
   MPI_Init(&argc, &argv);
-  const int compute_rank = osu_take_compute_rank(&argc, argv);
+  const char* compute_rank_arg = osu_take_option(&argc, argv, "--compute-rank");
+  const char* compute_scale_arg = osu_take_option(&argc, argv, "--compute-scale");
+  const int compute_rank = compute_rank_arg ? atoi(compute_rank_arg) : -1;
+  const double compute_scale = compute_scale_arg ? atof(compute_scale_arg) : 1.0;
   int rank, ranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -234,6 +240,8 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
            o.overlap ? (o.sleep_compute ? ", overlap (compute sleeps)" : ", overlap") : "");
     if (compute_rank >= 0)
       printf("# only rank %d computes; its overall, compute and overlap\n", compute_rank);
+    if (compute_scale != 1.0)
+      printf("# compute = %.2f x the largest pure latency\n", compute_scale);
   }
   const char* unsupported = NULL;
   if (o.overlap && o.form == OSU_BLOCKING) unsupported = "overlap needs a nonblocking form";
@@ -280,6 +288,7 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
     } else {
       double work = 0;
       MPI_Allreduce(&pure, &work, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      work *= compute_scale;
       const double my_work = compute_rank < 0 || rank == compute_rank ? work : 0;
       double total = osu_coll_time(&s, iters, warmup, my_work);
       double compute = osu_compute_time(iters, my_work);
