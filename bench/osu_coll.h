@@ -148,18 +148,28 @@ static inline int osu_coll_setup(struct osu_coll_state* s, int rank) {
   return 1;
 }
 
-/* Mean microseconds per iteration of begin [compute] complete. */
-static inline double osu_coll_time(struct osu_coll_state* s, int iters, int warmup,
-                                   double compute_us) {
-  double t0 = 0;
+/* Mean microseconds per iteration of begin [compute] complete; with
+ * `complete_us`, also the mean time inside complete (what the compute did
+ * not hide). */
+static inline double osu_coll_time_split(struct osu_coll_state* s, int iters, int warmup,
+                                         double compute_us, double* complete_us) {
+  double t0 = 0, in_complete = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < iters + warmup; ++i) {
-    if (i == warmup) t0 = MPI_Wtime();
+    if (i == warmup) t0 = MPI_Wtime(), in_complete = 0;
     osu_coll_begin(s);
     if (compute_us > 0) osu_compute_us(compute_us);
+    const double c0 = complete_us ? MPI_Wtime() : 0;
     osu_coll_complete(s);
+    if (complete_us) in_complete += MPI_Wtime() - c0;
   }
+  if (complete_us) *complete_us = in_complete * 1e6 / iters;
   return (MPI_Wtime() - t0) * 1e6 / iters;
+}
+
+static inline double osu_coll_time(struct osu_coll_state* s, int iters, int warmup,
+                                   double compute_us) {
+  return osu_coll_time_split(s, iters, warmup, compute_us, NULL);
 }
 
 static inline double osu_compute_time(int iters, double compute_us) {
@@ -262,8 +272,8 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
   osu_compute_sleeps = o.sleep_compute;
   if (rank == 0) {
     if (o.overlap)
-      printf("# %-10s%16s%16s%16s%12s", "Size", "Overall(us)", "Compute(us)", "Pure Comm.(us)",
-             "Overlap(%)");
+      printf("# %-10s%16s%16s%16s%12s%s", "Size", "Overall(us)", "Compute(us)", "Pure Comm.(us)",
+             "Overlap(%)", compute_rank >= 0 ? "        Wait(us)" : "");
     else
       printf("# %-10s%18s", "Size", "Avg Latency(us)");
     osu_full_columns(&o, "us");
@@ -290,22 +300,26 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
       MPI_Allreduce(&pure, &work, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       work *= compute_scale;
       const double my_work = compute_rank < 0 || rank == compute_rank ? work : 0;
-      double total = osu_coll_time(&s, iters, warmup, my_work);
+      double in_wait = 0;
+      double total = osu_coll_time_split(&s, iters, warmup, my_work, &in_wait);
       double compute = osu_compute_time(iters, my_work);
       double t_total, t_compute, t_pure, dummy;
       osu_stats(MPI_COMM_WORLD, compute, &dummy, &dummy, &t_compute);
       osu_stats(MPI_COMM_WORLD, pure, &dummy, &dummy, &t_pure);
       osu_stats(MPI_COMM_WORLD, total, &dummy, &dummy, &t_total);
       if (compute_rank >= 0) {
-        double mine[2] = {total, compute};
-        MPI_Bcast(mine, 2, MPI_DOUBLE, compute_rank, MPI_COMM_WORLD);
+        double mine[3] = {total, compute, in_wait};
+        MPI_Bcast(mine, 3, MPI_DOUBLE, compute_rank, MPI_COMM_WORLD);
         t_total = mine[0];
         t_compute = mine[1];
+        in_wait = mine[2];
       }
       if (rank == 0) {
         double overlap = t_pure > 0 ? 100.0 - 100.0 * (t_total - t_compute) / t_pure : 0;
         overlap = overlap < 0 ? 0 : overlap > 100 ? 100 : overlap;
         printf("%-12ld%16.2f%16.2f%16.2f%12.2f", n, t_total, t_compute, t_pure, overlap);
+        /* The computing rank's time left in complete after its compute. */
+        if (compute_rank >= 0) printf("%16.2f", in_wait);
       }
       osu_coll_print_full(&o, total, iters, rank);
     }
