@@ -310,6 +310,13 @@ Status RunReduction(NodeArea& area, const Args& a) {
 
 }  // namespace
 
+Status FoldInRankOrder(const NodeReducer& red, const std::uint8_t* const* src, int n, void* dst,
+                       std::int64_t count, std::size_t bytes) {
+  if (dst != src[n - 1]) std::memcpy(dst, src[n - 1], bytes);
+  for (int r = n - 2; r >= 0; --r) NICQ_RETURN_IF_ERROR(red.Apply(src[r], dst, count));
+  return Status::Ok();
+}
+
 bool NodeCollEnabled() {
   static const bool on = config::GetString("NICQ_NODE_COLL") != "off";
   return on;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "coll/coll.h"
 #include "coll/node_area.h"
@@ -30,12 +29,9 @@ struct NodeReducer {
 
 // dst = src[0] op src[1] op ... op src[n-1] (MPI's order), folded from the
 // right since the kernels compute inout = in op inout.
-inline Status FoldInRankOrder(const NodeReducer& red, const std::uint8_t* const* src, int n,
-                              void* dst, std::int64_t count, std::size_t bytes) {
-  if (dst != src[n - 1]) std::memcpy(dst, src[n - 1], bytes);
-  for (int r = n - 2; r >= 0; --r) NICQ_RETURN_IF_ERROR(red.Apply(src[r], dst, count));
-  return Status::Ok();
-}
+// (node_coll.cc)
+Status FoldInRankOrder(const NodeReducer& red, const std::uint8_t* const* src, int n, void* dst,
+                       std::int64_t count, std::size_t bytes);
 
 // NICQ_NODE_COLL is not "off".
 bool NodeCollEnabled();
