@@ -292,11 +292,12 @@ Status InitPersistent(const Args& in, Request* req) {
                                    " found the collective's arguments inconsistent across ranks");
 
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CheckNeighborSizes(a));
-  // Same-node communicators: the area, ahead of the NIC plan (every rank
-  // decides alike, so every rank takes the same path).
-  if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(NodeAllreduce::Create(a, &P->node));
-  if (a.kind == Kind::kAllreduce && !P->node)
-    NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
+  // The NIC plan first: it progresses with every host thread asleep, which
+  // the same-node area (the next choice) cannot. Every rank decides alike,
+  // so every rank takes the same path.
+  if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
+  if (a.kind == Kind::kAllreduce && !P->off)
+    NICQ_RETURN_IF_ERROR(NodeAllreduce::Create(a, &P->node));
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
   if (P->off) {
     P->sched.algorithm =
