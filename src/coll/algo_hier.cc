@@ -56,6 +56,22 @@ void BuildAllreduceHierarchical(Schedule& s, const NodeGroups& g, const void* in
   s.SetPeerMap(nullptr);
 }
 
+void BuildReduceHierarchical(Schedule& s, const NodeGroups& g, const void* in, void* out,
+                             std::size_t elems, std::size_t esize) {
+  // Inside the node toward its leader; a leader other than the root keeps
+  // its node's partial result in scratch.
+  const bool root = g.leader >= 0 && g.leader == g.root_leader;
+  void* partial = g.leader >= 0 && !root ? s.Scratch(elems * esize) : out;
+  s.SetPeerMap(g.node.data());
+  BuildReduce(s, g.local, NodeSize(g), 0, in, partial, elems, esize, /*commute=*/true);
+  // Between the leaders, toward the root's.
+  if (g.leader >= 0) {
+    s.SetPeerMap(g.leaders.data());
+    BuildReduce(s, g.leader, Leaders(g), g.root_leader, partial, out, elems, esize, true);
+  }
+  s.SetPeerMap(nullptr);
+}
+
 void BuildBcastHierarchical(Schedule& s, const NodeGroups& g, void* buf, std::size_t bytes) {
   if (g.leader >= 0) {
     s.SetPeerMap(g.leaders.data());

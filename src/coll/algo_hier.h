@@ -13,6 +13,9 @@ namespace nicq::coll {
 // `in` may equal `out`; every rank's `out` receives the result.
 void BuildAllreduceHierarchical(Schedule& s, const NodeGroups& g, const void* in, void* out,
                                 std::size_t elems, std::size_t esize);
+// To the root (GroupByNode's root); `out` is written at the root only.
+void BuildReduceHierarchical(Schedule& s, const NodeGroups& g, const void* in, void* out,
+                             std::size_t elems, std::size_t esize);
 // From the root (GroupByNode's root) to every rank.
 void BuildBcastHierarchical(Schedule& s, const NodeGroups& g, void* buf, std::size_t bytes);
 void BuildBarrierHierarchical(Schedule& s, const NodeGroups& g);

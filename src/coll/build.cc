@@ -147,7 +147,11 @@ Status Build(const Args& a, Schedule* sp) {
       const bool has_out = a.kind != Kind::kReduce || r == a.root;
       char* oc = has_out ? RedOut(s, red, u, a.recvbuf, a.rcount, t, false) : nullptr;
       const std::size_t n = std::size_t(a.rcount) * red.per_item;
-      if (a.kind == Kind::kReduce)
+      if (a.kind == Kind::kReduce && algo == "hierarchical") {
+        NodeGroups g;
+        GroupByNode(a.comm, a.root, &g);
+        BuildReduceHierarchical(s, g, ic, oc, n, red.esize);
+      } else if (a.kind == Kind::kReduce)
         BuildReduce(s, r, p, a.root, ic, oc, n, red.esize, commute);
       else if (a.kind == Kind::kScan || a.kind == Kind::kExscan)
         BuildScan(s, r, p, ic, oc, n, red.esize, commute, a.kind == Kind::kExscan);

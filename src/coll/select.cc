@@ -75,7 +75,12 @@ const char* PickAlgorithm(const Args& a) {
     }
     case Kind::kBarrier:
       return WantsHierarchy(a.comm) ? "hierarchical" : "dissemination";
-    case Kind::kReduce:
+    case Kind::kReduce: {
+      const dtype::Op* op = dtype::LookupOp(a.op);
+      if (op && op->commute && (a.algo.empty() || a.algo == "auto") && WantsHierarchy(a.comm))
+        return "hierarchical";
+      return "binomial";
+    }
     case Kind::kGather:
     case Kind::kScatter:
       return "binomial";

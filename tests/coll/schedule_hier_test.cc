@@ -119,6 +119,42 @@ TEST_P(Hier, BcastFromEveryRoot) {
       }
 }
 
+TEST_P(Hier, ReduceToEveryRoot) {
+  const int p = GetParam();
+  for (const auto& [name, nodes] : Layouts(p))
+    for (int root = 0; root < p; ++root)
+      for (int n : {2, 9000}) {
+        Sim sim(p);
+        sim.SetNodes(nodes);
+        std::vector<std::vector<int>> in(p, std::vector<int>(n)), out(p, std::vector<int>(n, -1));
+        for (int r = 0; r < p; ++r)
+          for (int i = 0; i < n; ++i) in[r][i] = Val(r, i);
+        std::vector<std::string> algos(p);
+        sim.Run(
+            [&](int r) {
+              Args a;
+              a.kind = Kind::kReduce;
+              a.root = root;
+              a.sendbuf = in[r].data();
+              a.recvbuf = out[r].data();
+              a.scount = a.rcount = n;
+              a.stype = a.rtype = T(MPI_INT);
+              a.op = MPI_SUM;
+              return a;
+            },
+            &algos);
+        for (int r = 0; r < p; ++r)
+          ASSERT_EQ(algos[r] == std::string("hierarchical"), Expected(nodes, "flat") != "flat");
+        for (int i = 0; i < n; ++i) {
+          int sum = 0;
+          for (int k = 0; k < p; ++k) sum += Val(k, i);
+          ASSERT_EQ(out[root][i], sum) << name << " p=" << p << " root=" << root << " i=" << i;
+        }
+        for (int r = 0; r < p; ++r)
+          if (r != root) ASSERT_EQ(out[r][0], -1) << "non-root " << r << " written";
+      }
+}
+
 TEST_P(Hier, BarrierCompletes) {
   const int p = GetParam();
   for (const auto& [name, nodes] : Layouts(p)) {
