@@ -26,7 +26,8 @@ const CommNodeLayout& NodeLayoutOf(Comm* comm) {
     SetNodeLayout(comm, std::move(ids));
     if (comm->node_layout.spans_shared_nodes && !comm->inter)
       NICQ_LOG(kInfo, kColl,
-               "communicator of %d ranks spans nodes: barrier, bcast and commutative allreduce "
+               "communicator of %d ranks spans nodes: barrier, bcast and commutative reduce and "
+               "allreduce "
                "are hierarchical",
                comm->size);
   }
