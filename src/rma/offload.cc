@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -127,15 +126,17 @@ TriggeredOp ControlPut(Offload* o, int peer, const std::uint64_t* src, std::uint
 // active messages and driving a host-driven backend: a peer in a mixed
 // epoch waits for the acknowledgement of its messages to me before its
 // complete, and may be the one I wait for. Spins briefly, yields, then
-// sleeps 20 us growing to 500 us between looks (the backends' own rhythm).
+// sleeps in the backend's own wait (its CQ or its counter-change futex,
+// which the awaited landing ends) for at most kSleepMs at a time, so that
+// active messages are still served between sleeps.
 Status WaitServing(Offload* o, CounterId c, std::uint64_t value) {
-  constexpr int kSpins = 200, kYields = 50, kMaxSleepUs = 500;
-  int polls = 0, sleep_us = 20;
+  constexpr int kSpins = 200, kYields = 50, kSleepMs = 1;
+  int polls = 0;
   for (;;) {
     if (o->be->ReadCounter(c) >= value) return Status::Ok();
     if (o->be->ReadErrors(c) > 0)
-      return Error(Code::kOther, std::string("one-sided: an operation on the ") + o->be->Name() +
-                                     " offload backend failed");
+      return Error(Code::kOther, std::string("one-sided: an operation on the ") +
+                                     o->be->Name() + " offload backend failed");
     NICQ_RETURN_IF_ERROR(rt::Progress());
     if (o->be->HostDriven() && o->be->Progress()) continue;
     if (polls < kSpins) {
@@ -145,8 +146,8 @@ Status WaitServing(Offload* o, CounterId c, std::uint64_t value) {
       ++polls;
       std::this_thread::yield();
     } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
-      sleep_us = std::min(2 * sleep_us, kMaxSleepUs);
+      Status st = o->be->WaitCounter(c, value, kSleepMs);
+      if (st.ok() || st.code() != Code::kPending) return st;
     }
   }
 }
