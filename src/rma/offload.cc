@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -126,19 +127,24 @@ TriggeredOp ControlPut(Offload* o, int peer, const std::uint64_t* src, std::uint
 // active messages and driving a host-driven backend: a peer in a mixed
 // epoch waits for the acknowledgement of its messages to me before its
 // complete, and may be the one I wait for. Spins briefly, yields, then
-// sleeps in the backend's own wait (its CQ or its counter-change futex,
-// which the awaited landing ends) for at most kSleepMs at a time, so that
-// active messages are still served between sleeps.
+// sleeps: 30 us naps for the first 2 ms (an epoch's hand-off is usually
+// that short), then naps doubling up to 1 ms. Not the backend's own
+// blocking wait: tcp;ofi_rxm's CQ wait does not wake for an RMA write's
+// delivery or landing, so each hand-off slept its whole timeout (about
+// 1.3 ms per 8-byte epoch against 0.2 ms with naps, on the loaded VM).
 Status WaitServing(Offload* o, CounterId c, std::uint64_t value) {
-  constexpr int kSpins = 200, kYields = 50, kSleepMs = 1;
-  int polls = 0;
+  constexpr int kSpins = 200, kYields = 50;
+  constexpr int kShortNapUs = 30, kShortPhaseUs = 2000, kMaxNapUs = 1000;
+  int polls = 0, nap_us = kShortNapUs, slept_us = 0;
   for (;;) {
     if (o->be->ReadCounter(c) >= value) return Status::Ok();
     if (o->be->ReadErrors(c) > 0)
-      return Error(Code::kOther, std::string("one-sided: an operation on the ") +
-                                     o->be->Name() + " offload backend failed");
+      return Error(Code::kOther, std::string("one-sided: an operation on the ") + o->be->Name() +
+                                     " offload backend failed");
     NICQ_RETURN_IF_ERROR(rt::Progress());
-    if (o->be->HostDriven() && o->be->Progress()) continue;
+    // Every backend: a host-driven one fires and lands ops only here, the
+    // native one reclaims finished ops' slots (else puts run out of them).
+    if (o->be->Progress()) continue;
     if (polls < kSpins) {
       ++polls;
       CpuRelax();
@@ -146,8 +152,9 @@ Status WaitServing(Offload* o, CounterId c, std::uint64_t value) {
       ++polls;
       std::this_thread::yield();
     } else {
-      Status st = o->be->WaitCounter(c, value, kSleepMs);
-      if (st.ok() || st.code() != Code::kPending) return st;
+      std::this_thread::sleep_for(std::chrono::microseconds(nap_us));
+      slept_us += nap_us;
+      if (slept_us >= kShortPhaseUs) nap_us = std::min(2 * nap_us, kMaxNapUs);
     }
   }
 }
@@ -178,6 +185,14 @@ bool Wanted(const Window* w, std::string* why) {
   }
   if (!be->Caps().remote_counters) {
     *why = std::string("the ") + be->Name() + " offload backend has no remote counters";
+    return false;
+  }
+  // auto: only where ops fire without a host thread. On a software backend
+  // every hop waits for a host (or provider) thread, and an epoch costs
+  // several times its active messages (docs/performance.md, Run 19).
+  if (mode != "on" && mode != "1" && !be->Caps().native_triggers) {
+    *why = std::string("the ") + be->Name() +
+           " offload backend fires ops on the host (NICQ_RMA_OFFLOAD=on takes it anyway)";
     return false;
   }
   return true;
@@ -261,6 +276,7 @@ Status TryPut(Window* w, const void* origin, std::int64_t bytes, const Target& t
     ops.push_back(op);
   }
   Status st = o->be->Post(ops);
+  if (st.code() == Code::kAgain && o->be->Progress()) st = o->be->Post(ops);  // reclaimed some
   if (st.code() == Code::kAgain) {  // no slots now: this one goes as a message
     *taken = false;
     return Status::Ok();

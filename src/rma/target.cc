@@ -272,11 +272,11 @@ bool ServeAll(void*) {
   }
   r.busy.store(false, std::memory_order_release);
   // A host-driven backend fires the counter path's gated completes and
-  // lands its puts only while someone calls its Progress: every MPI call's
-  // progress pass does, as for the queue engine.
+  // lands its puts only while someone calls its Progress, and the native
+  // one reclaims finished ops' slots there: every MPI call's progress pass
+  // does it, as for the queue engine.
   if (counters)
-    if (offload::OffloadBackend* be = queue::Backend(); be && be->HostDriven())
-      progressed |= be->Progress();
+    if (offload::OffloadBackend* be = queue::Backend()) progressed |= be->Progress();
   return progressed;
 }
 
