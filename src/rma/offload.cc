@@ -187,14 +187,6 @@ bool Wanted(const Window* w, std::string* why) {
     *why = std::string("the ") + be->Name() + " offload backend has no remote counters";
     return false;
   }
-  // auto: only where ops fire without a host thread. On a software backend
-  // every hop waits for a host (or provider) thread, and an epoch costs
-  // several times its active messages (docs/performance.md, Run 19).
-  if (mode != "on" && mode != "1" && !be->Caps().native_triggers) {
-    *why = std::string("the ") + be->Name() +
-           " offload backend fires ops on the host (NICQ_RMA_OFFLOAD=on takes it anyway)";
-    return false;
-  }
   return true;
 }
 

@@ -85,9 +85,8 @@ struct Offload {
 namespace offload_path {
 
 // Whether this process may take the counter path for `w`: create/allocate
-// flavor, a backend with remote counters, and NICQ_RMA_OFFLOAD=on, or auto
-// (the default) with a backend whose ops fire without a host thread
-// (native triggers); sets *why otherwise.
+// flavor, a backend with remote counters, NICQ_RMA_OFFLOAD not off; sets
+// *why otherwise.
 bool Wanted(const Window* w, std::string* why);
 // Collective over the window: sets up, exchanges records, and keeps the path
 // (w->offload) only when every rank could; otherwise releases everything.
