@@ -126,14 +126,16 @@ TriggeredOp ControlPut(Offload* o, int peer, const std::uint64_t* src, std::uint
 // Waits until counter `c` reaches `value` while serving this process's
 // active messages and driving a host-driven backend: a peer in a mixed
 // epoch waits for the acknowledgement of its messages to me before its
-// complete, and may be the one I wait for. Spins briefly, yields, then
-// sleeps: 30 us naps for the first 2 ms (an epoch's hand-off is usually
-// that short), then naps doubling up to 1 ms. Not the backend's own
-// blocking wait: tcp;ofi_rxm's CQ wait does not wake for an RMA write's
-// delivery or landing, so each hand-off slept its whole timeout (about
-// 1.3 ms per 8-byte epoch against 0.2 ms with naps, on the loaded VM).
+// complete, and may be the one I wait for. Spins very briefly, yields,
+// then naps 30 us for the first 2 ms (an epoch's hand-off is usually that
+// short), then naps doubling up to 1 ms. Few spins: each poll is a
+// progress pass of both engines, and where the two ranks of an epoch share
+// a core 200 of them kept the peer off it (1.2-2.5 ms per 8-byte epoch
+// against 0.1-0.3 ms with 20, loaded 2-core VM, performance.md Run 19).
+// Naps, not the backend's blocking WaitCounter, which serves no messages
+// while it sleeps (and with a 1 ms bound gave 1.1-1.4 ms per epoch).
 Status WaitServing(Offload* o, CounterId c, std::uint64_t value) {
-  constexpr int kSpins = 200, kYields = 50;
+  constexpr int kSpins = 20, kYields = 50;
   constexpr int kShortNapUs = 30, kShortPhaseUs = 2000, kMaxNapUs = 1000;
   int polls = 0, nap_us = kShortNapUs, slept_us = 0;
   for (;;) {
