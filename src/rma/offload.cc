@@ -222,7 +222,6 @@ Status SetUp(Window* w, bool wanted, const std::string& why) {
   o->announce_src.assign(std::size_t(w->size), 0);
   o->post_src.assign(std::size_t(w->size), 0);
   o->posts_consumed.assign(std::size_t(w->size), 0);
-  o->puts_in_epoch.assign(std::size_t(w->size), 0);
   o->max_chunk = o->be->Caps().max_msg_bytes;
   w->offload = o;
   w->path_note = std::string("counters on the ") + o->be->Name() + " offload backend";
@@ -278,7 +277,6 @@ Status TryPut(Window* w, const void* origin, std::int64_t bytes, const Target& t
   NICQ_RETURN_IF_ERROR(st);
   o->put_posted += ops.size();
   o->announce_src[std::size_t(t.rank)] += ops.size();
-  o->puts_in_epoch[std::size_t(t.rank)] = 1;
   ++o->puts_on_counters;
   return Status::Ok();
 }
@@ -315,7 +313,6 @@ Status Start(Window* w, const std::vector<int>& ranks) {
 
 Status CompleteTo(Window* w, int rank) {
   Offload* o = w->offload;
-  o->puts_in_epoch[std::size_t(rank)] = 0;
   const std::uint64_t* src = &o->announce_src[std::size_t(rank)];
   if (rank == w->rank) {
     std::atomic_ref<std::uint64_t>(o->complete_slots[rank]).store(*src, std::memory_order_release);

@@ -72,7 +72,6 @@ struct Offload {
   std::vector<std::uint64_t> announce_src;    // per target: puts ever sent to it
   std::vector<std::uint64_t> post_src;        // per origin: posts ever sent to it
   std::vector<std::uint64_t> posts_consumed;  // per target: posts my starts used
-  std::vector<std::uint8_t> puts_in_epoch;    // per target: a counter-path put this epoch
   std::uint64_t put_posted = 0, ctl_posted = 0;
   std::uint64_t completes_consumed = 0;  // completes counter value my waits used
   std::vector<OffloadRecord> peers;
