@@ -17,6 +17,13 @@
  * largest t_pure over the ranks, t_total times begin; compute; complete,
  * t_compute times the compute loop alone, and
  *   overlap = 100 - 100 * (t_total - t_compute) / t_pure, kept in [0, 100].
+ * --compute-rank R (implies -t): only rank R computes between begin and
+ * complete, the others complete at once (an engine where whoever is inside
+ * MPI does the work can finish the operation for R meanwhile); the row
+ * gives rank R's t_total and t_compute, t_pure averaged over the ranks as
+ * before, and rank R's overlap. With one rank doing the whole operation
+ * while R computes, compute = t_pure cannot hide it (that rank does twice
+ * its share): --compute-scale F sets compute = F x the largest t_pure.
  */
 #ifndef NICQ_BENCH_OSU_COLL_H
 #define NICQ_BENCH_OSU_COLL_H
@@ -141,18 +148,28 @@ static inline int osu_coll_setup(struct osu_coll_state* s, int rank) {
   return 1;
 }
 
-/* Mean microseconds per iteration of begin [compute] complete. */
-static inline double osu_coll_time(struct osu_coll_state* s, int iters, int warmup,
-                                   double compute_us) {
-  double t0 = 0;
+/* Mean microseconds per iteration of begin [compute] complete; with
+ * `complete_us`, also the mean time inside complete (what the compute did
+ * not hide). */
+static inline double osu_coll_time_split(struct osu_coll_state* s, int iters, int warmup,
+                                         double compute_us, double* complete_us) {
+  double t0 = 0, in_complete = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < iters + warmup; ++i) {
-    if (i == warmup) t0 = MPI_Wtime();
+    if (i == warmup) t0 = MPI_Wtime(), in_complete = 0;
     osu_coll_begin(s);
     if (compute_us > 0) osu_compute_us(compute_us);
+    const double c0 = complete_us ? MPI_Wtime() : 0;
     osu_coll_complete(s);
+    if (complete_us) in_complete += MPI_Wtime() - c0;
   }
+  if (complete_us) *complete_us = in_complete * 1e6 / iters;
   return (MPI_Wtime() - t0) * 1e6 / iters;
+}
+
+static inline double osu_coll_time(struct osu_coll_state* s, int iters, int warmup,
+                                   double compute_us) {
+  return osu_coll_time_split(s, iters, warmup, compute_us, NULL);
 }
 
 static inline double osu_compute_time(int iters, double compute_us) {
@@ -171,9 +188,35 @@ static inline void osu_coll_print_full(const struct osu_options* o, double value
   if (o->full) printf("%16.2f%16.2f%12d", min, max, iters);
 }
 
+/* Takes "NAME value" (or "NAME=value") out of argv (the shared option
+ * parser does not know it); the value's text, or NULL when absent. */
+static inline const char* osu_take_option(int* argc, char** argv, const char* name) {
+  const char* value = NULL;
+  const size_t len = strlen(name);
+  for (int i = 1; i < *argc; ++i) {
+    int used = 0;
+    if (strcmp(argv[i], name) == 0 && i + 1 < *argc) {
+      value = argv[i + 1];
+      used = 2;
+    } else if (strncmp(argv[i], name, len) == 0 && argv[i][len] == '=') {
+      value = argv[i] + len + 1;
+      used = 1;
+    }
+    if (!used) continue;
+    for (int j = i; j + used <= *argc; ++j) argv[j] = argv[j + used];
+    *argc -= used;
+    --i;
+  }
+  return value;
+}
+
 static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c, long min, long max,
                                 int accept) {
   MPI_Init(&argc, &argv);
+  const char* compute_rank_arg = osu_take_option(&argc, argv, "--compute-rank");
+  const char* compute_scale_arg = osu_take_option(&argc, argv, "--compute-scale");
+  const int compute_rank = compute_rank_arg ? atoi(compute_rank_arg) : -1;
+  const double compute_scale = compute_scale_arg ? atof(compute_scale_arg) : 1.0;
   int rank, ranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -186,6 +229,15 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
   /* Sizes below the program's smallest (one float for allreduce) mean
    * nothing; a program with no sizes (barrier) has one row, size 0. */
   if (o.min_size < min) o.min_size = min;
+  if (compute_rank >= 0) {
+    if (!(accept & OSU_ACCEPT_OVERLAP) || compute_rank >= ranks) {
+      if (rank == 0)
+        fprintf(stderr, "--compute-rank %d: no such rank or no overlap mode\n", compute_rank);
+      MPI_Finalize();
+      return 1;
+    }
+    o.overlap = 1;
+  }
   if (max == 0) o.min_size = o.max_size = 0;
   c->setup(c->ctx, &o, rank, ranks);
   struct osu_coll_state s;
@@ -196,6 +248,10 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
     osu_header(c->title, &o, ranks);
     printf("# form: %s%s\n", osu_form_names[o.form],
            o.overlap ? (o.sleep_compute ? ", overlap (compute sleeps)" : ", overlap") : "");
+    if (compute_rank >= 0)
+      printf("# only rank %d computes; its overall, compute and overlap\n", compute_rank);
+    if (compute_scale != 1.0)
+      printf("# compute = %.2f x the largest pure latency\n", compute_scale);
   }
   const char* unsupported = NULL;
   if (o.overlap && o.form == OSU_BLOCKING) unsupported = "overlap needs a nonblocking form";
@@ -216,8 +272,8 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
   osu_compute_sleeps = o.sleep_compute;
   if (rank == 0) {
     if (o.overlap)
-      printf("# %-10s%16s%16s%16s%12s", "Size", "Overall(us)", "Compute(us)", "Pure Comm.(us)",
-             "Overlap(%)");
+      printf("# %-10s%16s%16s%16s%12s%s", "Size", "Overall(us)", "Compute(us)", "Pure Comm.(us)",
+             "Overlap(%)", compute_rank >= 0 ? "        Wait(us)" : "");
     else
       printf("# %-10s%18s", "Size", "Avg Latency(us)");
     osu_full_columns(&o, "us");
@@ -242,16 +298,28 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
     } else {
       double work = 0;
       MPI_Allreduce(&pure, &work, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      double total = osu_coll_time(&s, iters, warmup, work);
-      double compute = osu_compute_time(iters, work);
+      work *= compute_scale;
+      const double my_work = compute_rank < 0 || rank == compute_rank ? work : 0;
+      double in_wait = 0;
+      double total = osu_coll_time_split(&s, iters, warmup, my_work, &in_wait);
+      double compute = osu_compute_time(iters, my_work);
       double t_total, t_compute, t_pure, dummy;
       osu_stats(MPI_COMM_WORLD, compute, &dummy, &dummy, &t_compute);
       osu_stats(MPI_COMM_WORLD, pure, &dummy, &dummy, &t_pure);
       osu_stats(MPI_COMM_WORLD, total, &dummy, &dummy, &t_total);
+      if (compute_rank >= 0) {
+        double mine[3] = {total, compute, in_wait};
+        MPI_Bcast(mine, 3, MPI_DOUBLE, compute_rank, MPI_COMM_WORLD);
+        t_total = mine[0];
+        t_compute = mine[1];
+        in_wait = mine[2];
+      }
       if (rank == 0) {
         double overlap = t_pure > 0 ? 100.0 - 100.0 * (t_total - t_compute) / t_pure : 0;
         overlap = overlap < 0 ? 0 : overlap > 100 ? 100 : overlap;
         printf("%-12ld%16.2f%16.2f%16.2f%12.2f", n, t_total, t_compute, t_pure, overlap);
+        /* The computing rank's time left in complete after its compute. */
+        if (compute_rank >= 0) printf("%16.2f", in_wait);
       }
       osu_coll_print_full(&o, total, iters, rank);
     }

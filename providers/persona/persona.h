@@ -123,6 +123,7 @@ struct Mr {
 };
 
 struct SlowSend;
+struct SendAgent;
 
 // A deferred send posted as a core FI_TRIGGER-flagged op: its context is
 // this record, translated back to the app's context when read from a CQ.
@@ -162,6 +163,9 @@ struct Domain {
   // that count their completion (persona_rdzv.cc).
   std::vector<SlowSend*> slow_sends;
   std::vector<fid_cntr*> done_pool;
+  // The thread that finishes deferred eager sends counted on a completion
+  // counter of their own (persona_rdzv.cc); started by the first one.
+  SendAgent* send_agent = nullptr;
   // Deferred-work entries this domain holds: triggering counter -> thresholds.
   std::map<Cntr*, std::multiset<uint64_t>> dwq_pending;
   size_t dwq_held = 0;
@@ -209,9 +213,12 @@ int translate_desc(Ep* ep, void* desc, const void* buf, size_t len, void** core_
 // completed only under software progress (fi_cxi(7) "Counters").
 size_t rdzv_threshold();
 // iov/desc are the app's (desc already translated to the core's).
+// nic_counts: a deferred eager send, finished by the domain's send agent
+// without the app's calls (count_to is the work's completion counter).
 ssize_t post_slow_send(Ep* e, const iovec* iov, void* const* core_desc, size_t count,
                        fi_addr_t dest, uint64_t tag, uint64_t data, uint64_t flags, void* context,
-                       bool tagged, bool cq_entry, fi_deferred_work* deferred);
+                       bool tagged, bool cq_entry, fi_deferred_work* deferred,
+                       bool nic_counts = false);
 void progress_slow_sends(Domain* d);
 void close_slow_sends(Domain* d);
 fid_cntr* sink_cntr(Domain* d);

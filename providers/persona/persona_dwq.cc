@@ -19,6 +19,11 @@ int check_descs(Ep* e, void** desc, const iovec* iov, size_t count) {
   return 0;
 }
 
+// Whether the app gets a CQ entry for a send it posted with these flags.
+bool wants_send_entry(const Ep* e, uint64_t flags) {
+  return e->tx_cq && (!e->tx_selective || (flags & FI_COMPLETION));
+}
+
 // A deferred send becomes a core FI_TRIGGER-flagged send: sockets' own
 // deferred SEND deadlocks its progress thread when work is chained after it.
 int post_send(Domain* d, Ep* e, fi_deferred_work* w, bool tagged) {
@@ -170,7 +175,8 @@ int queue_work(Domain* d, fi_deferred_work* w) {
   if (!trig) return -FI_EINVAL;
   Ep* e = nullptr;
   bool uses_entry = true;
-  bool slow_send = false;  // at or past the rendezvous threshold
+  bool slow_send = false;    // at or past the rendezvous threshold
+  bool own_counter = false;  // eager, counted on a completion counter of its own
   // A C caller may put any value in op_type: check it as an integer before
   // it is read as the enum (reading an out-of-range enum is undefined).
   int raw_type = 0;
@@ -188,13 +194,9 @@ int queue_work(Domain* d, fi_deferred_work* w) {
       if (!e || count > 1 || (flags & FI_INJECT)) return -FI_EINVAL;
       const iovec* iov = tagged ? w->op.tagged->msg.msg_iov : w->op.msg->msg.msg_iov;
       slow_send = count && iov[0].iov_len >= rdzv_threshold();
-      if (!slow_send && w->completion_cntr &&
-          (!e->send_cntr || &e->send_cntr->self->fid != &w->completion_cntr->fid)) {
-        note(spec,
-             "deferred send with a completion counter other than the endpoint's send "
-             "counter is not emulated");
-        return -FI_ENOSYS;
-      }
+      own_counter = !slow_send && w->completion_cntr &&
+                    (!e->send_cntr || &e->send_cntr->self->fid != &w->completion_cntr->fid);
+      if (own_counter && !d->cntr_of(&w->completion_cntr->fid)) return -FI_EINVAL;
       break;
     }
     case FI_OP_RECV:
@@ -257,7 +259,7 @@ int queue_work(Domain* d, fi_deferred_work* w) {
     case FI_OP_SEND:
     case FI_OP_TSEND: {
       const bool tagged = w->op_type == FI_OP_TSEND;
-      if (!slow_send) {
+      if (!slow_send && !own_counter) {
         ret = post_send(d, e, w, tagged);
         break;
       }
@@ -271,7 +273,9 @@ int queue_work(Domain* d, fi_deferred_work* w) {
       if (!ret)
         ret = static_cast<int>(post_slow_send(
             e, m.msg_iov, &cd, 1, m.addr, tagged ? w->op.tagged->msg.tag : 0, m.data,
-            tagged ? w->op.tagged->flags : w->op.msg->flags, m.context, tagged, false, w));
+            tagged ? w->op.tagged->flags : w->op.msg->flags, m.context, tagged,
+            own_counter && wants_send_entry(e, tagged ? w->op.tagged->flags : w->op.msg->flags), w,
+            own_counter));
       break;
     }
     case FI_OP_RECV:

@@ -1,6 +1,7 @@
 // Environment: MPI_Init/Finalize, thread levels, timers, version strings, abort.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 
 #include "api/api_internal.h"
 #include "core/log.h"
+#include "core/node_name.h"
 #include "runtime/async_progress.h"
 #include "runtime/runtime.h"
 
@@ -157,10 +159,12 @@ double MPI_Wtick(void) {
 int MPI_Get_processor_name(char* name, int* resultlen) {
   api::Call c("MPI_Get_processor_name");
   if (!c.NotNull(name, "name") || !c.NotNull(resultlen, "resultlen")) return c.Fail();
-  char host[MPI_MAX_PROCESSOR_NAME] = {};
-  if (gethostname(host, sizeof(host) - 1) != 0) std::strcpy(host, "localhost");
-  std::size_t n = std::strlen(host);
-  std::memcpy(name, host, n + 1);
+  // The node as every locality decision sees it (virtual nodes included);
+  // world rank -1 before MPI_Init, where only the host name is known.
+  const std::string node = NodeName(rt::Initialized() ? rt::WorldRank() : -1);
+  const std::size_t n = std::min(node.size(), std::size_t(MPI_MAX_PROCESSOR_NAME - 1));
+  std::memcpy(name, node.data(), n);
+  name[n] = '\0';
   *resultlen = static_cast<int>(n);
   return MPI_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/algo_hier.h"
 #include "coll/algorithms.h"
 #include "coll/build_util.h"
 #include "coll/coll.h"
@@ -113,14 +114,24 @@ Status Build(const Args& a, Schedule* sp) {
 
   switch (a.kind) {
     case Kind::kBarrier:
-      BuildBarrier(s, r, p);
+      if (algo == "hierarchical") {
+        NodeGroups g;
+        GroupByNode(a.comm, -1, &g);
+        BuildBarrierHierarchical(s, g);
+      } else {
+        BuildBarrier(s, r, p);
+      }
       break;
     case Kind::kBcast: {
       const dtype::Type* t = a.stype;
       char* b = Out(s, u, a.recvbuf, a.scount, t, r == a.root);
       if (r == a.root) u.list.clear();  // the root's buffer is only read
       const std::size_t bytes = std::size_t(a.scount * t->size);
-      if (algo == "scatter_allgather")
+      if (algo == "hierarchical") {
+        NodeGroups g;
+        GroupByNode(a.comm, a.root, &g);
+        BuildBcastHierarchical(s, g, b, bytes);
+      } else if (algo == "scatter_allgather")
         BuildBcastScatterAllgather(s, r, p, a.root, b, bytes);
       else
         BuildBcastKnomial(s, r, p, a.root, b, bytes, algo == "knomial" ? 4 : 2);
@@ -140,7 +151,11 @@ Status Build(const Args& a, Schedule* sp) {
         BuildReduce(s, r, p, a.root, ic, oc, n, red.esize, commute);
       else if (a.kind == Kind::kScan || a.kind == Kind::kExscan)
         BuildScan(s, r, p, ic, oc, n, red.esize, commute, a.kind == Kind::kExscan);
-      else if (algo == "ring")
+      else if (algo == "hierarchical") {
+        NodeGroups g;
+        GroupByNode(a.comm, -1, &g);
+        BuildAllreduceHierarchical(s, g, ic, oc, n, red.esize);
+      } else if (algo == "ring")
         BuildAllreduceRing(s, r, p, ic, oc, n, red.esize);
       else if (algo == "rabenseifner")
         BuildAllreduceRabenseifner(s, r, p, ic, oc, n, red.esize);

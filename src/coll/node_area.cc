@@ -52,10 +52,25 @@ std::size_t RoundUp(std::size_t n, std::size_t to) {
   return (n + to - 1) / to * to;
 }
 
+// An op slot: the shared line, a line per rank, then the ranks' data.
+std::size_t OpSlotBytes(int n) {
+  return kLine + std::size_t(n) * kLine + 2 * std::size_t(n) * NodeArea::kOpSmallBytes;
+}
+std::size_t PidBytes() {
+  return RoundUp(NodeArea::kMaxRanks * sizeof(std::int32_t), kLine);
+}
+
 std::size_t AreaBytes(int n) {
   return kPage + RoundUp(std::size_t(n) * kLine, kPage) +
          2 * std::size_t(n) * NodeArea::kSmallBytes + 2 * std::size_t(n) * NodeArea::kChunkBytes +
-         2 * NodeArea::kChunkBytes;
+         2 * NodeArea::kChunkBytes + PidBytes() + NodeArea::kOpSlots * OpSlotBytes(n);
+}
+
+// Written by each rank before it reports the mapping to rank 0, read by
+// anyone only after the exchange that ends Create (which orders them).
+std::int32_t* PidTable(void* base, int n) {
+  return reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(base) + AreaBytes(n) -
+                                         NodeArea::kOpSlots * OpSlotBytes(n) - PidBytes());
 }
 
 long Futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t val, const timespec* ts) {
@@ -82,6 +97,8 @@ struct alignas(kLine) Flag {
   std::uint8_t inline_slot[2][NodeArea::kInlineBytes];
 };
 static_assert(sizeof(Flag) == kLine);
+static_assert(sizeof(OpLine) == kLine && sizeof(OpShared) == kLine);
+static_assert(NodeArea::kOpSlots <= 64);  // op_slots_held is a mask
 
 Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeArea>* out) {
   out->reset();
@@ -109,6 +126,7 @@ Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeA
     } else {
       auto* h = new (base) Header{};
       h->ranks = std::uint32_t(n);
+      PidTable(base, n)[0] = std::int32_t(getpid());
       std::atomic_thread_fence(std::memory_order_release);
       h->magic = kAreaMagic;
     }
@@ -158,6 +176,7 @@ Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeA
       }
       ok = base != MAP_FAILED && static_cast<Header*>(base)->magic == kAreaMagic &&
            static_cast<Header*>(base)->ranks == std::uint32_t(n);
+      if (ok) PidTable(base, n)[me] = std::int32_t(getpid());
       if (!ok) NICQ_LOG(kInfo, kColl, "cannot map the same-node collective area %s", name);
     }
     Request answer;
@@ -182,6 +201,7 @@ Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeA
   a->small_ = p + kPage + RoundUp(std::size_t(n) * kLine, kPage);
   a->stage_ = a->small_ + 2 * std::size_t(n) * kSmallBytes;
   a->result_ = a->stage_ + 2 * std::size_t(n) * kChunkBytes;
+  a->ops_ = a->result_ + 2 * kChunkBytes + PidBytes();
   a->world_ = comm->world_ranks;
   a->oversubscribed_ = rt::Oversubscribed();
   const std::int64_t spin_us = config::GetInt("NICQ_WAIT_SPIN_US");
@@ -196,6 +216,21 @@ Status NodeArea::Create(Comm* comm, Comm* shadow, int tag, std::unique_ptr<NodeA
 
 NodeArea::~NodeArea() {
   if (base_) munmap(base_, bytes_);
+}
+
+OpShared* NodeArea::op_shared(int slot) const {
+  return reinterpret_cast<OpShared*>(ops_ + std::size_t(slot) * OpSlotBytes(ranks_));
+}
+OpLine* NodeArea::op_line(int slot, int r) const {
+  return reinterpret_cast<OpLine*>(ops_ + std::size_t(slot) * OpSlotBytes(ranks_) + kLine +
+                                   std::size_t(r) * kLine);
+}
+std::uint8_t* NodeArea::op_data(int slot, int i, int r) const {
+  return ops_ + std::size_t(slot) * OpSlotBytes(ranks_) + kLine + std::size_t(ranks_) * kLine +
+         (std::size_t(i) * ranks_ + r) * kOpSmallBytes;
+}
+int NodeArea::pid(int r) const {
+  return PidTable(base_, ranks_)[r];
 }
 
 void NodeArea::Publish(std::uint64_t src, std::uint64_t dst) {
@@ -221,12 +256,27 @@ std::uint64_t NodeArea::dst_of(int r) const {
 
 void NodeArea::Arrive(std::uint64_t g) {
   flags_[rank_].gen.store(g, std::memory_order_release);
+  WakeSleepers();
+}
+
+void NodeArea::WakeSleepers() {
   // Pairs with the fence of a waiter going to sleep: either it sees our
-  // flag when it checks again, or we see it counted among the sleepers.
+  // store when it checks again, or we see it counted among the sleepers.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (header_->sleepers.load(std::memory_order_relaxed) == 0) return;
   header_->wake.fetch_add(1, std::memory_order_acq_rel);
   Futex(&header_->wake, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+void NodeArea::SleepUnless(bool (*ready)(void*), void* arg, long timeout_us) {
+  header_->sleepers.fetch_add(1, std::memory_order_seq_cst);
+  const std::uint32_t seq = header_->wake.load(std::memory_order_acquire);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!ready(arg)) {
+    timespec ts{timeout_us / 1000000, (timeout_us % 1000000) * 1000};
+    Futex(&header_->wake, FUTEX_WAIT, seq, &ts);
+  }
+  header_->sleepers.fetch_sub(1, std::memory_order_relaxed);
 }
 
 bool NodeArea::AllAt(std::uint64_t g, bool skip_self) {

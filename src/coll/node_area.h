@@ -8,6 +8,11 @@
 //   small     [2][ranks][kSmallBytes]: the small-message slots
 //   stage     [2][ranks][kChunkBytes]: each rank's chunk of a large message
 //   result    [2][kChunkBytes]: the reduced chunk, one share per rank
+//   pids      each rank's process id (process_vm_writev needs it)
+//   op slots  kOpSlots of them, each the shared state of one persistent
+//             collective (node_persistent.h): a line of claim and done
+//             words, a line per rank (OpLine), and per rank
+//             [2][kOpSmallBytes] of small-message data
 //
 // Synchronization is by generations: every step of every collective on the
 // communicator consumes the next number, the same on every rank (MPI's
@@ -29,6 +34,21 @@
 
 namespace nicq::coll {
 
+// One rank's line in a persistent collective's op slot: the generation of
+// its latest start (stored last, with release), what that start published,
+// and inline data for contributions of up to kInlineBytes.
+struct alignas(64) OpLine {
+  std::atomic<std::uint64_t> started;
+  std::uint64_t src, dst;
+  std::uint8_t inline_data[2][16];
+};
+// The words a persistent collective's workers share: which chunks of the
+// current start are taken and how many are finished (node_persistent.cc).
+struct alignas(64) OpShared {
+  std::atomic<std::uint64_t> claimed;
+  std::atomic<std::uint64_t> done;
+};
+
 class NodeArea {
  public:
   static constexpr std::size_t kSmallBytes = 8 * 1024;
@@ -36,6 +56,10 @@ class NodeArea {
   static constexpr std::size_t kChunkBytes = 64 * 1024;
   // Larger communicators keep the schedules (the area grows with ranks).
   static constexpr int kMaxRanks = 64;
+  // Persistent collectives live at the same time (one op slot each) and
+  // the small contribution they carry through the area.
+  static constexpr int kOpSlots = 16;
+  static constexpr std::size_t kOpSmallBytes = 4096;
 
   // Collective over `comm` (every rank calls it at the same collective):
   // rank 0 creates the segment and sends its name over `shadow` with
@@ -56,6 +80,13 @@ class NodeArea {
   // Publishes that this rank reached generation g (after the writes of that
   // step) and wakes sleeping waiters.
   void Arrive(std::uint64_t g);
+  // Wakes every rank asleep on the area (Arrive does it; others publish
+  // progress outside the generations, see node_persistent.h). Ordered after
+  // the caller's earlier stores.
+  void WakeSleepers();
+  // Sleeps on the area up to timeout_us unless ready(arg) holds once this
+  // rank is counted among the sleepers (so a wake after that is not lost).
+  void SleepUnless(bool (*ready)(void*), void* arg, long timeout_us);
   // Block until every rank / rank r reached generation g: spin briefly,
   // then yield, then sleep on the futex; point-to-point keeps progressing
   // and a member whose process is gone ends the wait with kProcFailed.
@@ -95,6 +126,16 @@ class NodeArea {
   }
   std::uint8_t* result(int i) const { return result_ + std::size_t(i) * kChunkBytes; }
 
+  // Op slots (see the layout above).
+  OpShared* op_shared(int slot) const;
+  OpLine* op_line(int slot, int r) const;
+  std::uint8_t* op_data(int slot, int i, int r) const;
+  // Rank r's process id (written at Create, before the exchange that ends it).
+  int pid(int r) const;
+  // Which op slots this rank's persistent collectives hold (bit per slot);
+  // slots are agreed collectively when an operation is initialized.
+  std::uint64_t op_slots_held = 0;
+
   // The generation this rank last wrote each of its regions for (0: never);
   // see the header comment.
   std::uint64_t last_small[2] = {0, 0};
@@ -118,6 +159,7 @@ class NodeArea {
   std::uint8_t* small_ = nullptr;
   std::uint8_t* stage_ = nullptr;
   std::uint8_t* result_ = nullptr;
+  std::uint8_t* ops_ = nullptr;
   std::vector<int> world_;  // comm rank -> world rank (liveness checks)
   bool oversubscribed_ = false;
   std::int64_t spin_max_ns_ = 0, spin_ns_ = 0;  // see WaitFor

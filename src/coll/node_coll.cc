@@ -20,6 +20,7 @@
 
 #include "coll/coll.h"
 #include "coll/node_area.h"
+#include "coll/node_reduce.h"
 #include "core/config.h"
 #include "dtype/datatype.h"
 #include "dtype/reduce.h"
@@ -35,34 +36,6 @@ void DestroyHook(Comm* comm) {
   auto* a = static_cast<NodeArea*>(comm->node_area.p);
   if (a != nullptr && a != kNoArea) delete a;
   comm->node_area.p = nullptr;
-}
-
-bool Enabled() {
-  static const bool on = config::GetString("NICQ_NODE_COLL") != "off";
-  return on;
-}
-
-// The reduction of `count` items of the op and type, resolved once per call.
-struct Reducer {
-  int op = 0, type = 0;
-  dtype::PreparedReduce fast;
-  Status Apply(const void* in, void* inout, std::int64_t count) const {
-    if (count <= 0) return Status::Ok();
-    if (fast.valid()) {
-      fast.Apply(in, inout, count);
-      return Status::Ok();
-    }
-    return dtype::Reduce(op, type, in, inout, count);
-  }
-};
-
-// dst = src[0] op src[1] op ... op src[n-1] (MPI's order), folded from the
-// right since the kernels compute inout = in op inout.
-Status FoldInRankOrder(const Reducer& red, const std::uint8_t* const* src, int n, void* dst,
-                       std::int64_t count, std::size_t bytes) {
-  if (dst != src[n - 1]) std::memcpy(dst, src[n - 1], bytes);
-  for (int r = n - 2; r >= 0; --r) NICQ_RETURN_IF_ERROR(red.Apply(src[r], dst, count));
-  return Status::Ok();
 }
 
 // Before writing a region last written for generation `last`: every other
@@ -192,7 +165,7 @@ Status BcastDirect(NodeArea& area, const Args& a, std::size_t bytes) {
 
 // Small reduce / allreduce: slots in, fold in rank order. `out` null: this
 // rank only contributes (a reduce's non-root).
-Status ReduceSmall(NodeArea& area, const Reducer& red, const void* in, void* out,
+Status ReduceSmall(NodeArea& area, const NodeReducer& red, const void* in, void* out,
                    std::int64_t count, std::size_t bytes) {
   const std::uint64_t g = area.Next();
   const int i = int(g & 1), n = area.ranks(), me = area.rank();
@@ -210,8 +183,8 @@ Status ReduceSmall(NodeArea& area, const Reducer& red, const void* in, void* out
 
 // Large reduce / allreduce, chunk by chunk (see the file comment). A rank's
 // own share is folded straight from its input, so it stages only the rest.
-Status ReduceLarge(NodeArea& area, const Reducer& red, const std::uint8_t* in, std::uint8_t* out,
-                   std::int64_t count, std::size_t item) {
+Status ReduceLarge(NodeArea& area, const NodeReducer& red, const std::uint8_t* in,
+                   std::uint8_t* out, std::int64_t count, std::size_t item) {
   const int n = area.ranks(), me = area.rank();
   const std::int64_t chunk_items = std::int64_t(NodeArea::kChunkBytes / item);
   for (std::int64_t first = 0, k = 0; first < count; first += chunk_items, ++k) {
@@ -257,8 +230,8 @@ Status ReduceLarge(NodeArea& area, const Reducer& red, const std::uint8_t* in, s
 // arrives; no rank returns before that step, since the others read its
 // input until then. (3) The readers (everyone, or the root) copy every
 // other share from its owner's output, then arrive; owners wait for that.
-Status ReduceDirect(NodeArea& area, const Reducer& red, const std::uint8_t* in, std::uint8_t* out,
-                    std::int64_t count, std::size_t item, int root) {
+Status ReduceDirect(NodeArea& area, const NodeReducer& red, const std::uint8_t* in,
+                    std::uint8_t* out, std::int64_t count, std::size_t item, int root) {
   const int n = area.ranks(), me = area.rank();
   const bool reads_all = root < 0 || me == root;
   auto lo = [&](int r) { return std::size_t(count * r / n) * item; };
@@ -325,7 +298,7 @@ Status RunReduction(NodeArea& area, const Args& a) {
   const bool contributes_only = a.kind == Kind::kReduce && area.rank() != a.root;
   const void* in = a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf;
   void* out = contributes_only ? nullptr : a.recvbuf;
-  Reducer red{a.op, t.handle, dtype::PreparedReduce::For(a.op, t.handle)};
+  NodeReducer red{a.op, t.handle, dtype::PreparedReduce::For(a.op, t.handle)};
   if (bytes <= NodeArea::kSmallBytes) return ReduceSmall(area, red, in, out, count, bytes);
   if (area.cross_memory())
     return ReduceDirect(area, red, static_cast<const std::uint8_t*>(in),
@@ -335,10 +308,24 @@ Status RunReduction(NodeArea& area, const Args& a) {
                      static_cast<std::uint8_t*>(out), count, item);
 }
 
+}  // namespace
+
+Status FoldInRankOrder(const NodeReducer& red, const std::uint8_t* const* src, int n, void* dst,
+                       std::int64_t count, std::size_t bytes) {
+  if (dst != src[n - 1]) std::memcpy(dst, src[n - 1], bytes);
+  for (int r = n - 2; r >= 0; --r) NICQ_RETURN_IF_ERROR(red.Apply(src[r], dst, count));
+  return Status::Ok();
+}
+
+bool NodeCollEnabled() {
+  static const bool on = config::GetString("NICQ_NODE_COLL") != "off";
+  return on;
+}
+
 // Whether this call can take the area; every rank decides the same from
 // arguments MPI requires to match (kind, count and type of reductions, the
 // byte count of bcast) and from the communicator.
-bool Fits(const Args& a) {
+bool NodeCollFits(const Args& a) {
   const Comm* c = a.comm;
   if (c->inter || c->size < 2 || c->size > NodeArea::kMaxRanks) return false;
   switch (a.kind) {
@@ -362,8 +349,7 @@ bool Fits(const Args& a) {
   }
 }
 
-// The communicator's area, made on first use; null when it has none.
-Status AreaOf(Comm* comm, NodeArea** out) {
+Status NodeAreaOf(Comm* comm, NodeArea** out) {
   *out = nullptr;
   void*& slot = comm->node_area.p;
   if (slot == kNoArea) return Status::Ok();
@@ -386,12 +372,10 @@ Status AreaOf(Comm* comm, NodeArea** out) {
   return Status::Ok();
 }
 
-}  // namespace
-
 bool TryNodeCollective(const Args& a, Status* st) {
-  if (!Enabled() || !Fits(a)) return false;
+  if (!NodeCollEnabled() || !NodeCollFits(a)) return false;
   NodeArea* area = nullptr;
-  *st = AreaOf(a.comm, &area);
+  *st = NodeAreaOf(a.comm, &area);
   if (!st->ok()) return true;
   if (area == nullptr) return false;
   switch (a.kind) {

@@ -145,16 +145,22 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   AtomicType type;
   AtomicOp op;
   if (a.kind != Kind::kAllreduce || a.comm->size < 2 || !MapType(a.rtype->handle, &type) ||
-      !MapOp(a.op, &op) || a.rcount <= 0 || a.comm->size != rt::WorldSize())
+      !MapOp(a.op, &op) || a.rcount <= 0)
     return Status::Ok();
+  // A communicator smaller than world (split, create, a dup of a part)
+  // uses the context MPI_Init made on every rank; making it here would be
+  // a collective step over world that only these ranks take. Plans name
+  // their peers by world rank, so any group works.
+  if (a.comm->size != rt::WorldSize() && !queue::OffloadContextDecided()) return Status::Ok();
   std::string want = a.algo;
   if (want.empty() || want == "auto") want = config::GetString("NICQ_ALLREDUCE_ALGO");
   const bool forced = want == "nic_tree";
   if (!forced && !want.empty() && want != "auto") return Status::Ok();
-  // Every rank gets here alike; the context is created collectively over
-  // world on first use (comm has all of world's ranks), but only where a
-  // native backend is expected: an emulated context (and its progress
-  // thread) would not be used for this plan anyway.
+  // Every rank gets here alike; without MPI_Init (unit tests) the context
+  // is created collectively over world on first use (comm has all of
+  // world's ranks), but only where a native backend is expected: an
+  // emulated context (and its progress thread) would not be used for this
+  // plan anyway.
   if (!queue::Backend() && !forced) {
     const std::string mode = config::GetString("NICQ_OFFLOAD");
     const std::string prov = rt::ProviderName();

@@ -167,6 +167,7 @@ Status PStart(Request* req) {
   req->status = RequestStatus{};
   req->active = true;
   if (P->off) return P->off->Start(req);
+  if (P->node && !P->IsMatched()) return P->node->Start(req);
   return P->StartHost(req);
 }
 
@@ -176,7 +177,7 @@ Status PFree(Request* req) {
   Persistent* P = Of(req);
   if (!P) return Status::Ok();
   SyncWithEngine();  // a run that completed may still be leaving Finish on another thread
-  if (P->sched.running() || P->LaunchPending())
+  if (P->sched.running() || P->LaunchPending() || (P->node && P->node->active()))
     return Error(Code::kRequest, "persistent collective freed while still running");
   if (P->Matching())
     return Error(Code::kRequest, "persistent collective freed while its match is in progress");
@@ -291,7 +292,12 @@ Status InitPersistent(const Args& in, Request* req) {
                                    " found the collective's arguments inconsistent across ranks");
 
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CheckNeighborSizes(a));
+  // The NIC plan first: it progresses with every host thread asleep, which
+  // the same-node area (the next choice) cannot. Every rank decides alike,
+  // so every rank takes the same path.
   if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
+  if (a.kind == Kind::kAllreduce && !P->off)
+    NICQ_RETURN_IF_ERROR(NodeAllreduce::Create(a, &P->node));
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
   if (P->off) {
     P->sched.algorithm =
@@ -312,7 +318,9 @@ bool IsCollRequest(const Request* req) {
 
 const char* RequestAlgorithm(const Request* req) {
   if (!req || req->kind != ReqKind::kPersistentColl || !req->engine) return "";
-  return Of(const_cast<Request*>(req))->sched.algorithm;
+  const Persistent* P = Of(const_cast<Request*>(req));
+  if (P->node && !P->IsMatched()) return P->node->algorithm();
+  return P->sched.algorithm;
 }
 
 }  // namespace nicq::coll

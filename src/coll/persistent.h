@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "coll/coll.h"
+#include "coll/node_persistent.h"
 #include "coll/offload_allreduce.h"
 #include "coll/schedule.h"
 #include "queue/enqueueable.h"
@@ -53,6 +54,9 @@ struct Persistent final : queue::Enqueueable {
   std::vector<dtype::Type*> retained;
   Schedule sched;
   std::unique_ptr<OffloadedAllreduce> off;  // set: runs as a NIC trigger plan
+  // Set: MPI_Start runs on the same-node area while the request is not
+  // matched (matched and enqueued starts keep the schedule, built as well).
+  std::unique_ptr<NodeAllreduce> node;
   Comm* shadow = nullptr;
   Comm* local_shadow = nullptr;  // intercommunicators: the local group's (Schedule::Launch)
   int tag = 0;

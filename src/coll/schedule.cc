@@ -48,6 +48,7 @@ void Schedule::Reset() {
   phase_end_.clear();
   open_from_ = 0;
   largest_message_ = 0;
+  peer_map_ = nullptr;
   scratch_used_ = 0;
   op_ = red_type_ = 0;
   red_shift_ = 0;
@@ -77,7 +78,7 @@ void Schedule::Send(const void* buf, std::size_t bytes, int peer) {
   s.kind = Step::kSend;
   s.src = buf;
   s.bytes = bytes;
-  s.peer = peer;
+  s.peer = peer_map_ ? peer_map_[peer] : peer;
   steps_.push_back(s);
   if (bytes > largest_message_) largest_message_ = bytes;
 }
@@ -87,7 +88,7 @@ void Schedule::Recv(void* buf, std::size_t bytes, int peer) {
   s.kind = Step::kRecv;
   s.dst = buf;
   s.bytes = bytes;
-  s.peer = peer;
+  s.peer = peer_map_ ? peer_map_[peer] : peer;
   steps_.push_back(s);
   if (bytes > largest_message_) largest_message_ = bytes;
 }

@@ -65,6 +65,10 @@ class Schedule {
   char* Scratch(std::size_t bytes);
   void Send(const void* buf, std::size_t bytes, int peer);
   void Recv(void* buf, std::size_t bytes, int peer);
+  // While set, Send/Recv peers are indexes into `comm_ranks`: a builder
+  // written for ranks 0..p-1 then runs on a subgroup (hierarchical
+  // schedules). nullptr: peers are comm ranks. Read only while building.
+  void SetPeerMap(const int* comm_ranks) { peer_map_ = comm_ranks; }
   // Intercommunicator schedules: a send/receive naming a rank of the remote
   // group (Send/Recv then name ranks of the local group).
   void SendRemote(const void* buf, std::size_t bytes, int peer);
@@ -126,6 +130,7 @@ class Schedule {
   std::vector<std::unique_ptr<char[]>> scratch_;
   std::vector<std::size_t> scratch_size_;
   std::size_t largest_message_ = 0;
+  const int* peer_map_ = nullptr;
   std::size_t scratch_used_ = 0;
   int op_ = 0, red_type_ = 0;
   std::ptrdiff_t red_shift_ = 0;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/node_layout.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "dtype/reduce.h"
@@ -49,6 +50,11 @@ const char* PickAlgorithm(const Args& a) {
       if (const char* f = Forced(want, {"recursive_doubling", "rabenseifner", "ring"})) {
         if (commute || std::strcmp(f, "recursive_doubling") == 0) return f;
       }
+      // Across nodes: inside each node first (commutative ops only: the
+      // node phase reorders the contributions).
+      if (commute && (want.empty() || want == "auto" || want == "hierarchical") &&
+          WantsHierarchy(a.comm))
+        return "hierarchical";
       const char* pick = "recursive_doubling";
       if (commute && bytes >= kAllreduceLarge && p > 2 && elems >= std::size_t(p))
         pick = IsPof2(p) ? "rabenseifner" : "ring";
@@ -57,6 +63,7 @@ const char* PickAlgorithm(const Args& a) {
     }
     case Kind::kBcast: {
       if (const char* f = Forced(a.algo, {"binomial", "knomial", "scatter_allgather"})) return f;
+      if (WantsHierarchy(a.comm)) return "hierarchical";
       const std::size_t bytes = std::size_t(a.scount * a.stype->size);
       if (bytes >= kBcastLarge && p > 2) return "scatter_allgather";
       return p > 8 ? "knomial" : "binomial";
@@ -67,7 +74,7 @@ const char* PickAlgorithm(const Args& a) {
       return IsPof2(p) && bytes < kAllgatherSmall ? "recursive_doubling" : "ring";
     }
     case Kind::kBarrier:
-      return "dissemination";
+      return WantsHierarchy(a.comm) ? "hierarchical" : "dissemination";
     case Kind::kReduce:
     case Kind::kGather:
     case Kind::kScatter:

@@ -44,16 +44,25 @@ bool PollAll() {
 }
 
 namespace {
-std::atomic<SleepFn> g_sleeper{nullptr};
+std::atomic<SleepFn> g_sleepers[kMaxSleepers];
 }  // namespace
 
-void RegisterSleeper(SleepFn fn) {
-  g_sleeper.store(fn, std::memory_order_release);
+bool RegisterSleeper(SleepFn fn) {
+  for (auto& s : g_sleepers)
+    if (s.load(std::memory_order_acquire) == fn) return true;
+  for (auto& s : g_sleepers) {
+    SleepFn none = nullptr;
+    if (s.compare_exchange_strong(none, fn, std::memory_order_acq_rel)) return true;
+  }
+  return false;
 }
 
 bool SleepInEngine(int timeout_ms) {
-  SleepFn fn = g_sleeper.load(std::memory_order_acquire);
-  return fn != nullptr && fn(timeout_ms);
+  for (auto& s : g_sleepers) {
+    SleepFn fn = s.load(std::memory_order_acquire);
+    if (fn != nullptr && fn(timeout_ms)) return true;
+  }
+  return false;
 }
 
 }  // namespace nicq::progress

@@ -19,13 +19,16 @@ void UnregisterHook(HookFn fn, void* arg);
 bool PollAll();
 
 // An engine whose requests complete on something other than the
-// point-to-point completion queue (an offload backend's counter) registers
-// one sleeper: a waiter past its spin and yield phases sleeps there, up to
-// timeout_ms, instead of in the CQ while the engine has requests pending
-// (else a wait for a counter would sleep the CQ's whole timeout). Returns
-// false, at once, when the engine has nothing pending.
+// point-to-point completion queue (an offload backend's counter, the
+// same-node collective area) registers a sleeper: a waiter past its spin
+// and yield phases sleeps in the first one that has requests pending, up
+// to timeout_ms, instead of in the CQ (else a wait for a counter would
+// sleep the CQ's whole timeout). A sleeper returns false, at once, when
+// its engine has nothing pending. Registering one twice keeps one entry;
+// false when kMaxSleepers are registered.
 using SleepFn = bool (*)(int timeout_ms);
-void RegisterSleeper(SleepFn fn);
+inline constexpr int kMaxSleepers = 4;
+bool RegisterSleeper(SleepFn fn);
 bool SleepInEngine(int timeout_ms);
 
 }  // namespace nicq::progress

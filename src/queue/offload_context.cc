@@ -201,6 +201,12 @@ Status EnsureOffloadContext() {
   return Status::Ok();
 }
 
+bool OffloadContextDecided() {
+  Context& c = Ctx();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return c.attempted;
+}
+
 offload::OffloadBackend* Backend() {
   return Ctx().backend;
 }

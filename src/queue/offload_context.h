@@ -34,6 +34,10 @@ Status InitOffloadContext();
 Status FinalizeOffloadContext();
 // Creates the context if MPI_Init did not (see above); Ok when it exists.
 Status EnsureOffloadContext();
+// Whether the context was made or refused already (MPI_Init does it on
+// every rank): only then may a subset of world's ranks rely on it without
+// a collective step over world.
+bool OffloadContextDecided();
 // The backend; nullptr before init / after finalize.
 offload::OffloadBackend* Backend();
 // "native", "emulated" or "sim" (empty before init).

@@ -131,7 +131,7 @@ TriggeredOp ControlPut(Offload* o, int peer, const std::uint64_t* src, std::uint
 // short), then naps doubling up to 1 ms. Few spins: each poll is a
 // progress pass of both engines, and where the two ranks of an epoch share
 // a core 200 of them kept the peer off it (1.2-2.5 ms per 8-byte epoch
-// against 0.1-0.3 ms with 20, loaded 2-core VM, performance.md Run 19).
+// against 0.1-0.3 ms with 20, loaded 2-core VM, performance.md Run 20).
 // Naps, not the backend's blocking WaitCounter, which serves no messages
 // while it sleeps (and with a 1 ms bound gave 1.1-1.4 ms per epoch).
 Status WaitServing(Offload* o, CounterId c, std::uint64_t value) {

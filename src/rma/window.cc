@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/node_name.h"
 #include "rma/direct.h"
 #include "rma/offload.h"
 #include "rma/wire.h"
@@ -237,7 +238,8 @@ Status Create(Comm* comm, Flavor flavor, void* base, std::int64_t bytes, std::in
   mine.base = reinterpret_cast<std::uintptr_t>(base);
   mine.probe_addr = reinterpret_cast<std::uintptr_t>(&probe_word);
   mine.wants_direct = DirectAllowed();
-  gethostname(mine.host, sizeof mine.host - 1);
+  const std::string node = NodeName(rt::WorldRank());
+  std::strncpy(mine.host, node.c_str(), sizeof mine.host - 1);
   std::vector<Record> all(std::size_t(w->size));
   st = Allgather(w->comm, &mine, sizeof mine, all.data());
   if (!st.ok()) {

@@ -51,6 +51,14 @@ struct CommNodeArea {
   CommNodeArea& operator=(const CommNodeArea&) { return *this; }
 };
 
+// Which node each rank of a communicator is on, as the collectives layer
+// groups them for hierarchical schedules (coll/node_layout.h); filled on
+// first use from world_ranks, so copies may keep it.
+struct CommNodeLayout {
+  std::vector<int> node;            // comm rank -> node id; empty: not known yet
+  bool spans_shared_nodes = false;  // more than one node, and a node holds two ranks or more
+};
+
 struct Comm {
   CommRefs refs;      // rt::CommRetain / CommRelease
   CommSerial serial;  // see CommSerial
@@ -77,6 +85,7 @@ struct Comm {
   int session = -1;
   bool rt_map_checked = false;  // world_to_rank validated (comms built outside the runtime)
   CommNodeArea node_area;       // see CommNodeArea
+  CommNodeLayout node_layout;   // see CommNodeLayout
 
   // Intercommunicators: the remote group (comm rank -> world rank, and
   // world rank -> remote rank, -1 for others) and the local group as an

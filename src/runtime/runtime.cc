@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "core/config.h"
 #include "core/log.h"
@@ -97,6 +98,13 @@ Status Init(int required, int* provided) {
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   s.wait_spin_ns.store(s.wait_spin_max_ns, std::memory_order_relaxed);
   NICQ_RETURN_IF_ERROR(s.fabric.Open(*s.boot).WithContext("Init: fabric"));
+  {
+    std::unordered_map<std::uint64_t, int> first_on_node;
+    s.node_id.assign(std::size_t(s.fabric.size()), 0);
+    for (int w = 0; w < s.fabric.size(); ++w)
+      s.node_id[std::size_t(w)] =
+          first_on_node.try_emplace(s.fabric.peer(w).node_hash, w).first->second;
+  }
   NICQ_RETURN_IF_ERROR(s.engine.Init(&s.fabric, s.boot->Rank()));
   NICQ_RETURN_IF_ERROR(detail::BuildWorldAndSelf());
   // Every endpoint is enabled and every bounce buffer posted before anyone sends.
@@ -165,6 +173,11 @@ const char* FabricDomain() {
 }
 std::string DescribeFabric() {
   return transport::DescribeFabric();
+}
+int NodeIdOf(int world) {
+  // Before Init (one-process schedule tests): every rank is a node.
+  const std::vector<int>& ids = S().node_id;
+  return std::size_t(world) < ids.size() ? ids[std::size_t(world)] : world;
 }
 bool SameNodeShm(int world) {
   const transport::ShmTransport& shm = S().fabric.shm();

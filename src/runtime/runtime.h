@@ -180,6 +180,10 @@ std::string DescribeFabric();
 // (NICQ_SHM on or auto, and the rank on our node); true for ourselves
 // when the transport is active.
 bool SameNodeShm(int world);
+// The node of a world rank, named by the lowest world rank on it (every
+// rank computes the same from what Init exchanged; core/node_name.h says
+// what a node is, virtual nodes included).
+int NodeIdOf(int world);
 // Whether the shm transport may copy straight out of a same-node rank's
 // memory (process_vm_readv, probed at Init on every rank of the node), and
 // that copy: len bytes at `addr` in world rank `world`'s address space to

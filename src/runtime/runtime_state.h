@@ -29,6 +29,7 @@ struct State {
   std::atomic<bool> locking{false};
   std::mutex mu;
   std::vector<std::uint8_t> ctx_used;  // one byte per context slot (id / kContextStride)
+  std::vector<int> node_id;            // world rank -> lowest world rank on its node
   double peer_timeout_s = 30;
   // Written by every waiting thread (MPI_THREAD_MULTIPLE, the host progress
   // thread): relaxed atomics, only timestamps for the liveness check.

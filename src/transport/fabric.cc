@@ -15,6 +15,7 @@
 #include "core/config.h"
 #include "core/fabric_env.h"
 #include "core/log.h"
+#include "core/node_name.h"
 
 namespace nicq::transport {
 namespace {
@@ -33,10 +34,8 @@ Status FiError(const char* call, const std::string& what, int rc) {
   return Error(Code::kIntern, std::string(call) + "(" + what + ") failed: " + fi_strerror(-rc));
 }
 
-std::uint64_t HostHash() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return std::hash<std::string>{}(host);
+std::uint64_t NodeHash(int world_rank) {
+  return std::hash<std::string>{}(NodeName(world_rank));
 }
 
 // fi_getinfo for one provider name, with RMA read if it has it.
@@ -199,7 +198,7 @@ Status Fabric::ExchangeAddresses(Bootstrap& boot) {
   if (rc) return FiError("fi_getname", provider_, rc);
   mine.len = std::uint32_t(len);
   mine.pid = getpid();
-  mine.host_hash = HostHash();
+  mine.host_hash = NodeHash(boot.Rank());
   std::vector<std::uint8_t> all;
   NICQ_RETURN_IF_ERROR(boot.Allgather(&mine, sizeof mine, all));
   const int n = boot.Size();
@@ -213,6 +212,7 @@ Status Fabric::ExchangeAddresses(Bootstrap& boot) {
     peers_[r].addr = a;
     peers_[r].pid = b.pid;
     peers_[r].same_node = b.host_hash == mine.host_hash;
+    peers_[r].node_hash = b.host_hash;
   }
   return Status::Ok();
 }

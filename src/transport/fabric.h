@@ -29,6 +29,7 @@ struct PeerInfo {
   fi_addr_t addr = FI_ADDR_UNSPEC;
   std::int32_t pid = 0;
   bool same_node = false;
+  std::uint64_t node_hash = 0;  // core/node_name.h's node, hashed: equal on one node
 };
 
 class Fabric {

@@ -13,7 +13,10 @@
  * schedule's sends, receives and reduce steps are run by the host progress
  * thread while the application makes no MPI call. argv[2] = "nopeek" only
  * sleeps and then waits, never reading a buffer the thread may be writing
- * (the ThreadSanitizer run: the peek is a deliberate race). */
+ * (the ThreadSanitizer run: the peek is a deliberate race). argv[2] =
+ * "subcomm" runs everything on a split of world instead (the first half of
+ * the ranks, and the rest, each in reverse order): plans on communicators
+ * smaller than world, peers named by world rank. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,9 +52,16 @@ int main(int argc, char** argv) {
   int rank, p;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  if (argc > 2 && strcmp(argv[2], "subcomm") == 0) {
+    MPI_Comm_split(MPI_COMM_WORLD, rank < (p + 1) / 2 ? 0 : 1, p - rank, &comm);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+  }
   g_rank = rank;
   g_p = p;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   const int N = argc > 1 ? atoi(argv[1]) : 64;
   g_nopeek = argc > 2 && strcmp(argv[2], "nopeek") == 0;
   double* in = malloc(sizeof(double) * N);
@@ -59,9 +69,9 @@ int main(int argc, char** argv) {
   double* io = malloc(sizeof(double) * N);
   CHECK(N > 0 && in && out && io, "bad count %d", N);
   MPI_Request rq, rq_in_place;
-  CHECK_OK(MPI_Allreduce_init(in, out, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
-  CHECK_OK(MPI_Allreduce_init(MPI_IN_PLACE, io, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
-                              MPI_INFO_NULL, &rq_in_place));
+  CHECK_OK(MPI_Allreduce_init(in, out, N, MPI_DOUBLE, MPI_SUM, comm, MPI_INFO_NULL, &rq));
+  CHECK_OK(MPI_Allreduce_init(MPI_IN_PLACE, io, N, MPI_DOUBLE, MPI_SUM, comm, MPI_INFO_NULL,
+                              &rq_in_place));
   for (int epoch = 0; epoch < 20; ++epoch) {
     const int no_mpi = epoch < 3; /* the first starts run with no MPI call at all */
     for (int i = 0; i < N; ++i) in[i] = rank + i + epoch, out[i] = -1, io[i] = 2.0 * rank + epoch;
@@ -120,6 +130,7 @@ int main(int argc, char** argv) {
   free(out);
   free(io);
   if (rank == 0) printf("mp_coll_offload: ok on %d ranks, %d doubles\n", p, N);
+  if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
   MPI_Finalize();
   return 0;
 }

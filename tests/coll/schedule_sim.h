@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "coll/coll.h"
+#include "coll/node_layout.h"
 #include "coll/schedule.h"
 
 namespace nicq::coll {
@@ -106,8 +107,13 @@ class Sim {
       scheds_[r] = std::make_unique<Schedule>();
     }
   }
+  // Places comm rank r on node node_of_rank[r] (hierarchical schedules).
+  void SetNodes(const std::vector<int>& node_of_rank) {
+    for (Comm& c : comms_) SetNodeLayout(&c, node_of_rank);
+  }
   // Builds every rank's schedule from make(rank) and simulates.
-  void Run(const std::function<Args(int)>& make) {
+  // algorithms: if given, each rank's Schedule::algorithm.
+  void Run(const std::function<Args(int)>& make, std::vector<std::string>* algorithms = nullptr) {
     std::vector<Schedule*> s;
     for (int r = 0; r < p_; ++r) {
       Args a = make(r);
@@ -115,6 +121,7 @@ class Sim {
       scheds_[r]->Reset();
       Status st = Build(a, scheds_[r].get());
       ASSERT_TRUE(st.ok()) << st.message();
+      if (algorithms) (*algorithms)[std::size_t(r)] = scheds_[r]->algorithm;
       scheds_[r]->EndPhase();
       s.push_back(scheds_[r].get());
     }

@@ -222,6 +222,61 @@ TEST_F(CxiPersona, DeferredRendezvousSendCountsItsCompletionCounterInAppCalls) {
   fi_close(&done->fid);
 }
 
+// fi_cxi(7) "Counters": an eager send is counted by the NIC on whatever
+// completion counter its deferred work names, and work chained on that
+// counter fires, with no call on the sender's domain.
+TEST_F(CxiPersona, DeferredEagerSendCountsItsOwnCounterWithoutSoftware) {
+  open_pair();
+  fid_cntr* trig = a.cntr();
+  fid_cntr* done = a.cntr();
+  enable_pair();
+  FlagWrite fw;
+  ASSERT_EQ(fw.queue(a, done, 2), 0);
+  std::vector<char> sbuf(1024, 'e'), rbuf(1024, 0), rbuf2(1024, 0);
+  iovec iov{sbuf.data(), sbuf.size()};
+  fi_op_tagged op{};
+  op.ep = a.ep;
+  op.msg.msg_iov = &iov;
+  op.msg.iov_count = 1;
+  op.msg.addr = a_to_b;
+  op.msg.tag = 4;
+  op.flags = FI_COMPLETION;
+  int app_ctx = 0;
+  op.msg.context = &app_ctx;
+  fi_deferred_work w{}, w2{};
+  w.threshold = 1;
+  w.triggering_cntr = trig;
+  w.completion_cntr = done;  // not the endpoint's send counter
+  w.op_type = FI_OP_TSEND;
+  w.op.tagged = &op;
+  ASSERT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w), 0);
+  // A second send chained on the first one's completion counter.
+  w2 = w;
+  w2.triggering_cntr = done;
+  w2.threshold = 1;
+  ASSERT_EQ(fi_control(&a.domain->fid, FI_QUEUE_WORK, &w2), 0);
+  ASSERT_EQ(fi_trecv(b.ep, rbuf.data(), rbuf.size(), nullptr, FI_ADDR_UNSPEC, 4, 0, nullptr), 0);
+  ASSERT_EQ(fi_trecv(b.ep, rbuf2.data(), rbuf2.size(), nullptr, FI_ADDR_UNSPEC, 4, 0, nullptr), 0);
+  ASSERT_EQ(fi_cntr_add(trig, 1), 0);
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(b.complete(&e), 0);
+  ASSERT_EQ(b.complete(&e), 0);
+  EXPECT_EQ(rbuf, sbuf);
+  EXPECT_EQ(rbuf2, sbuf);
+  // No call on A's domain from here: both sends counted, the write fired.
+  EXPECT_TRUE(eventually([&] { return fw.flag == 0x77; }));
+  EXPECT_EQ(fi_cntr_read(done), 2u);
+  ASSERT_EQ(a.complete(&e), 0);
+  EXPECT_EQ(e.op_context, &app_ctx);  // the app's context, reported in its call
+  ASSERT_EQ(a.complete(&e), 0);
+  EXPECT_EQ(e.op_context, &app_ctx);
+  fi_close(&a.ep->fid);
+  a.ep = nullptr;
+  fw.close();
+  fi_close(&trig->fid);
+  fi_close(&done->fid);
+}
+
 TEST_F(CxiPersona, RemoteWriteCounterAdvancesWhileTargetSleeps) {
   open_pair();
   fid_cntr* arrivals = b.cntr();

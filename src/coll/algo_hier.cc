@@ -1,0 +1,94 @@
+// Hierarchical builders (node_layout.h): a phase inside each node, one
+// between the nodes' leaders, one inside each node again. Each phase is an
+// ordinary builder run on a subgroup through the schedule's peer map.
+#include "coll/algo_hier.h"
+
+#include "coll/algorithms.h"
+
+namespace nicq::coll {
+namespace {
+
+constexpr std::size_t kLeadersLarge = 64 * 1024;  // bandwidth algorithms from here
+constexpr std::size_t kBcastLarge = 256 * 1024;
+
+bool IsPof2(int p) {
+  return (p & (p - 1)) == 0;
+}
+
+int NodeSize(const NodeGroups& g) {
+  return int(g.node.size());
+}
+int Leaders(const NodeGroups& g) {
+  return int(g.leaders.size());
+}
+
+void BcastInGroup(Schedule& s, int r, int p, int root, void* buf, std::size_t bytes) {
+  if (bytes >= kBcastLarge && p > 2)
+    BuildBcastScatterAllgather(s, r, p, root, buf, bytes);
+  else
+    BuildBcastKnomial(s, r, p, root, buf, bytes, 2);
+}
+
+}  // namespace
+
+void BuildAllreduceHierarchical(Schedule& s, const NodeGroups& g, const void* in, void* out,
+                                std::size_t elems, std::size_t esize) {
+  const std::size_t bytes = elems * esize;
+  // Inside the node, toward its leader (index 0).
+  s.SetPeerMap(g.node.data());
+  BuildReduce(s, g.local, NodeSize(g), 0, in, out, elems, esize, /*commute=*/true);
+  // Between the leaders, in place in the leaders' output.
+  if (g.leader >= 0) {
+    s.SetPeerMap(g.leaders.data());
+    const int l = Leaders(g);
+    if (bytes >= kLeadersLarge && l > 2 && elems >= std::size_t(l)) {
+      if (IsPof2(l))
+        BuildAllreduceRabenseifner(s, g.leader, l, out, out, elems, esize);
+      else
+        BuildAllreduceRing(s, g.leader, l, out, out, elems, esize);
+    } else {
+      BuildAllreduceRecursiveDoubling(s, g.leader, l, out, out, elems, esize, true);
+    }
+  }
+  // The result back to every rank of the node.
+  s.SetPeerMap(g.node.data());
+  BcastInGroup(s, g.local, NodeSize(g), 0, out, bytes);
+  s.SetPeerMap(nullptr);
+}
+
+void BuildBcastHierarchical(Schedule& s, const NodeGroups& g, void* buf, std::size_t bytes) {
+  if (g.leader >= 0) {
+    s.SetPeerMap(g.leaders.data());
+    BcastInGroup(s, g.leader, Leaders(g), g.root_leader, buf, bytes);
+  }
+  s.SetPeerMap(g.node.data());
+  BcastInGroup(s, g.local, NodeSize(g), 0, buf, bytes);
+  s.SetPeerMap(nullptr);
+}
+
+void BuildBarrierHierarchical(Schedule& s, const NodeGroups& g) {
+  // Everyone on the node has arrived at its leader ...
+  s.SetPeerMap(g.node.data());
+  if (g.local == 0) {
+    for (int i = 1; i < NodeSize(g); ++i) s.Recv(nullptr, 0, i);
+  } else {
+    s.Send(nullptr, 0, 0);
+  }
+  s.EndPhase();
+  // ... the leaders know every node has ...
+  if (g.leader >= 0) {
+    s.SetPeerMap(g.leaders.data());
+    BuildBarrier(s, g.leader, Leaders(g));
+  }
+  // ... and each leader releases its node.
+  s.SetPeerMap(g.node.data());
+  if (g.local == 0) {
+    for (int i = 1; i < NodeSize(g); ++i) s.Send(nullptr, 0, i);
+  } else {
+    s.Recv(nullptr, 0, 0);
+  }
+  s.EndPhase();
+  s.SetPeerMap(nullptr);
+}
+
+}  // namespace nicq::coll
