@@ -238,7 +238,9 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   rma::Window* w = nullptr;
   if (!c.Init() || !api::WinArg(c, win, &w) || !c.NotNull(info_used, "info_used"))
     return api::WinFail(c, w);
-  return api::NewInfoFrom(c, w->hints, info_used);
+  api::Hints used = w->hints;
+  for (auto& kv : rma::PathInfo(w)) used.push_back(std::move(kv));
+  return api::NewInfoFrom(c, used, info_used);
 }
 
 int MPI_Win_set_name(MPI_Win win, const char* win_name) {

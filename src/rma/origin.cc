@@ -13,6 +13,7 @@
 
 #include "mpi.h"
 #include "rma/direct.h"
+#include "rma/offload.h"
 #include "rma/wire.h"
 #include "runtime/runtime.h"
 
@@ -249,6 +250,13 @@ Status Issue(Window* w, MsgKind kind, const void* origin, const dtype::Type* ot,
     if (!st.ok()) return st;
     BindRequest(req, nullptr);
     return Status::Ok();
+  }
+  // The counter path takes a contiguous put (both sides) of a PSCW epoch;
+  // anything else, or a put it has no room for now, goes as a message.
+  if (w->offload && kind == kPut && !req && ot->IsContiguous() && t.type->IsContiguous()) {
+    bool taken = false;
+    NICQ_RETURN_IF_ERROR(offload_path::TryPut(w, origin, obytes, t, &taken));
+    if (taken) return Status::Ok();
   }
   char* data = nullptr;
   std::vector<char> msg = BuildRequest(kind, t, op, obytes + extra_bytes, &data);

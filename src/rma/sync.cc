@@ -11,13 +11,15 @@
 // return (except PSCW puts to created windows, staged until the target's
 // wait: direct_stage.cc), so every completion is a memory fence, and the
 // synchronization itself is the control block's (direct_sync.cc): the same
-// checks and error classes first, then one branch.
+// checks and error classes first, then one branch. Windows on the counter
+// path (w->offload, offload.cc) run PSCW on the offload backend's counters.
 #include <atomic>
 #include <cstring>
 #include <string>
 
 #include "mpi.h"
 #include "rma/direct.h"
+#include "rma/offload.h"
 #include "rma/wire.h"
 #include "runtime/runtime.h"
 
@@ -94,6 +96,8 @@ Status Post(Window* w, const std::vector<int>& ranks, int assert) {
   if ((assert& MPI_MODE_NOCHECK) == 0 && w->direct) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     direct::Post(w->direct, w->rank, ranks);
+  } else if ((assert& MPI_MODE_NOCHECK) == 0 && w->offload) {
+    NICQ_RETURN_IF_ERROR(offload_path::Post(w, ranks));
   } else if ((assert& MPI_MODE_NOCHECK) == 0) {
     for (int r : ranks)
       NICQ_RETURN_IF_ERROR(SendOwned(w->comm, r, kPostTag, std::vector<char>(1), w->out));
@@ -110,6 +114,8 @@ Status Start(Window* w, const std::vector<int>& ranks, int assert) {
     return SyncError("MPI_Win_start", "an access epoch is already open (MPI_Win_complete first)");
   if ((assert& MPI_MODE_NOCHECK) == 0 && w->direct) {
     direct::Start(w->direct, w->rank, ranks);
+  } else if ((assert& MPI_MODE_NOCHECK) == 0 && w->offload) {
+    NICQ_RETURN_IF_ERROR(offload_path::Start(w, ranks));
   } else if ((assert& MPI_MODE_NOCHECK) == 0) {
     std::vector<char> tokens(ranks.size());
     std::vector<Request> reqs(ranks.size());
@@ -133,6 +139,26 @@ Status Complete(Window* w) {
     return TakeDeferred(w, Status::Ok());
   }
   Status st;
+  if (w->offload) {
+    // Active messages to a target this epoch are acknowledged first (the
+    // target's wait counts only the counter-path complete behind them).
+    for (int r : w->start_group) {
+      if (w->touched[std::size_t(r)]) {
+        Status s;
+        (void)SendControl(w, r, kFlush, &s);
+        if (st.ok() && !s.ok()) st = s;
+        w->touched[std::size_t(r)] = 0;
+      }
+      Status d = DrainReplies(w, r);
+      if (st.ok() && !d.ok()) st = d;
+      NICQ_RETURN_IF_ERROR(offload_path::CompleteTo(w, r));
+    }
+    Status f = offload_path::FinishComplete(w);
+    if (st.ok()) st = f;
+    w->pscw_access = false;
+    w->start_group.clear();
+    return TakeDeferred(w, st);
+  }
   for (int r : w->start_group) {
     Status d = DrainReplies(w, r);
     if (st.ok() && !d.ok()) st = d;
@@ -157,6 +183,12 @@ Status WaitExposure(Window* w) {
     w->pscw_exposure = false;
     return Status::Ok();
   }
+  if (w->offload) {
+    bool done = false;
+    NICQ_RETURN_IF_ERROR(offload_path::WaitExposure(w, true, &done));
+    w->pscw_exposure = false;
+    return Status::Ok();
+  }
   rt::Backoff b;
   while (w->completes_seen.load(std::memory_order_acquire) < w->completes_expected)
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
@@ -175,6 +207,11 @@ Status TestExposure(Window* w, bool* done) {
     return Status::Ok();
   }
   NICQ_RETURN_IF_ERROR(rt::Progress());
+  if (w->offload) {
+    NICQ_RETURN_IF_ERROR(offload_path::WaitExposure(w, false, done));
+    if (*done) w->pscw_exposure = false;
+    return Status::Ok();
+  }
   *done = w->completes_seen.load(std::memory_order_acquire) >= w->completes_expected;
   if (*done) {
     w->completes_seen.fetch_sub(w->completes_expected, std::memory_order_acq_rel);

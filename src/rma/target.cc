@@ -14,6 +14,8 @@
 #include "core/progress_hooks.h"
 #include "dtype/reduce.h"
 #include "mpi.h"
+#include "queue/offload_context.h"
+#include "rma/offload.h"
 #include "rma/wire.h"
 #include "runtime/async_progress.h"
 #include "runtime/runtime.h"
@@ -263,8 +265,18 @@ bool ServeAll(void*) {
   bool expected = false;
   if (!r.busy.compare_exchange_strong(expected, true, std::memory_order_acquire)) return false;
   bool progressed = false;
-  for (Window* w : r.windows) progressed |= ServeWindow(w);
+  bool counters = false;
+  for (Window* w : r.windows) {
+    progressed |= ServeWindow(w);
+    counters |= w->offload != nullptr;
+  }
   r.busy.store(false, std::memory_order_release);
+  // A host-driven backend fires the counter path's gated completes and
+  // lands its puts only while someone calls its Progress, and the native
+  // one reclaims finished ops' slots there: every MPI call's progress pass
+  // does it, as for the queue engine.
+  if (counters)
+    if (offload::OffloadBackend* be = queue::Backend()) progressed |= be->Progress();
   return progressed;
 }
 

@@ -9,8 +9,10 @@
 #include <string>
 
 #include "core/config.h"
+#include "core/log.h"
 #include "core/node_name.h"
 #include "rma/direct.h"
+#include "rma/offload.h"
 #include "rma/wire.h"
 #include "runtime/runtime.h"
 
@@ -166,6 +168,7 @@ Status SetUpDirect(Window* w, const std::vector<Record>& all, bool noncontig, bo
 }
 
 void Destroy(Window* w) {
+  offload_path::TearDown(w);
   if (w->map) munmap(w->map, w->map_len);
   delete w->direct;
   if (w->owns_base) std::free(w->base);
@@ -294,6 +297,27 @@ Status Create(Comm* comm, Flavor flavor, void* base, std::int64_t bytes, std::in
     Destroy(w);
     return st;
   }
+  if (direct) {
+    w->path_note = "direct (one node)";
+  } else if (flavor == Flavor::kCreate || flavor == Flavor::kAllocate) {
+    // Collective: every member reaches it, with the same flavor and path.
+    std::string why;
+    const bool wanted = offload_path::Wanted(w, &why);
+    st = offload_path::SetUp(w, wanted, why);
+    if (!st.ok()) {
+      Destroy(w);
+      return st;
+    }
+  } else {
+    w->path_note = std::string("active messages (") +
+                   (flavor == Flavor::kDynamic ? "dynamic" : "shared") + " window)";
+  }
+  NICQ_LOG(kInfo, kCore, "one-sided window of %d ranks (%s, %lld bytes here): %s", w->size,
+           flavor == Flavor::kCreate     ? "create"
+           : flavor == Flavor::kAllocate ? "allocate"
+           : flavor == Flavor::kDynamic  ? "dynamic"
+                                         : "shared",
+           static_cast<long long>(w->bytes), w->path_note.c_str());
   w->lock_kind.assign(std::size_t(w->size), 0);
   w->lock_nocheck.assign(std::size_t(w->size), 0);
   w->touched.assign(std::size_t(w->size), 0);
@@ -361,6 +385,15 @@ Status Detach(Window* w, const void* base) {
       return Status::Ok();
     }
   return Error(Code::kRmaAttach, "MPI_Win_detach: no region attached at that address");
+}
+
+std::vector<std::pair<std::string, std::string>> PathInfo(const Window* w) {
+  std::vector<std::pair<std::string, std::string>> info;
+  info.emplace_back("nicq_rma_path", w->direct    ? "direct"
+                                     : w->offload ? "counters"
+                                                  : "active_messages");
+  for (auto& kv : offload_path::Describe(w)) info.push_back(std::move(kv));
+  return info;
 }
 
 Status SharedQuery(Window* w, int rank, std::int64_t* bytes, std::int64_t* disp_unit, void** base) {

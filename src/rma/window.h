@@ -37,6 +37,7 @@ namespace nicq::rma {
 enum class Flavor : int { kCreate = 1, kAllocate = 2, kDynamic = 3, kShared = 4 };
 
 struct Direct;    // the one-node direct path's state (direct.h)
+struct Offload;   // the counter path's state (offload.h)
 struct Pending;   // a reply the origin waits for (origin.cc)
 struct Incoming;  // a request the target received (target.cc)
 struct OutMsg;    // a message in flight whose buffer we own
@@ -74,6 +75,11 @@ struct Window {
   // creation for the window's life, the same on every member.
   Direct* direct = nullptr;
   bool served = false;  // registered with the server (the active-message path)
+  // PSCW puts and synchronization on the offload backend's RMA and counters
+  // (offload.h); nullptr unless every member set it up. Only on
+  // active-message windows, fixed at creation, the same on every member.
+  Offload* offload = nullptr;
+  std::string path_note;  // which path and why (the info log line, MPI_Win_get_info)
 
   // Dynamic windows: attached regions, read by the server.
   std::mutex regions_mu;
@@ -125,6 +131,9 @@ Status CheckFreeable(Window* w);
 Status Free(Window* w);
 Status Attach(Window* w, void* base, std::int64_t bytes);
 Status Detach(Window* w, const void* base);
+// Read-only entries MPI_Win_get_info adds: the window's path
+// ("nicq_rma_path") and, on the counter path, what went through counters.
+std::vector<std::pair<std::string, std::string>> PathInfo(const Window* w);
 // Shared windows: rank's segment (kProcNull: the first rank with a nonzero size).
 Status SharedQuery(Window* w, int rank, std::int64_t* bytes, std::int64_t* disp_unit, void** base);
 
