@@ -189,6 +189,22 @@ bool Wanted(const Window* w, std::string* why) {
     *why = std::string("the ") + be->Name() + " offload backend has no remote counters";
     return false;
   }
+  // auto: where a NIC runs the triggered writes. The emulated backend's
+  // agent and the sockets provider's thread (naps of ~10 ms) make a small
+  // epoch slower than its active messages (docs/performance.md, Run 20).
+  if (mode != "on" && mode != "1") {
+    if (std::strcmp(queue::BackendName(), "native") != 0) {
+      *why = std::string("NICQ_RMA_OFFLOAD=auto keeps the ") + queue::BackendName() +
+             " backend's windows on active messages";
+      return false;
+    }
+    if (rt::ProviderName() == std::string("sockets")) {
+      *why =
+          "NICQ_RMA_OFFLOAD=auto keeps windows on sockets (triggered ops on a provider thread) "
+          "on active messages";
+      return false;
+    }
+  }
   return true;
 }
 
