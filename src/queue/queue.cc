@@ -39,6 +39,15 @@ constexpr std::uint64_t kYieldNs = 2'000'000;
 
 }  // namespace
 
+bool HostSequencedQueues() {
+  // Host sequencing when only host calls would fire the chains (queue.h).
+  // The backend is chosen once per process, so is this (read once: matched
+  // requests ask at every match).
+  static const std::string exec = config::GetString("NICQ_QUEUE_EXEC");
+  offload::OffloadBackend* b = Backend();
+  return exec == "host" || (exec != "counters" && b && b->HostDriven());
+}
+
 Status Queue::Create(int type, void* external, Queue** out) {
   NICQ_RETURN_IF_ERROR(EnsureOffloadContext());
   EnsureProgressHook();
@@ -53,9 +62,7 @@ Status Queue::Create(int type, void* external, Queue** out) {
   // Read once: a lookup per fence (getenv, parse) is a microsecond of the
   // per-iteration cost of a fenced queue.
   q->stall_ms_ = 4000 * std::uint64_t(config::GetInt("NICQ_PEER_TIMEOUT"));
-  // Host sequencing when only host calls would fire the chains (queue.h).
-  const std::string exec = config::GetString("NICQ_QUEUE_EXEC");
-  q->host_ = exec == "host" || (exec != "counters" && Backend()->HostDriven());
+  q->host_ = HostSequencedQueues();
   // Host-sequenced queues run their steps; counter chains keep deferred
   // starts and waits there (queue_host.cc). Both are advanced by progress.
   q->steps_.resize(kSteps);
@@ -148,16 +155,20 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
     *polls = 0;
     return Status::Ok();
   }
+  // Ranks outnumbering cores: no spin phase. What this thread waits for
+  // needs a peer that is off its core while we poll (the runtime's waits
+  // yield at once there too, rt::Oversubscribed).
+  const std::uint64_t spin_ns = rt::Oversubscribed() ? 0 : kSpinNs;
   if (*polls == 0) {
     *polls = 1;
     idle_since_ns_ = NowNs();
-    idle_phase_ = 0;
+    idle_phase_ = spin_ns > 0 ? 0 : 1;
     return Status::Ok();
   }
   ++*polls;
   if (*polls % 8 == 0) {
     const std::uint64_t idle = NowNs() - idle_since_ns_;
-    idle_phase_ = idle < kSpinNs ? 0 : idle < kYieldNs ? 1 : 2;
+    idle_phase_ = idle < spin_ns ? 0 : idle < kYieldNs ? 1 : 2;
   }
   if (idle_phase_ == 0) return Status::Ok();
   if (idle_phase_ == 1) {

@@ -205,6 +205,12 @@ class Queue {
   std::uint64_t check_stamp_ = 0;
 };
 
+// Whether this process's queues are host-sequenced (NICQ_QUEUE_EXEC=host,
+// or auto on a backend that fires ops only inside host calls). Matched
+// requests read it too: with no NIC or thread to fire ahead, arming their
+// epochs ahead of the starts (resident plans) only adds host work.
+bool HostSequencedQueues();
+
 // Queues register at create and leave at destruction.
 void TrackQueue(Queue* q, bool add);
 // Runs the steps of every queue no thread is inside (the runtime's progress
