@@ -140,6 +140,7 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
   // nothing, and every 8th pass regardless. The clock is read when an idle
   // spell begins and then every 8th idle pass: a pass that progressed needs
   // no time. Both were several percent of a queued ring's iteration.
+  if (host_ && HostEngineEpochsInUse()) return WaitInEngine(polls);
   bool progressed = QueueProgress();
   if (!progressed || (++passes_ & 7) == 0) {
     bool rt_progressed = false;
@@ -196,6 +197,26 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
       if (Backend()->ReadErrors(r.e->DoneCounter()) > 0)
         return Error(Code::kOther, std::string(what) + ": an enqueued operation failed");
     }
+  }
+  return Status::Ok();
+}
+
+Status Queue::WaitInEngine(std::uint32_t* polls) {
+  // Host-engine epochs complete in the point-to-point engine: wait as its
+  // own waits do (rt::ProgressWait: spin, yield, then sleep on the shm
+  // inbox's futex, which a sender's doorbell ends; at once yielding where
+  // ranks outnumber cores), so a queue waits no worse than MPI_Waitall. Its
+  // pass runs every progress hook, the backend's poll and the other queues'
+  // steps among them; this queue's steps run here.
+  if (*polls == 0) engine_backoff_.Reset();
+  NICQ_RETURN_IF_ERROR(rt::ProgressWait(engine_backoff_));
+  bool stepped = false;
+  NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
+  if (stepped) {
+    engine_backoff_.Reset();
+    *polls = 0;
+  } else {
+    ++*polls;  // the fence's stall report counts these
   }
   return Status::Ok();
 }

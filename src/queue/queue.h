@@ -48,6 +48,7 @@
 #include "core/status.h"
 #include "queue/enqueueable.h"
 #include "queue/epoch_ops.h"
+#include "runtime/runtime.h"
 
 namespace nicq::queue {
 
@@ -159,6 +160,9 @@ class Queue {
   // Drive progress once while waiting for room / completion; errors on a
   // dead chain (error counters) or after NICQ_PEER_TIMEOUT without change.
   Status Backpressure(std::uint32_t* polls, const char* what);
+  // Backpressure of a host-sequenced queue while host-engine epochs exist.
+  Status WaitInEngine(std::uint32_t* polls);
+  rt::Backoff engine_backoff_;
 
   int type_ = 0;
   void* external_ = nullptr;
