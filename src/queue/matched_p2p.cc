@@ -78,8 +78,8 @@ Status MatchedP2p::AllocCounters() {
   // is then a Post now and a counter add with its drain at the start, where
   // an unarmed one is one ungated Post at the start (8-byte shm ring,
   // callgrind: about 1,700 of 14,500 instructions per iteration).
-  resident_ = resident_enabled && a_.peer >= 0 && b->Caps().withdraws_unfired_ops &&
-              !HostSequencedQueues();
+  resident_ =
+      resident_enabled && a_.peer >= 0 && b->Caps().withdraws_unfired_ops && !HostSequencedQueues();
   CounterId c[3];
   const bool sender = a_.is_send && a_.peer >= 0;
   // A sender's starts go to its gate (the eager protocol leaves it unused

@@ -162,7 +162,7 @@ class MatchedP2p final : public Enqueueable {
   offload::CounterId peer_done_ = offload::kNoCounter;     // receiver: the sender's done
   offload::CounterId peer_arrival_ = offload::kNoCounter;  // sender: receiver's arrival counter
   std::uint64_t remote_addr_ = 0, remote_key_ = 0;
-  bool eager_ = false;  // the sender chose the eager protocol (offer.eager)
+  bool eager_ = false;        // the sender chose the eager protocol (offer.eager)
   bool host_engine_ = false;  // epochs run on the p2p engine (above); set once matched
   // Whether this side may propose / accept host-engine epochs with `world`.
   bool HostEngineFits(int world) const;

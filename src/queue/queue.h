@@ -30,6 +30,9 @@
 // A counter-chain queue uses the same ring for starts and waits it cannot
 // post at once ("Deferred steps" in queue_host.cc), so that no enqueue call
 // waits for room that only the peer can free.
+// Matched pairs between same-node ranks of such a process run their epochs
+// on the point-to-point engine itself ("Host-engine epochs" in
+// matched_p2p.h): the queue then waits in the engine (WaitInEngine).
 // Different queues share no counter and no lock. Enqueue calls allocate
 // nothing (records live in a ring sized at MPI_Queue_init), make no syscall
 // and hold no lock; when the backend has no trigger slots (kAgain) or the

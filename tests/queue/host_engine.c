@@ -75,8 +75,8 @@ static void Ring(int engine, int rank, int left, int right, long n, MPI_Queue qu
     }
     QT_OK(MPI_Queue_fence(&queue));
     for (long i = 0; i < n; ++i) {
-      QT_CHECK(recv_left[i] == Value(left, round, 1, i), "%ld doubles, round %d: recv_left[%ld] = %g",
-               n, round, i, recv_left[i]);
+      QT_CHECK(recv_left[i] == Value(left, round, 1, i),
+               "%ld doubles, round %d: recv_left[%ld] = %g", n, round, i, recv_left[i]);
       QT_CHECK(recv_right[i] == Value(right, round, 0, i),
                "%ld doubles, round %d: recv_right[%ld] = %g", n, round, i, recv_right[i]);
     }
@@ -131,7 +131,8 @@ static void RepliesApart(int rank, int left, int right, MPI_Queue queue) {
   int count = -1;
   QT_OK(MPI_Get_count(&st[0], MPI_DOUBLE, &count));
   QT_CHECK(st[0].MPI_SOURCE == right && st[0].MPI_TAG == 7 && count == kLen,
-           "MPI_Start'ed receive: source %d tag %d count %d", st[0].MPI_SOURCE, st[0].MPI_TAG, count);
+           "MPI_Start'ed receive: source %d tag %d count %d", st[0].MPI_SOURCE, st[0].MPI_TAG,
+           count);
   for (int i = 0; i < kLen; ++i)
     QT_CHECK(in2[i] == Value(right, 3, 1, i), "MPI_Start'ed pair: in2[%d] = %g", i, in2[i]);
   for (int i = 0; i < 2; ++i) {
@@ -155,8 +156,9 @@ int main(int argc, char* argv[]) {
   RepliesApart(rank, left, right, queue);
   QT_OK(MPI_Queue_free(&queue));
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) printf("host engine ring: %d ranks, %s path, data checked\n", size,
-                         engine ? "engine" : "backend");
+  if (rank == 0)
+    printf("host engine ring: %d ranks, %s path, data checked\n", size,
+           engine ? "engine" : "backend");
   MPI_Finalize();
   return 0;
 }
