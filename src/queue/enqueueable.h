@@ -27,6 +27,7 @@
 
 #include "core/status.h"
 #include "providers/backend.h"
+#include "queue/offload_context.h"
 #include "runtime/request.h"
 
 namespace nicq::queue {
@@ -86,6 +87,16 @@ class Enqueueable {
   virtual void EpochRetired() {}
   virtual offload::CounterId DoneCounter() const = 0;
   virtual std::uint64_t DoneTarget() const = 0;  // for the last started epoch
+  // Whether the last started epoch is complete; *failed when it ended in
+  // an error. By default DoneCounter() reached DoneTarget() (errors: the
+  // counter's error count); an engine whose epochs the host runs on the
+  // point-to-point engine answers from its own request (host-sequenced
+  // queues only, which read completion through this).
+  virtual bool EpochDone(bool* failed) const {
+    offload::OffloadBackend* b = Backend();
+    *failed = b->ReadErrors(DoneCounter()) > 0;
+    return b->ReadCounter(DoneCounter()) >= DoneTarget();
+  }
   virtual std::uint64_t EpochsStarted() const = 0;
   // Status of the last completed epoch (source, tag, bytes) for MPI_Status.
   virtual void GetStatus(RequestStatus* out) const = 0;

@@ -197,8 +197,9 @@ bool PollHostStarted() {
   bool any = false;
   for (std::size_t i = 0; i < p.started.size();) {
     auto [req, e] = p.started[i];
-    const bool failed = b->ReadErrors(e->DoneCounter()) > 0;
-    if (failed || b->ReadCounter(e->DoneCounter()) >= e->DoneTarget()) {
+    bool failed = false;
+    const bool done = e->EpochDone(&failed);
+    if (failed || done) {
       e->GetStatus(&req->status);
       req->MarkDone();
       p.started[i] = p.started.back();

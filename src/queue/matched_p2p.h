@@ -27,6 +27,20 @@
 //
 // MPI_PROC_NULL peers match at once; their epochs complete when started.
 //
+// Host-engine epochs (same-node peers of a process whose queues are
+// host-sequenced, queue.h): no NIC and no thread fires the ops there, so an
+// epoch is simply the point-to-point engine's send or receive, as
+// MPI_Start of an unmatched persistent request would post it, over nicq's
+// shared-memory transport (its futex wakes a sleeping waiter; its split
+// copy moves large messages), instead of a tagged op on the offload
+// backend's libfabric endpoint. The sender proposes it in the offer, the
+// receiver accepts in the reply (both must be host-sequenced and see each
+// other on the shm transport). The messages travel on the reply shadow
+// (context + 2) tagged with the receiver's done counter id, and replies
+// there are tagged with the sender's done counter id: on one process those
+// ids are distinct counters, so no reply can match an epoch's receive nor
+// the other way round, whatever user tags the pairs carry.
+//
 // Resident epochs (backends that withdraw unfired ops, NICQ_RESIDENT_PLANS=1,
 // the same rule as offload/trigger_plan.h): the ops of epochs n..n+W-1 are
 // posted ahead of their starts, so a start is one counter add on the
@@ -56,7 +70,13 @@ struct MatchOffer {
   std::uint32_t mode = 0;
   std::uint32_t done = 0;   // sender's done counter: the receiver acknowledges into it
   std::uint32_t eager = 0;  // 1: epochs are tagged send/recv (BuildEagerEpochOps)
+  std::uint32_t flags = 0;  // kOffer* below
+  std::uint32_t pad = 0;
 };
+// The reply is tagged with the offer's `done` (else with the user's tag).
+inline constexpr std::uint32_t kOfferReplyById = 1;
+// The sender proposes host-engine epochs (reply.host_engine accepts).
+inline constexpr std::uint32_t kOfferHostEngine = 2;
 struct MatchReply {
   std::uint64_t magic = 0;
   std::uint64_t error = 0;  // nicq::Code; nonzero: the match failed on both sides
@@ -64,7 +84,7 @@ struct MatchReply {
   std::uint64_t key = 0;
   std::uint64_t capacity = 0;
   std::uint32_t arrival = 0;
-  std::uint32_t pad = 0;
+  std::uint32_t host_engine = 0;  // 1: host-engine epochs accepted
 };
 
 struct P2pArgs {
@@ -98,6 +118,8 @@ class MatchedP2p final : public Enqueueable {
   offload::CounterId DoneCounter() const override { return done_; }
   std::uint64_t DoneTarget() const override { return epochs_; }
   std::uint64_t EpochsStarted() const override { return epochs_; }
+  bool EpochDone(bool* failed) const override;
+  bool host_engine() const { return host_engine_; }
   void GetStatus(RequestStatus* out) const override;
   Status Release() override;
 
@@ -140,7 +162,16 @@ class MatchedP2p final : public Enqueueable {
   offload::CounterId peer_done_ = offload::kNoCounter;     // receiver: the sender's done
   offload::CounterId peer_arrival_ = offload::kNoCounter;  // sender: receiver's arrival counter
   std::uint64_t remote_addr_ = 0, remote_key_ = 0;
-  bool eager_ = false;  // the sender chose the eager protocol (offer.eager)
+  bool eager_ = false;        // the sender chose the eager protocol (offer.eager)
+  bool host_engine_ = false;  // epochs run on the p2p engine (above); set once matched
+  // Whether this side may propose / accept host-engine epochs with `world`.
+  bool HostEngineFits(int world) const;
+  // Host-engine epochs: the current epoch's send or receive, and where it
+  // goes (reply_comm_, peer comm rank, tag: the receiver's done counter id).
+  Request epoch_req_;
+  int epoch_peer_ = -1, epoch_tag_ = 0;
+  Status StartOnEngine();
+  void SetHostEngine();
   offload::MemRegion region_{};
   bool registered_ = false;
 
@@ -157,6 +188,10 @@ class MatchedP2p final : public Enqueueable {
 
 // Ops installed on matched point-to-point requests (Request::ops).
 extern const RequestOps kMatchedP2pOps;
+
+// Matched requests alive with host-engine epochs: their completions come
+// from the p2p engine, so the queues poll it (rt::Progress) and wait in it.
+bool HostEngineEpochsInUse();
 
 // Registry of matched requests (for NudgeMatched).
 void TrackMatched(MatchedP2p* m, bool add);

@@ -101,6 +101,7 @@ Status MatchedP2p::BeginMatch() {
   match_comm_ = MatchComm(a_.comm, false);
   reply_comm_ = MatchComm(a_.comm, true);
   if (a_.is_send) {
+    peer_world_ = a_.comm->WorldRank(a_.peer);
     offer_.magic = kOfferMagic;
     offer_.bytes = a_.bytes;
     offer_.gate = gate_;
@@ -111,9 +112,15 @@ Status MatchedP2p::BeginMatch() {
     // keeps it (its completion must show that the receive started).
     eager_ = !Backend()->Caps().native_triggers && a_.mode != SendMode::kSynchronous;
     offer_.eager = eager_ ? 1 : 0;
+    // The reply tagged with our done counter id where it fits a tag (see
+    // matched_p2p.h, "Host-engine epochs"), so it can never match an
+    // epoch's receive on the same context.
+    const bool by_id = done_ <= offload::CounterId(rt::TagUpperBound());
+    offer_.flags = by_id ? kOfferReplyById : 0;
+    if (by_id && HostEngineFits(peer_world_)) offer_.flags |= kOfferHostEngine;
     // The reply receive first, so it is posted before the reply can arrive.
-    NICQ_RETURN_IF_ERROR(
-        rt::Irecv(&reply_, sizeof reply_, a_.peer, a_.tag, reply_comm_, &recv_req_));
+    NICQ_RETURN_IF_ERROR(rt::Irecv(&reply_, sizeof reply_, a_.peer, by_id ? int(done_) : a_.tag,
+                                   reply_comm_, &recv_req_));
     Status st = rt::Isend(&offer_, sizeof offer_, a_.peer, a_.tag, match_comm_, SendMode::kStandard,
                           &send_req_);
     if (!st.ok()) {
@@ -125,7 +132,6 @@ Status MatchedP2p::BeginMatch() {
       }
       return st;
     }
-    peer_world_ = a_.comm->WorldRank(a_.peer);
     state_ = State::kOffered;
   } else {
     if (a_.bytes > 0) {
@@ -176,6 +182,11 @@ Status MatchedP2p::PollSender(bool* done) {
   remote_addr_ = reply_.remote_addr;
   remote_key_ = reply_.key;
   peer_arrival_ = reply_.arrival;
+  if ((offer_.flags & kOfferHostEngine) && reply_.host_engine == 1) {
+    epoch_peer_ = a_.peer;
+    epoch_tag_ = int(peer_arrival_);  // the receiver's done counter id
+    SetHostEngine();
+  }
   ResolveWire();
   state_ = State::kMatched;
   *done = true;
@@ -202,7 +213,15 @@ Status MatchedP2p::PollReceiver(bool* done) {
     reply_.remote_addr = region_.remote_addr;
     reply_.key = region_.key;
     if (offer_.bytes > a_.bytes) reply_.error = std::uint64_t(Code::kTruncate);
-    NICQ_RETURN_IF_ERROR(rt::Isend(&reply_, sizeof reply_, source_, tag_, reply_comm_,
+    if ((offer_.flags & kOfferHostEngine) && reply_.error == 0 && HostEngineFits(peer_world_) &&
+        done_ <= offload::CounterId(rt::TagUpperBound())) {
+      reply_.host_engine = 1;
+      epoch_peer_ = source_;
+      epoch_tag_ = int(done_);
+      SetHostEngine();
+    }
+    const int reply_tag = (offer_.flags & kOfferReplyById) ? int(offer_.done) : tag_;
+    NICQ_RETURN_IF_ERROR(rt::Isend(&reply_, sizeof reply_, source_, reply_tag, reply_comm_,
                                    SendMode::kStandard, &send_req_));
     state_ = State::kReplying;
   }

@@ -39,6 +39,15 @@ constexpr std::uint64_t kYieldNs = 2'000'000;
 
 }  // namespace
 
+bool HostSequencedQueues() {
+  // Host sequencing when only host calls would fire the chains (queue.h).
+  // The backend is chosen once per process, so is this (read once: matched
+  // requests ask at every match).
+  static const std::string exec = config::GetString("NICQ_QUEUE_EXEC");
+  offload::OffloadBackend* b = Backend();
+  return exec == "host" || (exec != "counters" && b && b->HostDriven());
+}
+
 Status Queue::Create(int type, void* external, Queue** out) {
   NICQ_RETURN_IF_ERROR(EnsureOffloadContext());
   EnsureProgressHook();
@@ -53,9 +62,7 @@ Status Queue::Create(int type, void* external, Queue** out) {
   // Read once: a lookup per fence (getenv, parse) is a microsecond of the
   // per-iteration cost of a fenced queue.
   q->stall_ms_ = 4000 * std::uint64_t(config::GetInt("NICQ_PEER_TIMEOUT"));
-  // Host sequencing when only host calls would fire the chains (queue.h).
-  const std::string exec = config::GetString("NICQ_QUEUE_EXEC");
-  q->host_ = exec == "host" || (exec != "counters" && Backend()->HostDriven());
+  q->host_ = HostSequencedQueues();
   // Host-sequenced queues run their steps; counter chains keep deferred
   // starts and waits there (queue_host.cc). Both are advanced by progress.
   q->steps_.resize(kSteps);
@@ -133,6 +140,7 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
   // nothing, and every 8th pass regardless. The clock is read when an idle
   // spell begins and then every 8th idle pass: a pass that progressed needs
   // no time. Both were several percent of a queued ring's iteration.
+  if (host_ && HostEngineEpochsInUse()) return WaitInEngine(polls);
   bool progressed = QueueProgress();
   if (!progressed || (++passes_ & 7) == 0) {
     bool rt_progressed = false;
@@ -148,16 +156,20 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
     *polls = 0;
     return Status::Ok();
   }
+  // Ranks outnumbering cores: no spin phase. What this thread waits for
+  // needs a peer that is off its core while we poll (the runtime's waits
+  // yield at once there too, rt::Oversubscribed).
+  const std::uint64_t spin_ns = rt::Oversubscribed() ? 0 : kSpinNs;
   if (*polls == 0) {
     *polls = 1;
     idle_since_ns_ = NowNs();
-    idle_phase_ = 0;
+    idle_phase_ = spin_ns > 0 ? 0 : 1;
     return Status::Ok();
   }
   ++*polls;
   if (*polls % 8 == 0) {
     const std::uint64_t idle = NowNs() - idle_since_ns_;
-    idle_phase_ = idle < kSpinNs ? 0 : idle < kYieldNs ? 1 : 2;
+    idle_phase_ = idle < spin_ns ? 0 : idle < kYieldNs ? 1 : 2;
   }
   if (idle_phase_ == 0) return Status::Ok();
   if (idle_phase_ == 1) {
@@ -185,6 +197,26 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
       if (Backend()->ReadErrors(r.e->DoneCounter()) > 0)
         return Error(Code::kOther, std::string(what) + ": an enqueued operation failed");
     }
+  }
+  return Status::Ok();
+}
+
+Status Queue::WaitInEngine(std::uint32_t* polls) {
+  // Host-engine epochs complete in the point-to-point engine: wait as its
+  // own waits do (rt::ProgressWait: spin, yield, then sleep on the shm
+  // inbox's futex, which a sender's doorbell ends; at once yielding where
+  // ranks outnumber cores), so a queue waits no worse than MPI_Waitall. Its
+  // pass runs every progress hook, the backend's poll and the other queues'
+  // steps among them; this queue's steps run here.
+  if (*polls == 0) engine_backoff_.Reset();
+  NICQ_RETURN_IF_ERROR(rt::ProgressWait(engine_backoff_));
+  bool stepped = false;
+  NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
+  if (stepped) {
+    engine_backoff_.Reset();
+    *polls = 0;
+  } else {
+    ++*polls;  // the fence's stall report counts these
   }
   return Status::Ok();
 }

@@ -30,6 +30,9 @@
 // A counter-chain queue uses the same ring for starts and waits it cannot
 // post at once ("Deferred steps" in queue_host.cc), so that no enqueue call
 // waits for room that only the peer can free.
+// Matched pairs between same-node ranks of such a process run their epochs
+// on the point-to-point engine itself ("Host-engine epochs" in
+// matched_p2p.h): the queue then waits in the engine (WaitInEngine).
 // Different queues share no counter and no lock. Enqueue calls allocate
 // nothing (records live in a ring sized at MPI_Queue_init), make no syscall
 // and hold no lock; when the backend has no trigger slots (kAgain) or the
@@ -48,6 +51,7 @@
 #include "core/status.h"
 #include "queue/enqueueable.h"
 #include "queue/epoch_ops.h"
+#include "runtime/runtime.h"
 
 namespace nicq::queue {
 
@@ -159,6 +163,9 @@ class Queue {
   // Drive progress once while waiting for room / completion; errors on a
   // dead chain (error counters) or after NICQ_PEER_TIMEOUT without change.
   Status Backpressure(std::uint32_t* polls, const char* what);
+  // Backpressure of a host-sequenced queue while host-engine epochs exist.
+  Status WaitInEngine(std::uint32_t* polls);
+  rt::Backoff engine_backoff_;
 
   int type_ = 0;
   void* external_ = nullptr;
@@ -204,6 +211,12 @@ class Queue {
   std::atomic<std::uint32_t> guard_{0};
   std::uint64_t check_stamp_ = 0;
 };
+
+// Whether this process's queues are host-sequenced (NICQ_QUEUE_EXEC=host,
+// or auto on a backend that fires ops only inside host calls). Matched
+// requests read it too: with no NIC or thread to fire ahead, arming their
+// epochs ahead of the starts (resident plans) only adds host work.
+bool HostSequencedQueues();
 
 // Queues register at create and leave at destruction.
 void TrackQueue(Queue* q, bool add);

@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "providers/backend.h"
+#include "queue/matched_p2p.h"
 #include "queue/offload_context.h"
 #include "queue/queue.h"
+#include "runtime/runtime.h"
 
 namespace nicq::queue {
 namespace {
@@ -146,7 +148,14 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
   // soon as what they wait for has landed, while the host goes on
   // enqueueing, instead of all at the fence (8-byte shm ring: 10% less time
   // per iteration). Errors are the fence's to report.
-  if (Backend()->Caps().memory_poll) {
+  // Host-engine epochs (matched_p2p.h) complete in the point-to-point
+  // engine, whose same-node poll reads memory too: the runtime's pass
+  // polls it, the backend and every hook.
+  if (HostEngineEpochsInUse()) {
+    bool stepped = false;
+    (void)rt::Progress();
+    (void)AdvanceHost(&stepped);
+  } else if (Backend()->Caps().memory_poll) {
     bool stepped = false;
     (void)Backend()->Progress();
     (void)AdvanceHost(&stepped);
@@ -257,9 +266,10 @@ Status Queue::AdvanceHost(bool* progressed) {
     const std::uint32_t n = head.group;
     for (std::uint32_t i = 0; i < n; ++i) {
       const Enqueueable* e = StepAt(i).e;
-      if (b->ReadErrors(e->DoneCounter()) > 0)
-        return Error(Code::kOther, "an enqueued operation failed: " + e->DebugString());
-      if (b->ReadCounter(e->DoneCounter()) < e->DoneTarget()) return Status::Ok();
+      bool failed = false;
+      const bool done = e->EpochDone(&failed);
+      if (failed) return Error(Code::kOther, "an enqueued operation failed: " + e->DebugString());
+      if (!done) return Status::Ok();
     }
     for (std::uint32_t i = 0; i < n; ++i) {
       const Step& st = StepAt(i);
@@ -277,11 +287,11 @@ bool Queue::HostBlockOn(offload::CounterId* counter, std::uint64_t* value) const
   // The first request of the head wait still short of its target: its done
   // counter is what the next step waits for.
   if (step_count_ == 0 || !StepAt(0).wait) return false;
-  offload::OffloadBackend* b = Backend();
   const std::uint32_t n = StepAt(0).group;
   for (std::uint32_t i = 0; i < n; ++i) {
     const Enqueueable* e = StepAt(i).e;
-    if (b->ReadCounter(e->DoneCounter()) < e->DoneTarget()) {
+    bool failed = false;
+    if (!e->EpochDone(&failed)) {
       *counter = e->DoneCounter();
       *value = e->DoneTarget();
       return true;
