@@ -287,6 +287,13 @@ Status NodeSlotCollective::Start(Request* owner) {
 Status NodeSlotCollective::StartOrQueue(const Args& a, Request* owner) {
   Call c = Bind(a);
   c.owner = owner;
+  const dtype::Type* t = a.kind == Kind::kAllreduce ? a.rtype
+                         : a.kind == Kind::kBcast   ? a.stype
+                                                    : nullptr;
+  if (t != nullptr && !t->predefined) {
+    c.retained = const_cast<dtype::Type*>(t);
+    dtype::Retain(c.retained);
+  }
   Running& r = R();
   {
     std::lock_guard<std::mutex> lock(r.mu);
@@ -451,6 +458,7 @@ void NodeSlotCollective::Complete(Status st) {
   if (st.ok() && call_.layout != nullptr && area_->rank() != call_.root)
     dtype::Unpack(*call_.layout, packed_.data(), std::int64_t(call_.bytes), call_.user_count,
                   call_.user_buf);
+  if (call_.retained != nullptr) dtype::Release(call_.retained);
   Request* owner = call_.owner;
   owner->status = RequestStatus{};
   owner->status.source = rt::kAnySource;

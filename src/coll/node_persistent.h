@@ -103,6 +103,10 @@ class NodeSlotCollective {
     void* user_buf = nullptr;
     std::int64_t user_count = 0;
     Request* owner = nullptr;
+    // A nonblocking call's derived type, kept alive until it completes
+    // (the user may free it after the start; persistent requests hold
+    // theirs themselves).
+    dtype::Type* retained = nullptr;
   };
   NodeSlotCollective() = default;
   void Attach(NodeArea* area, int slot);
