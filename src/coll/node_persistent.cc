@@ -240,7 +240,14 @@ NodeSlotCollective::Call NodeSlotCollective::Bind(const Args& a) {
   c.kind = a.kind;
   c.root = a.root;
   if (a.kind == Kind::kAllreduce) {
-    c.red = NodeReducer{a.op, a.rtype->handle, dtype::PreparedReduce::For(a.op, a.rtype->handle)};
+    // The reduction of the slot's last call with a predefined type again
+    // (most calls repeat it) is not looked up anew; a derived type's
+    // handle may name another type after a free.
+    const int type = a.rtype->handle;
+    if (!a.rtype->predefined || !bound_red_ || bound_red_->op != a.op || bound_red_->type != type)
+      bound_red_ = NodeReducer{a.op, type, dtype::PreparedReduce::For(a.op, type)};
+    c.red = *bound_red_;
+    if (!a.rtype->predefined) bound_red_.reset();
     c.out = static_cast<std::uint8_t*>(a.recvbuf);
     c.in = a.sendbuf == kInPlace ? c.out : static_cast<const std::uint8_t*>(a.sendbuf);
     c.count = a.rcount;

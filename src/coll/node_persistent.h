@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "coll/coll.h"
@@ -131,6 +132,8 @@ class NodeSlotCollective {
   std::atomic<bool> active_{false};
   std::vector<std::uint8_t> acc_, operand_;  // a chunk's fold and one input
   std::vector<std::uint8_t> packed_;
+  // The reduction Bind prepared last (Bind runs on the starting thread only).
+  std::optional<NodeReducer> bound_red_;
   // Resolved once: every rank's line and the shared words.
   std::vector<OpLine*> lines_;
   OpShared* shared_ = nullptr;
