@@ -75,7 +75,7 @@ struct Running {
   std::mutex mu;
   std::vector<NodeSlotCollective*> ops;
   std::atomic<int> n{0};
-  bool hooked = false;
+  std::atomic<bool> hooked{false};  // set once, under mu
 };
 Running& R() {
   static Running* r = new Running;  // outlives static destruction (hooks may run late)
@@ -143,14 +143,14 @@ Status AndAcrossRanks(NodeArea& area, std::uint64_t mask, std::uint64_t* all) {
 
 bool NodeSlotCollective::EnsureHook() {
   Running& r = R();
+  if (r.hooked.load(std::memory_order_acquire)) return true;  // every nonblocking call asks
   std::lock_guard<std::mutex> lock(r.mu);
-  if (r.hooked) return true;
-  r.hooked = progress::RegisterHook(&Hook, nullptr);
-  if (r.hooked) {
-    (void)progress::RegisterSleeper(&SleepOnArea);
-    rt::AddAsyncBusyProbe([] { return R().n.load(std::memory_order_acquire) > 0; });
-  }
-  return r.hooked;
+  if (r.hooked.load(std::memory_order_relaxed)) return true;
+  if (!progress::RegisterHook(&Hook, nullptr)) return false;
+  (void)progress::RegisterSleeper(&SleepOnArea);
+  rt::AddAsyncBusyProbe([] { return R().n.load(std::memory_order_acquire) > 0; });
+  r.hooked.store(true, std::memory_order_release);
+  return true;
 }
 
 bool NodeSlotCollective::Fits(const Args& a, const NodeArea& area) {
