@@ -23,6 +23,7 @@ namespace {
 
 // The claim and done words: the start number above, a chunk count below.
 constexpr int kCountBits = 24;
+constexpr std::size_t kBcastChunkBytes = 256 * 1024;
 constexpr std::uint64_t kCountMask = (std::uint64_t{1} << kCountBits) - 1;
 std::uint64_t Word(std::uint64_t start, std::uint64_t count) {
   return start << kCountBits | count;
@@ -266,7 +267,10 @@ NodeSlotCollective::Call NodeSlotCollective::Bind(const Args& a) {
   }
   c.large = c.bytes > NodeArea::kOpSmallBytes;
   if (c.large) {
-    c.chunk_items = std::int64_t(NodeArea::kChunkBytes / c.item);
+    // A bcast's chunk needs no scratch (it is copied buffer to buffer):
+    // larger chunks take fewer claims and system calls.
+    c.chunk_items = a.kind == Kind::kBcast ? std::int64_t(kBcastChunkBytes)
+                                           : std::int64_t(NodeArea::kChunkBytes / c.item);
     c.chunks = std::uint64_t((c.count + c.chunk_items - 1) / c.chunk_items);
   }
   return c;
@@ -417,39 +421,49 @@ bool NodeSlotCollective::WorkOneChunk(Status* st) {
   const std::int64_t first = std::int64_t(chunk) * c.chunk_items;
   const std::int64_t items = std::min(c.chunk_items, c.count - first);
   const std::size_t off = std::size_t(first) * c.item, len = std::size_t(items) * c.item;
-  acc_.resize(NodeArea::kChunkBytes);
-  operand_.resize(NodeArea::kChunkBytes);
-  std::uint8_t* acc = acc_.data();
-  // The chunk's result in acc: an allreduce folds acc = input of rank n-1,
-  // then acc = input_r op acc down to rank 0 (the order of every other
-  // path, so every element has the same bits); a bcast takes the root's.
-  const int lowest = c.kind == Kind::kAllreduce ? 0 : c.root;
-  const int highest = c.kind == Kind::kAllreduce ? n - 1 : c.root;
-  for (int r = highest; r >= lowest; --r) {
-    const std::uint8_t* operand = c.in + off;
-    if (r != me) {
-      std::uint8_t* into = r == highest ? acc : operand_.data();
-      const int err = rt::ReadFromRank(area_->world(r), into, lines_[r]->src + off, len);
+  // The chunk's result: a bcast's is the root's data, which the root has
+  // and a receiver reads straight into its own buffer; an allreduce folds
+  // acc = input of rank n-1, then acc = input_r op acc down to rank 0 (the
+  // order of every other path, so every element has the same bits).
+  const std::uint8_t* result = nullptr;
+  if (c.kind == Kind::kBcast) {
+    result = c.in + off;  // the root's buffer, or this receiver's output
+    if (me != c.root) {
+      const int err =
+          rt::ReadFromRank(area_->world(c.root), c.out + off, lines_[c.root]->src + off, len);
       if (err != 0) {
-        *st = CopyFailed("reading", err, r, len);
+        *st = CopyFailed("reading", err, c.root, len);
         return true;
       }
-      operand = into;
     }
-    if (r == highest) {
-      if (operand != acc) std::memcpy(acc, operand, len);
-    } else if (Status s = c.red.Apply(operand, acc, items); !s.ok()) {
-      *st = s;
-      return true;
+  } else {
+    acc_.resize(NodeArea::kChunkBytes);
+    operand_.resize(NodeArea::kChunkBytes);
+    std::uint8_t* acc = acc_.data();
+    for (int r = n - 1; r >= 0; --r) {
+      const std::uint8_t* operand = c.in + off;
+      if (r != me) {
+        std::uint8_t* into = r == n - 1 ? acc : operand_.data();
+        const int err = rt::ReadFromRank(area_->world(r), into, lines_[r]->src + off, len);
+        if (err != 0) {
+          *st = CopyFailed("reading", err, r, len);
+          return true;
+        }
+        operand = into;
+      }
+      if (r == n - 1) {
+        if (operand != acc) std::memcpy(acc, operand, len);
+      } else if (Status s = c.red.Apply(operand, acc, items); !s.ok()) {
+        *st = s;
+        return true;
+      }
     }
+    std::memcpy(c.out + off, acc, len);
+    result = acc;
   }
   for (int r = 0; r < n; ++r) {
-    if (c.kind == Kind::kBcast && r == c.root) continue;
-    if (r == me) {
-      std::memcpy(c.out + off, acc, len);
-      continue;
-    }
-    const int err = WriteToPid(area_->pid(r), lines_[r]->dst + off, acc, len);
+    if (r == me || (c.kind == Kind::kBcast && r == c.root)) continue;
+    const int err = WriteToPid(area_->pid(r), lines_[r]->dst + off, result, len);
     if (err != 0) {
       *st = CopyFailed("writing", err, r, len);
       return true;
