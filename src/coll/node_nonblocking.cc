@@ -1,4 +1,4 @@
-// MPI_Iallreduce, MPI_Ibcast and MPI_Ibarrier of a communicator whose
+// MPI_Iallreduce, MPI_Ireduce, MPI_Ibcast and MPI_Ibarrier of a communicator whose
 // ranks all share the node, on the area's reserved op slots
 // (node_persistent.h).
 //

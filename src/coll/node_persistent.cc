@@ -165,7 +165,8 @@ bool NodeSlotCollective::Fits(const Args& a, const NodeArea& area) {
       if (a.stype == nullptr || a.scount < 0) return false;
       bytes = std::size_t(a.scount) * std::size_t(a.stype->size);
       break;
-    case Kind::kAllreduce: {
+    case Kind::kAllreduce:
+    case Kind::kReduce: {
       // A user op would run on behalf of other ranks from any thread inside MPI.
       const dtype::Op* op = dtype::LookupOp(a.op);
       if (op == nullptr || !op->predefined) return false;
@@ -240,7 +241,7 @@ NodeSlotCollective::Call NodeSlotCollective::Bind(const Args& a) {
   Call c;
   c.kind = a.kind;
   c.root = a.root;
-  if (a.kind == Kind::kAllreduce) {
+  if (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce) {
     // The reduction of the slot's last call with a predefined type again
     // (most calls repeat it) is not looked up anew; a derived type's
     // handle may name another type after a free.
@@ -249,8 +250,12 @@ NodeSlotCollective::Call NodeSlotCollective::Bind(const Args& a) {
       bound_red_ = NodeReducer{a.op, type, dtype::PreparedReduce::For(a.op, type)};
     c.red = *bound_red_;
     if (!a.rtype->predefined) bound_red_.reset();
-    c.out = static_cast<std::uint8_t*>(a.recvbuf);
-    c.in = a.sendbuf == kInPlace ? c.out : static_cast<const std::uint8_t*>(a.sendbuf);
+    // A reduce's result goes to the root only (the others' recvbuf is
+    // not significant).
+    const bool gets_result = a.kind == Kind::kAllreduce || area_->rank() == a.root;
+    c.out = gets_result ? static_cast<std::uint8_t*>(a.recvbuf) : nullptr;
+    c.in = a.sendbuf == kInPlace ? static_cast<const std::uint8_t*>(a.recvbuf)
+                                 : static_cast<const std::uint8_t*>(a.sendbuf);
     c.count = a.rcount;
     c.item = std::size_t(a.rtype->size);
     c.bytes = std::size_t(a.rcount) * c.item;
@@ -298,9 +303,9 @@ Status NodeSlotCollective::Start(Request* owner) {
 Status NodeSlotCollective::StartOrQueue(const Args& a, Request* owner) {
   Call c = Bind(a);
   c.owner = owner;
-  const dtype::Type* t = a.kind == Kind::kAllreduce ? a.rtype
-                         : a.kind == Kind::kBcast   ? a.stype
-                                                    : nullptr;
+  const dtype::Type* t = a.kind == Kind::kAllreduce || a.kind == Kind::kReduce ? a.rtype
+                         : a.kind == Kind::kBcast                              ? a.stype
+                                                                               : nullptr;
   if (t != nullptr && !t->predefined) {
     c.retained = const_cast<dtype::Type*>(t);
     dtype::Retain(c.retained);
@@ -336,7 +341,7 @@ bool NodeSlotCollective::Publish() {
   const std::uint64_t k = ++starts_;
   const int me = area_->rank();
   OpLine* line = lines_[me];
-  const bool sends = call_.kind == Kind::kAllreduce || me == call_.root;
+  const bool sends = call_.kind != Kind::kBcast || me == call_.root;
   if (call_.layout != nullptr) {
     // A bcast's non-contiguous buffer: packed here, unpacked at completion.
     packed_.resize(call_.bytes);
@@ -366,7 +371,8 @@ bool NodeSlotCollective::AllStarted() const {
 Status NodeSlotCollective::FinishSmall() {
   if (call_.bytes == 0) return Status::Ok();
   const int half = int(starts_ & 1);
-  if (call_.kind == Kind::kAllreduce) {
+  if (call_.kind == Kind::kReduce && area_->rank() != call_.root) return Status::Ok();
+  if (call_.kind == Kind::kAllreduce || call_.kind == Kind::kReduce) {
     const std::uint8_t* src[NodeArea::kMaxRanks];
     for (int r = 0; r < area_->ranks(); ++r) src[r] = SmallSrc(half, r);
     return FoldInRankOrder(call_.red, src, area_->ranks(), call_.out, call_.count, call_.bytes);
@@ -458,11 +464,12 @@ bool NodeSlotCollective::WorkOneChunk(Status* st) {
         return true;
       }
     }
-    std::memcpy(c.out + off, acc, len);
+    if (c.out != nullptr) std::memcpy(c.out + off, acc, len);
     result = acc;
   }
   for (int r = 0; r < n; ++r) {
     if (r == me || (c.kind == Kind::kBcast && r == c.root)) continue;
+    if (c.kind == Kind::kReduce && r != c.root) continue;
     const int err = WriteToPid(area_->pid(r), lines_[r]->dst + off, result, len);
     if (err != 0) {
       *st = CopyFailed("writing", err, r, len);

@@ -1,7 +1,7 @@
 // Collectives of a communicator whose ranks all share the node that run on
 // one op slot of the communicator's NodeArea instead of the schedule
-// engine: persistent allreduce, bcast and barrier (one slot each, agreed at
-// init) and nonblocking ones (node_nonblocking.cc: slots reserved for
+// engine: persistent allreduce, reduce, bcast and barrier (one slot each,
+// agreed at init) and nonblocking ones (node_nonblocking.cc: slots reserved for
 // them, taken round-robin by call number).
 //
 // A start only publishes: the rank's contribution (small messages, copied
@@ -13,7 +13,8 @@
 //
 //  * Small (up to kOpSmallBytes): once every rank started, an allreduce
 //    folds all contributions in rank order into its own buffer (the same
-//    bits on every rank), a bcast copies the root's, a barrier is done. A
+//    bits on every rank; a reduce: the root only), a bcast copies the
+//    root's, a barrier is done. A
 //    rank writes its data into half k & 1 of its slot for its k-th start.
 //    A rank starts k only after its own start k - 1 completed (a persistent
 //    request is inactive by then; a nonblocking call waits in the slot's
@@ -24,7 +25,8 @@
 //    MPI does the work, for everybody. Once every rank has published start
 //    k, a worker claims chunk c of k in the slot's claim word, reads that
 //    chunk of every input (of the root's, for a bcast), folds it in rank
-//    order and writes the result into every rank's output, then counts it
+//    order and writes the result into every rank's output (a reduce: the
+//    root's), then counts it
 //    in the done word. A rank's operation is complete when all chunks of k
 //    are counted: every write into its buffer happened before that (the
 //    writes are synchronous system calls). No chunk of k is claimed before
@@ -52,7 +54,7 @@ namespace nicq::coll {
 
 class NodeSlotCollective {
  public:
-  // Whether `a` (allreduce, bcast or barrier) can run on an op slot of
+  // Whether `a` (allreduce, reduce, bcast or barrier) can run on an op slot of
   // `area`; every rank decides alike (from arguments MPI requires to match).
   static bool Fits(const Args& a, const NodeArea& area);
   // Persistent (collective, at MPI_*_init after the argument check): *out
@@ -142,7 +144,7 @@ class NodeSlotCollective {
 // persistent.h's name for the persistent operation.
 using NodeAllreduce = NodeSlotCollective;
 
-// MPI_Iallreduce / MPI_Ibcast / MPI_Ibarrier on the area when the
+// MPI_Iallreduce / MPI_Ireduce / MPI_Ibcast / MPI_Ibarrier on the area when the
 // communicator has one already and the call fits; false: the schedule runs
 // it (every rank decides alike). req is set up as a nonblocking request.
 // (node_nonblocking.cc)

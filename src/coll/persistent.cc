@@ -294,7 +294,8 @@ Status InitPersistent(const Args& in, Request* req) {
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CheckNeighborSizes(a));
   // Same-node communicators: the area, ahead of the NIC plan (every rank
   // decides alike, so every rank takes the same path).
-  if (a.kind == Kind::kAllreduce || a.kind == Kind::kBcast || a.kind == Kind::kBarrier)
+  if (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce || a.kind == Kind::kBcast ||
+      a.kind == Kind::kBarrier)
     NICQ_RETURN_IF_ERROR(NodeSlotCollective::Create(a, &P->node));
   if (a.kind == Kind::kAllreduce && !P->node)
     NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));

@@ -1,5 +1,5 @@
-/* Nonblocking allreduce, bcast and barrier and persistent bcast and barrier
- * on the same-node collective area (src/coll/node_nonblocking.cc,
+/* Nonblocking allreduce, reduce, bcast and barrier and persistent reduce,
+ * bcast and barrier on the same-node collective area (src/coll/node_nonblocking.cc,
  * node_persistent.cc; the shm column, where nicq's shm transport carries
  * every rank). A blocking barrier first makes the area (nonblocking calls
  * take it only once it exists). argv[1]:
@@ -13,6 +13,9 @@
  *             rank in turn; float sums with the same bits on every rank
  *   layout    bcast of a non-contiguous type (vector) into contiguous bytes
  *   persist   persistent bcast (every size, every root) and barrier
+ *   reduce    nonblocking and persistent reduce: every size and root, in
+ *             place at the root, more calls in flight than slots, the
+ *             non-roots' receive buffers untouched
  * "all" (default) runs every one. */
 #include <stdint.h>
 #include <string.h>
@@ -267,6 +270,63 @@ static void Persist(void) {
   CHECK_OK(MPI_Request_free(&bar));
 }
 
+/* Reduce: only the root's buffer changes. */
+static void Reduce(void) {
+  enum { kReduces = 24 };
+  double* in[kReduces];
+  double* out[kReduces];
+  MPI_Request req[kReduces];
+  for (int batch = 0; batch < 2; ++batch) {
+    for (int j = 0; j < kReduces; ++j) {
+      const long n = kCounts[j % 3];
+      const int root = j / 3 % p, s = batch * kReduces + j, in_place = j / 2 % 2 && rank == root;
+      in[j] = malloc(n * sizeof(double));
+      out[j] = malloc(n * sizeof(double));
+      Fill(in_place ? out[j] : in[j], n, s);
+      if (!in_place) memset(out[j], 0x5a, n * sizeof(double));
+      CHECK_OK(MPI_Ireduce(in_place ? MPI_IN_PLACE : in[j], out[j], (int)n, MPI_DOUBLE, MPI_SUM,
+                           root, MPI_COMM_WORLD, &req[j]));
+    }
+    for (int j = kReduces - 1; j >= 0; --j) {
+      const long n = kCounts[j % 3];
+      const int root = j / 3 % p, s = batch * kReduces + j;
+      CHECK_OK(MPI_Wait(&req[j], MPI_STATUS_IGNORE));
+      if (rank == root) {
+        CheckSum(out[j], n, s, "ireduce");
+      } else {
+        const unsigned char* b = (const unsigned char*)out[j];
+        for (long i = 0; i < n * (long)sizeof(double); ++i)
+          CHECK(b[i] == 0x5a, "ireduce wrote a non-root's receive buffer at byte %ld", i);
+      }
+      free(in[j]), free(out[j]);
+    }
+  }
+  for (size_t k = 0; k < sizeof kCounts / sizeof kCounts[0]; ++k) {
+    const long n = kCounts[k];
+    double* pin = malloc(n * sizeof(double));
+    double* pout = malloc(n * sizeof(double));
+    for (int root = 0; root < p; ++root) {
+      MPI_Request r;
+      CHECK_OK(MPI_Reduce_init(pin, pout, (int)n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD,
+                               MPI_INFO_NULL, &r));
+      for (int s = 0; s < 4; ++s) {
+        Fill(pin, n, s + root);
+        memset(pout, 0x5a, n * sizeof(double));
+        if (rank == (s + 1) % p && s % 2) usleep(20000);
+        CHECK_OK(MPI_Start(&r));
+        CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        if (rank == root)
+          CheckSum(pout, n, s + root, "persistent reduce");
+        else
+          CHECK(((unsigned char*)pout)[0] == 0x5a && ((unsigned char*)pout)[n * 8 - 1] == 0x5a,
+                "persistent reduce wrote a non-root's receive buffer");
+      }
+      CHECK_OK(MPI_Request_free(&r));
+    }
+    free(pin), free(pout);
+  }
+}
+
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   CHECK_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -279,6 +339,7 @@ int main(int argc, char** argv) {
   if (all || strcmp(what, "mixed") == 0) Mixed();
   if (all || strcmp(what, "layout") == 0) Layout();
   if (all || strcmp(what, "persist") == 0) Persist();
+  if (all || strcmp(what, "reduce") == 0) Reduce();
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("mp_node_nonblocking %s ok\n", what);
   CHECK_OK(MPI_Finalize());
