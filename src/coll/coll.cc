@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "coll/algorithms.h"
+#include "coll/node_persistent.h"
 #include "coll/select.h"
 #include "runtime/runtime.h"
 
@@ -123,6 +124,12 @@ Status RunBlocking(const Args& a) {
 }
 
 Status StartNonblocking(const Args& a, Request* req) {
+  req->kind = ReqKind::kColl;
+  req->comm = a.comm;
+  req->ops = &kNbOps;
+  req->engine = nullptr;
+  req->done.store(false, std::memory_order_relaxed);
+  if (Status node; TryNodeNonblocking(a, req, &node)) return node;
   Schedule* s = AcquireSchedule();
   Status st = Build(a, s);
   if (!st.ok()) {

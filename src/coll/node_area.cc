@@ -63,14 +63,14 @@ std::size_t PidBytes() {
 std::size_t AreaBytes(int n) {
   return kPage + RoundUp(std::size_t(n) * kLine, kPage) +
          2 * std::size_t(n) * NodeArea::kSmallBytes + 2 * std::size_t(n) * NodeArea::kChunkBytes +
-         2 * NodeArea::kChunkBytes + PidBytes() + NodeArea::kOpSlots * OpSlotBytes(n);
+         2 * NodeArea::kChunkBytes + PidBytes() + NodeArea::kAllOpSlots * OpSlotBytes(n);
 }
 
 // Written by each rank before it reports the mapping to rank 0, read by
 // anyone only after the exchange that ends Create (which orders them).
 std::int32_t* PidTable(void* base, int n) {
   return reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(base) + AreaBytes(n) -
-                                         NodeArea::kOpSlots * OpSlotBytes(n) - PidBytes());
+                                         NodeArea::kAllOpSlots * OpSlotBytes(n) - PidBytes());
 }
 
 long Futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t val, const timespec* ts) {

@@ -9,10 +9,10 @@
 //   stage     [2][ranks][kChunkBytes]: each rank's chunk of a large message
 //   result    [2][kChunkBytes]: the reduced chunk, one share per rank
 //   pids      each rank's process id (process_vm_writev needs it)
-//   op slots  kOpSlots of them, each the shared state of one persistent
-//             collective (node_persistent.h): a line of claim and done
-//             words, a line per rank (OpLine), and per rank
-//             [2][kOpSmallBytes] of small-message data
+//   op slots  kOpSlots for persistent collectives, then kNbSlots that the
+//             nonblocking ones take in turn (node_persistent.h); each a
+//             line of claim and done words, a line per rank (OpLine), and
+//             per rank [2][kOpSmallBytes] of small-message data
 //
 // Synchronization is by generations: every step of every collective on the
 // communicator consumes the next number, the same on every rank (MPI's
@@ -33,6 +33,8 @@
 #include "runtime/comm.h"
 
 namespace nicq::coll {
+
+class NodeSlotCollective;
 
 // One rank's line in a persistent collective's op slot: the generation of
 // its latest start (stored last, with release), what that start published,
@@ -60,6 +62,10 @@ class NodeArea {
   // the small contribution they carry through the area.
   static constexpr int kOpSlots = 16;
   static constexpr std::size_t kOpSmallBytes = 4096;
+  // Nonblocking collectives in flight on the area at once (more wait in
+  // their slot's queue): op slots kOpSlots .. kAllOpSlots - 1.
+  static constexpr int kNbSlots = 8;
+  static constexpr int kAllOpSlots = kOpSlots + kNbSlots;
 
   // Collective over `comm` (every rank calls it at the same collective):
   // rank 0 creates the segment and sends its name over `shadow` with
@@ -135,6 +141,11 @@ class NodeArea {
   // Which op slots this rank's persistent collectives hold (bit per slot);
   // slots are agreed collectively when an operation is initialized.
   std::uint64_t op_slots_held = 0;
+  // The nonblocking calls that took the area so far (the call number picks
+  // the slot: the same sequence on every rank) and each reserved slot's
+  // operation, made on first use (node_nonblocking.cc).
+  std::uint64_t nb_calls = 0;
+  std::shared_ptr<NodeSlotCollective> nb_slots[kNbSlots];
 
   // The generation this rank last wrote each of its regions for (0: never);
   // see the header comment.

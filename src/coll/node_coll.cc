@@ -372,6 +372,11 @@ Status NodeAreaOf(Comm* comm, NodeArea** out) {
   return Status::Ok();
 }
 
+NodeArea* NodeAreaIfMade(Comm* comm) {
+  void* slot = comm->node_area.p;
+  return slot == kNoArea ? nullptr : static_cast<NodeArea*>(slot);
+}
+
 bool TryNodeCollective(const Args& a, Status* st) {
   if (!NodeCollEnabled() || !NodeCollFits(a)) return false;
   NodeArea* area = nullptr;

@@ -1,4 +1,4 @@
-// NodeAllreduce (node_persistent.h): the op slot's agreement at init, the
+// NodeSlotCollective (node_persistent.h): the op slot's agreement at init, the
 // starts, and the progress hook through which whichever thread of this
 // process is inside MPI advances the started operations.
 #include "coll/node_persistent.h"
@@ -23,6 +23,7 @@ namespace {
 
 // The claim and done words: the start number above, a chunk count below.
 constexpr int kCountBits = 24;
+constexpr std::size_t kBcastChunkBytes = 256 * 1024;
 constexpr std::uint64_t kCountMask = (std::uint64_t{1} << kCountBits) - 1;
 std::uint64_t Word(std::uint64_t start, std::uint64_t count) {
   return start << kCountBits | count;
@@ -70,11 +71,12 @@ Status CopyFailed(const char* what, int err, int r, std::size_t len) {
 }
 
 // The started operations of this process, advanced by the progress hook.
+// The lock also guards the nonblocking calls' queues.
 struct Running {
   std::mutex mu;
-  std::vector<NodeAllreduce*> ops;
+  std::vector<NodeSlotCollective*> ops;
   std::atomic<int> n{0};
-  bool hooked = false;
+  std::atomic<bool> hooked{false};  // set once, under mu
 };
 Running& R() {
   static Running* r = new Running;  // outlives static destruction (hooks may run late)
@@ -92,9 +94,13 @@ bool Hook(void*) {
       ++i;
       continue;
     }
+    any = true;
+    if (r.ops[i]->StartQueued()) {
+      ++i;
+      continue;
+    }
     r.ops[i] = r.ops.back();
     r.ops.pop_back();
-    any = true;
   }
   r.n.store(int(r.ops.size()), std::memory_order_release);
   return any;
@@ -109,21 +115,10 @@ bool SleepOnArea(int timeout_ms) {
   if (r.n.load(std::memory_order_acquire) == 0) return false;
   std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
   if (!lock.owns_lock() || r.ops.empty()) return false;
-  NodeAllreduce* op = r.ops.front();
-  op->area()->SleepUnless([](void* o) { return static_cast<NodeAllreduce*>(o)->Ready(); }, op,
+  NodeSlotCollective* op = r.ops.front();
+  op->area()->SleepUnless([](void* o) { return static_cast<NodeSlotCollective*>(o)->Ready(); }, op,
                           long(timeout_ms) * 1000);
   return true;
-}
-
-bool EnsureNodeHook() {
-  Running& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
-  if (!r.hooked) r.hooked = progress::RegisterHook(&Hook, nullptr);
-  if (r.hooked) {
-    (void)progress::RegisterSleeper(&SleepOnArea);
-    rt::AddAsyncBusyProbe([] { return R().n.load(std::memory_order_acquire) > 0; });
-  }
-  return r.hooked;
 }
 
 // One blocking step through the area's small slots: every rank gets the
@@ -147,26 +142,56 @@ Status AndAcrossRanks(NodeArea& area, std::uint64_t mask, std::uint64_t* all) {
 
 }  // namespace
 
-Status NodeAllreduce::Create(const Args& a, std::unique_ptr<NodeAllreduce>* out) {
+bool NodeSlotCollective::EnsureHook() {
+  Running& r = R();
+  if (r.hooked.load(std::memory_order_acquire)) return true;  // every nonblocking call asks
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (r.hooked.load(std::memory_order_relaxed)) return true;
+  if (!progress::RegisterHook(&Hook, nullptr)) return false;
+  (void)progress::RegisterSleeper(&SleepOnArea);
+  rt::AddAsyncBusyProbe([] { return R().n.load(std::memory_order_acquire) > 0; });
+  r.hooked.store(true, std::memory_order_release);
+  return true;
+}
+
+bool NodeSlotCollective::Fits(const Args& a, const NodeArea& area) {
+  if (!NodeCollEnabled() || !NodeCollFits(a)) return false;
+  if (!a.algo.empty() && a.algo != "auto") return false;
+  std::size_t bytes = 0;
+  switch (a.kind) {
+    case Kind::kBarrier:
+      return true;
+    case Kind::kBcast:
+      if (a.stype == nullptr || a.scount < 0) return false;
+      bytes = std::size_t(a.scount) * std::size_t(a.stype->size);
+      break;
+    case Kind::kAllreduce:
+    case Kind::kReduce: {
+      // A user op would run on behalf of other ranks from any thread inside MPI.
+      const dtype::Op* op = dtype::LookupOp(a.op);
+      if (op == nullptr || !op->predefined) return false;
+      bytes = std::size_t(a.rcount) * std::size_t(a.rtype->size);
+      break;
+    }
+    default:
+      return false;
+  }
+  // Large messages without cross-memory copies keep the schedule.
+  return bytes <= NodeArea::kOpSmallBytes || area.cross_memory();
+}
+
+Status NodeSlotCollective::Create(const Args& a, std::unique_ptr<NodeSlotCollective>* out) {
   out->reset();
-  if (!NodeCollEnabled() || a.kind != Kind::kAllreduce || !NodeCollFits(a)) return Status::Ok();
-  if (!a.algo.empty() && a.algo != "auto") return Status::Ok();
-  // A user op would run on behalf of other ranks from any thread inside MPI.
-  const dtype::Op* op = dtype::LookupOp(a.op);
-  if (op == nullptr || !op->predefined) return Status::Ok();
+  if (!NodeCollEnabled() || !NodeCollFits(a)) return Status::Ok();
   NodeArea* area = nullptr;
   NICQ_RETURN_IF_ERROR(NodeAreaOf(a.comm, &area));
-  if (area == nullptr) return Status::Ok();
-  const std::size_t item = std::size_t(a.rtype->size), bytes = std::size_t(a.rcount) * item;
-  const bool large = bytes > NodeArea::kOpSmallBytes;
-  // Large messages without cross-memory copies keep the schedule.
-  if (large && !area->cross_memory()) return Status::Ok();
+  if (area == nullptr || !Fits(a, *area)) return Status::Ok();
 
   // Every rank offers the slots it has free (none without the hook); the
   // lowest slot free everywhere is the operation's.
   const std::uint64_t all_slots =
       NodeArea::kOpSlots == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << NodeArea::kOpSlots) - 1;
-  const std::uint64_t offer = EnsureNodeHook() ? all_slots & ~area->op_slots_held : 0;
+  const std::uint64_t offer = EnsureHook() ? all_slots & ~area->op_slots_held : 0;
   std::uint64_t free_everywhere = 0;
   NICQ_RETURN_IF_ERROR(AndAcrossRanks(*area, offer, &free_everywhere));
   if (free_everywhere == 0) return Status::Ok();
@@ -182,60 +207,88 @@ Status NodeAllreduce::Create(const Args& a, std::unique_ptr<NodeAllreduce>* out)
   std::uint64_t unused = 0;
   NICQ_RETURN_IF_ERROR(AndAcrossRanks(*area, 0, &unused));
 
-  std::unique_ptr<NodeAllreduce> p(new NodeAllreduce);
-  p->area_ = area;
-  p->slot_ = slot;
+  std::unique_ptr<NodeSlotCollective> p(new NodeSlotCollective);
+  p->Attach(area, slot);
   area->op_slots_held |= std::uint64_t{1} << slot;
-  p->red_ = NodeReducer{a.op, a.rtype->handle, dtype::PreparedReduce::For(a.op, a.rtype->handle)};
-  p->out_ = static_cast<std::uint8_t*>(a.recvbuf);
-  p->in_ = a.sendbuf == kInPlace ? p->out_ : static_cast<const std::uint8_t*>(a.sendbuf);
-  p->count_ = a.rcount;
-  p->item_ = item;
-  p->bytes_ = bytes;
-  p->large_ = large;
-  p->shared_ = area->op_shared(slot);
-  for (int r = 0; r < area->ranks(); ++r) {
-    p->lines_.push_back(area->op_line(slot, r));
-    for (int half = 0; half < 2; ++half)
-      p->small_src_[half].push_back(bytes <= sizeof(OpLine::inline_data[0])
-                                        ? area->op_line(slot, r)->inline_data[half]
-                                        : area->op_data(slot, half, r));
-  }
-  if (large) {
-    p->chunk_items_ = std::int64_t(NodeArea::kChunkBytes / item);
-    p->chunks_ = std::uint64_t((a.rcount + p->chunk_items_ - 1) / p->chunk_items_);
-    p->acc_.resize(NodeArea::kChunkBytes);
-    p->operand_.resize(NodeArea::kChunkBytes);
-  }
+  p->call_ = p->Bind(a);
   static const bool dump = !config::GetString("NICQ_PLAN_DUMP").empty();
   if (dump)
-    std::fprintf(stderr,
-                 "nicq[%d] coll plan: allreduce algorithm=%s ranks=%d slot=%d engine=node\n",
-                 area->rank(), p->algorithm(), area->ranks(), slot);
+    std::fprintf(stderr, "nicq[%d] coll plan: %s algorithm=%s ranks=%d slot=%d engine=node\n",
+                 area->rank(), KindName(a.kind), p->algorithm(), area->ranks(), slot);
   *out = std::move(p);
   return Status::Ok();
 }
 
-NodeAllreduce::~NodeAllreduce() {
-  if (area_ != nullptr) area_->op_slots_held &= ~(std::uint64_t{1} << slot_);
+std::unique_ptr<NodeSlotCollective> NodeSlotCollective::ForReservedSlot(NodeArea* area, int slot) {
+  std::unique_ptr<NodeSlotCollective> p(new NodeSlotCollective);
+  p->Attach(area, slot);
+  return p;
 }
 
-Status NodeAllreduce::Start(Request* owner) {
-  owner_ = owner;
-  const std::uint64_t k = ++starts_;
-  const int me = area_->rank();
-  OpLine* line = lines_[me];
-  if (large_) {
-    line->src = reinterpret_cast<std::uint64_t>(in_);
-    line->dst = reinterpret_cast<std::uint64_t>(out_);
-  } else if (bytes_ > 0) {
-    std::memcpy(const_cast<std::uint8_t*>(small_src_[k & 1][me]), in_, bytes_);
+void NodeSlotCollective::Attach(NodeArea* area, int slot) {
+  area_ = area;
+  slot_ = slot;
+  shared_ = area->op_shared(slot);
+  for (int r = 0; r < area->ranks(); ++r) lines_.push_back(area->op_line(slot, r));
+}
+
+NodeSlotCollective::~NodeSlotCollective() {
+  if (area_ != nullptr && slot_ < NodeArea::kOpSlots)
+    area_->op_slots_held &= ~(std::uint64_t{1} << slot_);
+}
+
+NodeSlotCollective::Call NodeSlotCollective::Bind(const Args& a) {
+  Call c;
+  c.kind = a.kind;
+  c.root = a.root;
+  if (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce) {
+    // The reduction of the slot's last call with a predefined type again
+    // (most calls repeat it) is not looked up anew; a derived type's
+    // handle may name another type after a free.
+    const int type = a.rtype->handle;
+    if (!a.rtype->predefined || !bound_red_ || bound_red_->op != a.op || bound_red_->type != type)
+      bound_red_ = NodeReducer{a.op, type, dtype::PreparedReduce::For(a.op, type)};
+    c.red = *bound_red_;
+    if (!a.rtype->predefined) bound_red_.reset();
+    // A reduce's result goes to the root only (the others' recvbuf is
+    // not significant).
+    const bool gets_result = a.kind == Kind::kAllreduce || area_->rank() == a.root;
+    c.out = gets_result ? static_cast<std::uint8_t*>(a.recvbuf) : nullptr;
+    c.in = a.sendbuf == kInPlace ? static_cast<const std::uint8_t*>(a.recvbuf)
+                                 : static_cast<const std::uint8_t*>(a.sendbuf);
+    c.count = a.rcount;
+    c.item = std::size_t(a.rtype->size);
+    c.bytes = std::size_t(a.rcount) * c.item;
+  } else if (a.kind == Kind::kBcast) {
+    c.bytes = std::size_t(a.scount) * std::size_t(a.stype->size);
+    c.count = std::int64_t(c.bytes);
+    c.item = 1;
+    c.in = c.out = static_cast<std::uint8_t*>(a.recvbuf);
+    if (!a.stype->IsContiguous()) {
+      c.layout = a.stype;
+      c.user_buf = a.recvbuf;
+      c.user_count = a.scount;
+    }
   }
-  line->started.store(k, std::memory_order_release);
-  area_->WakeSleepers();
-  active_.store(true, std::memory_order_release);
-  // The last rank to start a small one has every contribution already.
-  if (!large_ && Progress()) return Status::Ok();
+  c.large = c.bytes > NodeArea::kOpSmallBytes;
+  if (c.large) {
+    // A bcast's chunk needs no scratch (it is copied buffer to buffer):
+    // larger chunks take fewer claims and system calls.
+    c.chunk_items = a.kind == Kind::kBcast ? std::int64_t(kBcastChunkBytes)
+                                           : std::int64_t(NodeArea::kChunkBytes / c.item);
+    c.chunks = std::uint64_t((c.count + c.chunk_items - 1) / c.chunk_items);
+  }
+  return c;
+}
+
+const std::uint8_t* NodeSlotCollective::SmallSrc(int half, int r) const {
+  return call_.bytes <= sizeof(OpLine::inline_data[0]) ? lines_[r]->inline_data[half]
+                                                       : area_->op_data(slot_, half, r);
+}
+
+Status NodeSlotCollective::Start(Request* owner) {
+  call_.owner = owner;
+  if (Publish()) return Status::Ok();
   Running& r = R();
   {
     std::lock_guard<std::mutex> lock(r.mu);
@@ -247,20 +300,92 @@ Status NodeAllreduce::Start(Request* owner) {
   return Status::Ok();
 }
 
-bool NodeAllreduce::AllStarted() const {
+Status NodeSlotCollective::StartOrQueue(const Args& a, Request* owner) {
+  Call c = Bind(a);
+  c.owner = owner;
+  const dtype::Type* t = a.kind == Kind::kAllreduce || a.kind == Kind::kReduce ? a.rtype
+                         : a.kind == Kind::kBcast                              ? a.stype
+                                                                               : nullptr;
+  if (t != nullptr && !t->predefined) {
+    c.retained = const_cast<dtype::Type*>(t);
+    dtype::Retain(c.retained);
+  }
+  Running& r = R();
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    // Busy: this rank's last call of the slot has not completed (the hook
+    // has this object in its list and starts the queue after it).
+    if (active() || !queued_.empty()) {
+      queued_.push_back(c);
+      return Status::Ok();
+    }
+    call_ = c;
+    if (Publish()) return Status::Ok();
+    r.ops.push_back(this);
+    r.n.store(int(r.ops.size()), std::memory_order_release);
+  }
+  rt::KickAsyncProgress();
+  return Status::Ok();
+}
+
+bool NodeSlotCollective::StartQueued() {
+  while (!queued_.empty()) {
+    call_ = queued_.front();
+    queued_.pop_front();
+    if (!Publish()) return true;
+  }
+  return false;
+}
+
+bool NodeSlotCollective::Publish() {
+  const std::uint64_t k = ++starts_;
+  const int me = area_->rank();
+  OpLine* line = lines_[me];
+  const bool sends = call_.kind != Kind::kBcast || me == call_.root;
+  if (call_.layout != nullptr) {
+    // A bcast's non-contiguous buffer: packed here, unpacked at completion.
+    packed_.resize(call_.bytes);
+    if (me == call_.root)
+      dtype::Pack(*call_.layout, call_.user_buf, call_.user_count, packed_.data());
+    call_.in = call_.out = packed_.data();
+  }
+  if (call_.large) {
+    line->src = reinterpret_cast<std::uint64_t>(call_.in);
+    line->dst = reinterpret_cast<std::uint64_t>(call_.out);
+  } else if (call_.bytes > 0 && sends && call_.kind != Kind::kBarrier) {
+    std::memcpy(const_cast<std::uint8_t*>(SmallSrc(int(k & 1), me)), call_.in, call_.bytes);
+  }
+  line->started.store(k, std::memory_order_release);
+  area_->WakeSleepers();
+  active_.store(true, std::memory_order_release);
+  // The last rank to start a small one has every contribution already.
+  return !call_.large && Progress();
+}
+
+bool NodeSlotCollective::AllStarted() const {
   for (int r = 0; r < area_->ranks(); ++r)
     if (lines_[r]->started.load(std::memory_order_acquire) < starts_) return false;
   return true;
 }
 
-bool NodeAllreduce::Progress() {
-  if (!large_) {
+Status NodeSlotCollective::FinishSmall() {
+  if (call_.bytes == 0) return Status::Ok();
+  const int half = int(starts_ & 1);
+  if (call_.kind == Kind::kReduce && area_->rank() != call_.root) return Status::Ok();
+  if (call_.kind == Kind::kAllreduce || call_.kind == Kind::kReduce) {
+    const std::uint8_t* src[NodeArea::kMaxRanks];
+    for (int r = 0; r < area_->ranks(); ++r) src[r] = SmallSrc(half, r);
+    return FoldInRankOrder(call_.red, src, area_->ranks(), call_.out, call_.count, call_.bytes);
+  }
+  if (call_.kind == Kind::kBcast && area_->rank() != call_.root)
+    std::memcpy(call_.out, SmallSrc(half, call_.root), call_.bytes);
+  return Status::Ok();
+}
+
+bool NodeSlotCollective::Progress() {
+  if (!call_.large) {
     if (!AllStarted()) return false;
-    Status st = Status::Ok();
-    if (bytes_ > 0)
-      st = FoldInRankOrder(red_, small_src_[starts_ & 1].data(), area_->ranks(), out_, count_,
-                           bytes_);
-    Complete(st);
+    Complete(FinishSmall());
     return true;
   }
   if (!ChunksDone()) {
@@ -278,75 +403,97 @@ bool NodeAllreduce::Progress() {
   return true;
 }
 
-bool NodeAllreduce::ChunksDone() const {
+bool NodeSlotCollective::ChunksDone() const {
   const std::uint64_t w = shared_->done.load(std::memory_order_acquire);
-  return (w >> kCountBits) == starts_ && (w & kCountMask) >= chunks_;
+  return (w >> kCountBits) == starts_ && (w & kCountMask) >= call_.chunks;
 }
 
-bool NodeAllreduce::ChunksLeft() const {
+bool NodeSlotCollective::ChunksLeft() const {
   const std::uint64_t w = shared_->claimed.load(std::memory_order_acquire);
   return (w >> kCountBits) < starts_ ||
-         ((w >> kCountBits) == starts_ && (w & kCountMask) < chunks_);
+         ((w >> kCountBits) == starts_ && (w & kCountMask) < call_.chunks);
 }
 
-bool NodeAllreduce::Ready() const {
-  if (!large_) return AllStarted();
+bool NodeSlotCollective::Ready() const {
+  if (!call_.large) return AllStarted();
   return ChunksDone() || (AllStarted() && ChunksLeft());
 }
 
-bool NodeAllreduce::WorkOneChunk(Status* st) {
-  OpShared* sh = shared_;
-  std::uint64_t c = 0;
-  if (!TakeNext(sh->claimed, starts_, chunks_, &c)) return false;
+bool NodeSlotCollective::WorkOneChunk(Status* st) {
+  const Call& c = call_;
+  std::uint64_t chunk = 0;
+  if (!TakeNext(shared_->claimed, starts_, c.chunks, &chunk)) return false;
   const int n = area_->ranks(), me = area_->rank();
-  const std::int64_t first = std::int64_t(c) * chunk_items_;
-  const std::int64_t items = std::min(chunk_items_, count_ - first);
-  const std::size_t off = std::size_t(first) * item_, len = std::size_t(items) * item_;
-  std::uint8_t* acc = acc_.data();
+  const std::int64_t first = std::int64_t(chunk) * c.chunk_items;
+  const std::int64_t items = std::min(c.chunk_items, c.count - first);
+  const std::size_t off = std::size_t(first) * c.item, len = std::size_t(items) * c.item;
+  // The chunk's result: a bcast's is the root's data, which the root has
+  // and a receiver reads straight into its own buffer; an allreduce folds
   // acc = input of rank n-1, then acc = input_r op acc down to rank 0 (the
   // order of every other path, so every element has the same bits).
-  for (int r = n - 1; r >= 0; --r) {
-    const std::uint8_t* operand = in_ + off;
-    if (r != me) {
-      std::uint8_t* into = r == n - 1 ? acc : operand_.data();
-      const int err = rt::ReadFromRank(area_->world(r), into, lines_[r]->src + off, len);
+  const std::uint8_t* result = nullptr;
+  if (c.kind == Kind::kBcast) {
+    result = c.in + off;  // the root's buffer, or this receiver's output
+    if (me != c.root) {
+      const int err =
+          rt::ReadFromRank(area_->world(c.root), c.out + off, lines_[c.root]->src + off, len);
       if (err != 0) {
-        *st = CopyFailed("reading", err, r, len);
+        *st = CopyFailed("reading", err, c.root, len);
         return true;
       }
-      operand = into;
     }
-    if (r == n - 1) {
-      if (operand != acc) std::memcpy(acc, operand, len);
-    } else if (Status s = red_.Apply(operand, acc, items); !s.ok()) {
-      *st = s;
-      return true;
+  } else {
+    acc_.resize(NodeArea::kChunkBytes);
+    operand_.resize(NodeArea::kChunkBytes);
+    std::uint8_t* acc = acc_.data();
+    for (int r = n - 1; r >= 0; --r) {
+      const std::uint8_t* operand = c.in + off;
+      if (r != me) {
+        std::uint8_t* into = r == n - 1 ? acc : operand_.data();
+        const int err = rt::ReadFromRank(area_->world(r), into, lines_[r]->src + off, len);
+        if (err != 0) {
+          *st = CopyFailed("reading", err, r, len);
+          return true;
+        }
+        operand = into;
+      }
+      if (r == n - 1) {
+        if (operand != acc) std::memcpy(acc, operand, len);
+      } else if (Status s = c.red.Apply(operand, acc, items); !s.ok()) {
+        *st = s;
+        return true;
+      }
     }
+    if (c.out != nullptr) std::memcpy(c.out + off, acc, len);
+    result = acc;
   }
   for (int r = 0; r < n; ++r) {
-    if (r == me) {
-      std::memcpy(out_ + off, acc, len);
-      continue;
-    }
-    const int err = WriteToPid(area_->pid(r), lines_[r]->dst + off, acc, len);
+    if (r == me || (c.kind == Kind::kBcast && r == c.root)) continue;
+    if (c.kind == Kind::kReduce && r != c.root) continue;
+    const int err = WriteToPid(area_->pid(r), lines_[r]->dst + off, result, len);
     if (err != 0) {
       *st = CopyFailed("writing", err, r, len);
       return true;
     }
   }
   std::uint64_t finished = 0;
-  if (TakeNext(sh->done, starts_, chunks_, &finished) && finished + 1 == chunks_)
+  if (TakeNext(shared_->done, starts_, c.chunks, &finished) && finished + 1 == c.chunks)
     area_->WakeSleepers();  // the ranks waiting for their result
   return true;
 }
 
-void NodeAllreduce::Complete(const Status& st) {
-  owner_->status = RequestStatus{};
-  owner_->status.source = rt::kAnySource;
-  owner_->status.tag = rt::kAnyTag;
-  if (!st.ok()) owner_->status.error = static_cast<int>(st.code());
+void NodeSlotCollective::Complete(Status st) {
+  if (st.ok() && call_.layout != nullptr && area_->rank() != call_.root)
+    dtype::Unpack(*call_.layout, packed_.data(), std::int64_t(call_.bytes), call_.user_count,
+                  call_.user_buf);
+  if (call_.retained != nullptr) dtype::Release(call_.retained);
+  Request* owner = call_.owner;
+  owner->status = RequestStatus{};
+  owner->status.source = rt::kAnySource;
+  owner->status.tag = rt::kAnyTag;
+  if (!st.ok()) owner->status.error = static_cast<int>(st.code());
   active_.store(false, std::memory_order_release);
-  owner_->MarkDone();
+  owner->MarkDone();
 }
 
 }  // namespace nicq::coll

@@ -41,5 +41,8 @@ bool NodeCollFits(const Args& a);
 // The communicator's area, made on first use (collective then); null when
 // it has none.
 Status NodeAreaOf(Comm* comm, NodeArea** out);
+// The communicator's area if an earlier collective made it, else null
+// (never makes it).
+NodeArea* NodeAreaIfMade(Comm* comm);
 
 }  // namespace nicq::coll

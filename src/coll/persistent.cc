@@ -296,8 +296,9 @@ Status InitPersistent(const Args& in, Request* req) {
   // the same-node area (the next choice) cannot. Every rank decides alike,
   // so every rank takes the same path.
   if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
-  if (a.kind == Kind::kAllreduce && !P->off)
-    NICQ_RETURN_IF_ERROR(NodeAllreduce::Create(a, &P->node));
+  if ((a.kind == Kind::kAllreduce && !P->off) || a.kind == Kind::kReduce ||
+      a.kind == Kind::kBcast || a.kind == Kind::kBarrier)
+    NICQ_RETURN_IF_ERROR(NodeSlotCollective::Create(a, &P->node));
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
   if (P->off) {
     P->sched.algorithm =
