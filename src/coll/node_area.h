@@ -42,7 +42,9 @@ class NodeSlotCollective;
 struct alignas(64) OpLine {
   std::atomic<std::uint64_t> started;
   std::uint64_t src, dst;
-  std::uint8_t inline_data[2][16];
+  // Folded in place by the reduction kernels: aligned for every predefined
+  // type (long double and the complex types need 16 bytes).
+  alignas(16) std::uint8_t inline_data[2][16];
 };
 // The words a persistent collective's workers share: which chunks of the
 // current start are taken and how many are finished (node_persistent.cc).
