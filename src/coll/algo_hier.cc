@@ -4,16 +4,10 @@
 #include "coll/algo_hier.h"
 
 #include "coll/algorithms.h"
+#include "coll/select.h"
 
 namespace nicq::coll {
 namespace {
-
-constexpr std::size_t kLeadersLarge = 64 * 1024;  // bandwidth algorithms from here
-constexpr std::size_t kBcastLarge = 256 * 1024;
-
-bool IsPof2(int p) {
-  return (p & (p - 1)) == 0;
-}
 
 int NodeSize(const NodeGroups& g) {
   return int(g.node.size());
@@ -23,7 +17,7 @@ int Leaders(const NodeGroups& g) {
 }
 
 void BcastInGroup(Schedule& s, int r, int p, int root, void* buf, std::size_t bytes) {
-  if (bytes >= kBcastLarge && p > 2)
+  if (BcastUsesScatterAllgather(p, bytes))
     BuildBcastScatterAllgather(s, r, p, root, buf, bytes);
   else
     BuildBcastKnomial(s, r, p, root, buf, bytes, 2);
@@ -41,7 +35,7 @@ void BuildAllreduceHierarchical(Schedule& s, const NodeGroups& g, const void* in
   if (g.leader >= 0) {
     s.SetPeerMap(g.leaders.data());
     const int l = Leaders(g);
-    if (bytes >= kLeadersLarge && l > 2 && elems >= std::size_t(l)) {
+    if (AllreduceUsesBandwidth(l, bytes, elems)) {
       if (IsPof2(l))
         BuildAllreduceRabenseifner(s, g.leader, l, out, out, elems, esize);
       else

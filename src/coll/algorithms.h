@@ -19,6 +19,9 @@ namespace nicq::coll {
 inline std::size_t PartCount(std::size_t total, int n, int i) {
   return total / n + (static_cast<std::size_t>(i) < total % n ? 1 : 0);
 }
+inline bool IsPof2(int p) {
+  return p > 0 && (p & (p - 1)) == 0;
+}
 inline std::size_t PartStart(std::size_t total, int n, int i) {
   return (total / n) * i + std::min<std::size_t>(i, total % n);
 }

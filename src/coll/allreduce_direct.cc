@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/algorithms.h"
 #include "coll/coll.h"
 #include "coll/select.h"
 #include "dtype/datatype.h"
@@ -26,15 +27,11 @@ namespace {
 
 constexpr std::size_t kDirectMaxBytes = 512;
 
-bool IsPowerOfTwo(int p) {
-  return p > 0 && (p & (p - 1)) == 0;
-}
-
 }  // namespace
 
 bool AllreduceDirectFits(const Args& a) {
-  if (a.kind != Kind::kAllreduce || a.comm->inter || a.comm->size < 2 ||
-      !IsPowerOfTwo(a.comm->size) || a.rtype == nullptr || !a.rtype->predefined)
+  if (a.kind != Kind::kAllreduce || a.comm->inter || a.comm->size < 2 || !IsPof2(a.comm->size) ||
+      a.rtype == nullptr || !a.rtype->predefined)
     return false;
   // Items back to back (padded pair types such as MPI_DOUBLE_INT are not).
   if (a.rtype->lb != 0 || a.rtype->extent != a.rtype->size) return false;

@@ -43,10 +43,6 @@ ByteRange TouchedBytes(const dtype::Type& t, std::int64_t count) {
   return r;
 }
 
-bool IsPof2(int p) {
-  return (p & (p - 1)) == 0;
-}
-
 }  // namespace
 
 std::vector<Block>& SendBlocks(int p) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/algorithms.h"
 #include "coll/node_layout.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -15,10 +16,6 @@ namespace {
 constexpr std::size_t kAllreduceLarge = 64 * 1024;  // bandwidth algorithms above this
 constexpr std::size_t kBcastLarge = 256 * 1024;     // scatter+allgather above this
 constexpr std::size_t kAllgatherSmall = 4 * 1024;   // latency (log p rounds) below this
-
-bool IsPof2(int p) {
-  return (p & (p - 1)) == 0;
-}
 
 // The forced name when it names one of `names`, else nullptr.
 const char* Forced(const std::string& want, std::initializer_list<const char*> names) {
@@ -33,6 +30,13 @@ void WarnFallback(const char* coll, const std::string& want, const char* got) {
 }
 
 }  // namespace
+
+bool AllreduceUsesBandwidth(int p, std::size_t bytes, std::size_t elems) {
+  return bytes >= kAllreduceLarge && p > 2 && elems >= std::size_t(p);
+}
+bool BcastUsesScatterAllgather(int p, std::size_t bytes) {
+  return bytes >= kBcastLarge && p > 2;
+}
 
 const char* PickAlgorithm(const Args& a) {
   const int p = a.comm->size;
@@ -56,7 +60,7 @@ const char* PickAlgorithm(const Args& a) {
           WantsHierarchy(a.comm))
         return "hierarchical";
       const char* pick = "recursive_doubling";
-      if (commute && bytes >= kAllreduceLarge && p > 2 && elems >= std::size_t(p))
+      if (commute && AllreduceUsesBandwidth(p, bytes, elems))
         pick = IsPof2(p) ? "rabenseifner" : "ring";
       if (!want.empty() && want != "auto" && want != pick) WarnFallback("allreduce", want, pick);
       return pick;
@@ -65,7 +69,7 @@ const char* PickAlgorithm(const Args& a) {
       if (const char* f = Forced(a.algo, {"binomial", "knomial", "scatter_allgather"})) return f;
       if (WantsHierarchy(a.comm)) return "hierarchical";
       const std::size_t bytes = std::size_t(a.scount * a.stype->size);
-      if (bytes >= kBcastLarge && p > 2) return "scatter_allgather";
+      if (BcastUsesScatterAllgather(p, bytes)) return "scatter_allgather";
       return p > 8 ? "knomial" : "binomial";
     }
     case Kind::kAllgather: {

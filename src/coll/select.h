@@ -6,6 +6,8 @@
 // says so once in the log; the chosen name is reported by the plan dump.
 #pragma once
 
+#include <cstddef>
+
 #include "coll/coll.h"
 
 namespace nicq::coll {
@@ -16,6 +18,15 @@ namespace nicq::coll {
 //   allgather: ring, recursive_doubling
 // Every other collective has one algorithm (named in KindName's docs).
 const char* PickAlgorithm(const Args& a);
+
+// The size rules of that choice, for any group of p ranks (the
+// communicator, or the leaders and node groups of a hierarchical
+// schedule). A commutative allreduce of `bytes` in `elems` elements takes
+// a bandwidth algorithm (Rabenseifner for powers of two, else ring) instead
+// of recursive doubling; a bcast of `bytes` takes scatter+allgather instead
+// of a tree.
+bool AllreduceUsesBandwidth(int p, std::size_t bytes, std::size_t elems);
+bool BcastUsesScatterAllgather(int p, std::size_t bytes);
 
 // Prints the schedule shape when NICQ_PLAN_DUMP is set.
 void DumpSchedule(const Args& a, const Schedule& s);
