@@ -99,6 +99,9 @@ class NativeBackend final : public offload::OffloadBackend {
   Record* TakeRecord();
   // Returns records whose ops are done to the pool; nudges stalled triggers.
   std::size_t ReclaimLocked();
+  // Whether an op posted on counter `id` may still be waiting for it: its
+  // trigger (or, behind the arm hop, its arm) has not been seen to fire.
+  bool HasUnfiredTriggerLocked(offload::CounterId id) const;
   std::size_t SlotsInUseLocked() const { return budget_ - free_records_.size() + host_ops_.size(); }
   void DrainNeutralizedLocked(offload::CounterId id);
   std::size_t NeutralizeLocked(offload::CounterId trigger);

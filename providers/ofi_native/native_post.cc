@@ -180,13 +180,17 @@ Status NativeBackend::HwThreshold(CounterId id, std::uint64_t threshold, std::ui
   }
   // Pending counts records not reclaimed yet: ones that fired long ago (a
   // queue's counter after a fence) must not hold the rebase back. Reclaim
-  // walks the busy list, so only in the rare window where a rebase is due.
-  if (threshold - base > hw_limit_ / 2 && c.pending.load() != 0) (void)ReclaimLocked();
-  if (threshold - base > hw_limit_ / 2 && c.pending.load() == 0) {
+  // and the unfired-trigger check walk the busy list, so only once the
+  // threshold is a quarter of the limit ahead of the base.
+  const bool rebase_due = threshold - base > hw_limit_ / 4;
+  if (rebase_due && c.pending.load() != 0) (void)ReclaimLocked();
+  if (rebase_due && !HasUnfiredTriggerLocked(id)) {
     // Rebase: move the hardware value down into the logical base. Only when
-    // no trigger is pending on the counter (their hardware thresholds would
-    // move), and early (past half the limit) so that a counter that is
-    // idle only now and then still gets its chance before the limit. The
+    // no trigger waits on the counter (their hardware thresholds would
+    // move; ops that already fired and are still moving data do not read
+    // it again), and early (a quarter of the limit ahead) so that a counter
+    // with triggers posted far ahead, idle only now and then (a queue's
+    // counter between fences), still gets its chance before the limit. The
     // subtract is one atomic counter update: increments that land
     // concurrently (a peer's ready token, an RMA event) are kept. Subtract
     // first, then raise the base, so a concurrent reader sees at worst a

@@ -111,6 +111,22 @@ std::size_t NativeBackend::ReclaimLocked() {
   return freed;
 }
 
+// An armed record's trigger has fired once its arm moved the slot counter
+// (slot_target - 1). A disarmed one's arm adds 0 and an unarmed data op
+// shows nothing until it completes (and sockets may have reached its
+// threshold without firing it, after an EAGAIN): both count as waiting.
+// A counter op fires and completes at once: reclaim already took those.
+bool NativeBackend::HasUnfiredTriggerLocked(CounterId id) const {
+  if (counters_[id].pending.load() == 0) return false;
+  const bool narrow = hw_limit_ <= INT32_MAX;
+  for (const Record* r = busy_head_; r; r = r->next) {
+    if (r->trigger != id) continue;
+    if (!r->armed || r->disarmed) return true;
+    if (HwRead(r->slot_cntr, narrow) + 1 < r->slot_target) return true;
+  }
+  return false;
+}
+
 // Host ops run in (trigger, threshold, posting) order, outside the lock, by
 // one thread at a time.
 bool NativeBackend::RunHostOps() {

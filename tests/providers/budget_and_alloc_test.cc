@@ -180,6 +180,47 @@ TEST(NativeCounters, ImmediateSetBelowRebasedBaseAndFreeCancels) {
   EXPECT_EQ(b->ReadCounter(x), 40u);
 }
 
+// A receive gated on the counter fires (it is posted) long before a message
+// matches it: a fired op no longer reads its trigger counter, so it must not
+// hold the counter's rebase back. 20 epochs of 2 cross the 16-unit counter
+// while the receive waits; then the message arrives and lands whole.
+TEST(NativeCounters, FiredReceiveDoesNotHoldTheRebaseBack) {
+  std::unique_ptr<offload::OffloadBackend> b;
+  CounterId ids[3];
+  ASSERT_NO_FATAL_FAILURE(NarrowNative(&b, ids));
+  const CounterId t = ids[0], x = ids[1], done = ids[2];
+  std::uint64_t in[4] = {}, out[4] = {11, 22, 33, 44};
+  std::vector<TriggeredOp> op(1);
+  op[0].kind = OpKind::kRecv;
+  op[0].trigger = t;
+  op[0].threshold = 1;
+  op[0].completion = x;
+  op[0].peer = 0;
+  op[0].local_rbuf = in;
+  op[0].bytes = sizeof in;
+  op[0].tag = 77;
+  ASSERT_TRUE(b->Post(op).ok());
+  ASSERT_TRUE(b->AddCounter(t, 1).ok());
+  for (std::uint64_t e = 1; e <= 20; ++e) {
+    op[0] = CounterAdd(t, 1 + 2 * e, done, 1, kNoCounter);
+    Status s = b->Post(op);
+    ASSERT_TRUE(s.ok()) << "epoch " << e << ": " << s.message();
+    ASSERT_TRUE(b->AddCounter(t, 2).ok());
+    ASSERT_TRUE(b->WaitCounter(done, e, 20000).ok()) << "epoch " << e;
+  }
+  EXPECT_EQ(b->ReadCounter(t), 41u);
+  EXPECT_EQ(b->ReadCounter(x), 0u) << "the receive completed with no message";
+  op[0] = TriggeredOp{};
+  op[0].kind = OpKind::kSend;
+  op[0].peer = 0;
+  op[0].local_buf = out;
+  op[0].bytes = sizeof out;
+  op[0].tag = 77;
+  ASSERT_TRUE(b->Post(op).ok());
+  ASSERT_TRUE(b->WaitCounter(x, 1, 20000).ok());
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(in[i], out[i]) << "element " << i;
+}
+
 void Touch(void* arg) {
   static_cast<std::atomic<int>*>(arg)->fetch_add(1);
 }
