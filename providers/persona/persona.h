@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <unordered_set>
@@ -133,6 +134,7 @@ struct TriggeredSend {
   bool app_wants_completion;
   iovec iov;
   void* desc;
+  std::unique_ptr<char[]> payload;  // an inject's private copy (persona_ep.cc)
 };
 
 struct Domain {

@@ -64,9 +64,67 @@ ssize_t m_sendmsg(fid_ep* ep, const fi_msg* msg, uint64_t flags) {
   m.desc = cd;
   return e->core_msg->sendmsg(ep, &m, flags);
 }
+// sockets (the core) can stall for good when a long run of its fi_inject
+// sends mixes with posted sends to one peer (docs/provider-contracts.md);
+// cxi's inject does not. An inject is therefore a posted send of a private
+// copy whose completion the CQ read drops (fix_entries), freeing the copy.
+// The buffer is reusable at return and the app sees no entry, as inject
+// promises.
+ssize_t inject_as_send(fid_ep* ep, Ep* e, const void* buf, size_t len, fi_addr_t dest, bool tagged,
+                       uint64_t tag, const uint64_t* data) {
+  Domain* d = e->dom;
+  if (len > d->info->tx_attr->inject_size) return -FI_EINVAL;
+  if (!e->tx_cq) {  // no entry would come back to free the copy: the core's own inject
+    if (tagged)
+      return data ? e->core_tagged->injectdata(ep, buf, len, *data, dest, tag)
+                  : e->core_tagged->inject(ep, buf, len, dest, tag);
+    return data ? e->core_msg->injectdata(ep, buf, len, *data, dest)
+                : e->core_msg->inject(ep, buf, len, dest);
+  }
+  auto* rec = new TriggeredSend();
+  rec->app_context = nullptr;
+  rec->app_wants_completion = false;
+  rec->payload.reset(new char[len ? len : 1]);
+  if (len) std::memcpy(rec->payload.get(), buf, len);
+  rec->iov = {rec->payload.get(), len};
+  rec->desc = nullptr;
+  {
+    std::lock_guard<std::recursive_mutex> g(d->lock);
+    d->sends.insert(rec);
+  }
+  const uint64_t flags = FI_COMPLETION | (data ? FI_REMOTE_CQ_DATA : 0);
+  ssize_t ret;
+  if (tagged) {
+    fi_msg_tagged m{};
+    m.msg_iov = &rec->iov;
+    m.desc = &rec->desc;
+    m.iov_count = 1;
+    m.addr = dest;
+    m.tag = tag;
+    m.context = rec;
+    m.data = data ? *data : 0;
+    ret = e->core_tagged->sendmsg(ep, &m, flags);
+  } else {
+    fi_msg m{};
+    m.msg_iov = &rec->iov;
+    m.desc = &rec->desc;
+    m.iov_count = 1;
+    m.addr = dest;
+    m.context = rec;
+    m.data = data ? *data : 0;
+    ret = e->core_msg->sendmsg(ep, &m, flags);
+  }
+  if (ret) {
+    std::lock_guard<std::recursive_mutex> g(d->lock);
+    d->sends.erase(rec);
+    delete rec;
+  }
+  return ret;
+}
+
 ssize_t m_inject(fid_ep* ep, const void* buf, size_t len, fi_addr_t dest) {
   Ep* e = EP(msg);
-  return e->core_msg->inject(ep, buf, len, dest);
+  return inject_as_send(ep, e, buf, len, dest, false, 0, nullptr);
 }
 ssize_t m_senddata(fid_ep* ep, const void* buf, size_t len, void* desc, uint64_t data,
                    fi_addr_t dest, void* ctx) {
@@ -81,7 +139,7 @@ ssize_t m_senddata(fid_ep* ep, const void* buf, size_t len, void* desc, uint64_t
 }
 ssize_t m_injectdata(fid_ep* ep, const void* buf, size_t len, uint64_t data, fi_addr_t dest) {
   Ep* e = EP(msg);
-  return e->core_msg->injectdata(ep, buf, len, data, dest);
+  return inject_as_send(ep, e, buf, len, dest, false, 0, &data);
 }
 
 // ---- tagged ----
@@ -142,7 +200,7 @@ ssize_t t_sendmsg(fid_ep* ep, const fi_msg_tagged* msg, uint64_t flags) {
 }
 ssize_t t_inject(fid_ep* ep, const void* buf, size_t len, fi_addr_t dest, uint64_t tag) {
   Ep* e = EP(tagged);
-  return e->core_tagged->inject(ep, buf, len, dest, tag);
+  return inject_as_send(ep, e, buf, len, dest, true, tag, nullptr);
 }
 ssize_t t_senddata(fid_ep* ep, const void* buf, size_t len, void* desc, uint64_t data,
                    fi_addr_t dest, uint64_t tag, void* ctx) {
@@ -158,7 +216,7 @@ ssize_t t_senddata(fid_ep* ep, const void* buf, size_t len, void* desc, uint64_t
 ssize_t t_injectdata(fid_ep* ep, const void* buf, size_t len, uint64_t data, fi_addr_t dest,
                      uint64_t tag) {
   Ep* e = EP(tagged);
-  return e->core_tagged->injectdata(ep, buf, len, data, dest, tag);
+  return inject_as_send(ep, e, buf, len, dest, true, tag, &data);
 }
 
 // ---- fid ----
