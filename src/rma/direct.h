@@ -9,6 +9,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstddef>
@@ -59,6 +60,14 @@ struct StageRun {
 };
 
 struct Direct {
+  Direct() = default;
+  Direct(const Direct&) = delete;
+  Direct& operator=(const Direct&) = delete;
+  ~Direct() {
+    for (int fd : mem_fds)
+      if (fd >= 0) close(fd);
+  }
+
   ControlHeader* header = nullptr;
   TargetControl* targets = nullptr;
   WaitWord* posts = nullptr;
@@ -69,6 +78,13 @@ struct Direct {
   std::vector<char*> local_base;
   std::vector<std::uint64_t> remote_base;
   std::vector<pid_t> pids;
+  // Per rank, /proc/<pid>/mem opened for reading and writing (kMemUnopened
+  // until the first single-run access, kMemRefused when it cannot be
+  // opened): a pwrite/pread on it skips the task lookup and ptrace check
+  // that process_vm_writev/readv repeat on every call (direct_ops.cc).
+  static constexpr int kMemUnopened = -1;
+  static constexpr int kMemRefused = -2;
+  std::vector<int> mem_fds;
   // PSCW bookkeeping of this process: posts consumed per target, and the
   // completes counted by earlier MPI_Win_wait/test calls.
   std::vector<std::uint32_t> posts_seen;

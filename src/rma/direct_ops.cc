@@ -4,7 +4,16 @@
 // or this process's own window), process_vm_readv/writev with one remote
 // iovec per block otherwise. Origin data is always packed contiguous by
 // the caller, so only the target's layout is walked here.
+//
+// A target layout of one run (a contiguous type, the common small put or
+// get) goes through the target's /proc/<pid>/mem instead, opened once per
+// window and rank: process_vm_writev looks the task up and runs the ptrace
+// access check (with every LSM hook) on each call, the file only at open.
+// Measured on the 2-core VM, 8 bytes: 1.5 us per process_vm_writev, 1.2 us
+// per pwrite (docs/rma.md, "Puts on created windows").
+#include <fcntl.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <climits>
 #include <cstring>
@@ -18,11 +27,56 @@
 namespace nicq::rma::direct {
 namespace {
 
+// The target's /proc/<pid>/mem, opened at the first call; -1 when the
+// kernel refuses it (then process_vm serves every access).
+int MemFd(Direct* d, int rank) {
+  int& fd = d->mem_fds[std::size_t(rank)];
+  if (fd == Direct::kMemUnopened) {
+    const std::string path = "/proc/" + std::to_string(d->pids[std::size_t(rank)]) + "/mem";
+    fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) fd = Direct::kMemRefused;
+  }
+  return fd >= 0 ? fd : -1;
+}
+
+// One run at `addr` in the target through its mem file. false: the file
+// is not available (the caller falls back to process_vm); otherwise *st
+// says whether every byte moved.
+bool MemFileIo(Direct* d, int rank, std::uint64_t addr, char* local, std::size_t len, bool write,
+               Status* st) {
+  const int fd = MemFd(d, rank);
+  if (fd < 0) return false;
+  std::size_t done = 0;
+  while (done < len) {
+    const off_t at = off_t(addr + done);
+    const ssize_t n =
+        write ? pwrite(fd, local + done, len - done, at) : pread(fd, local + done, len - done, at);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      *st = Error(Code::kOther, std::string(write ? "write" : "read") + " of /proc/" +
+                                    std::to_string(d->pids[std::size_t(rank)]) + "/mem moved " +
+                                    std::to_string(done) + " of " + std::to_string(len) +
+                                    " bytes: " + std::strerror(n < 0 ? errno : EIO));
+      return true;
+    }
+    done += std::size_t(n);
+  }
+  *st = Status::Ok();
+  return true;
+}
+
 // process_vm_readv/writev over the layout, at most IOV_MAX runs per call.
 Status RemoteIo(Window* w, const Target& t, char* local, bool write) {
   Direct* d = w->direct;
   const pid_t pid = d->pids[std::size_t(t.rank)];
   const std::uint64_t base = d->remote_base[std::size_t(t.rank)];
+  if (t.type->IsContiguous()) {
+    Status st;
+    const std::int64_t off = PartOffset(w, t);
+    if (MemFileIo(d, t.rank, base + std::uint64_t(off), local, std::size_t(t.type->size * t.count),
+                  write, &st))
+      return st;
+  }
   std::vector<iovec> remote;
   std::int64_t pending = 0;
   Status st;

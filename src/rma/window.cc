@@ -156,6 +156,7 @@ Status SetUpDirect(Window* w, const std::vector<Record>& all, bool noncontig, bo
   w->direct = d;
   direct::Bind(d, w->map, w->size, !with_data);
   d->local_base.assign(std::size_t(w->size), nullptr);
+  d->mem_fds.assign(std::size_t(w->size), Direct::kMemUnopened);
   for (int r = 0; r < w->size; ++r) {
     const Record& rec = all[std::size_t(r)];
     d->pids.push_back(pid_t(rec.pid));
