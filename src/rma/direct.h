@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "core/status.h"
@@ -59,6 +60,30 @@ struct StageRun {
   std::int64_t length;
 };
 
+// Lock-epoch staging (direct_lock_stage.cc): one slot per (origin, target)
+// pair. Its state word alone decides who writes a published put into the
+// target's memory, so it is applied exactly once: the target takes it
+// with kStaged -> kApplying, the origin takes it back with kStaged -> kFree.
+enum LockSlotState : std::uint32_t {
+  kSlotFree = 0,      // the origin's: it writes runs here
+  kSlotStaged = 1,    // published: the first of target and origin to move it owns it
+  kSlotApplying = 2,  // the target copies the runs into its window
+  kSlotApplied = 3,   // done; the origin makes it free again
+};
+inline constexpr std::size_t kLockSlotBytes = 512;
+struct alignas(64) LockSlot {
+  std::atomic<std::uint32_t> state{kSlotFree};
+  std::uint32_t bytes = 0;  // of runs, written before the state moves to kSlotStaged
+  alignas(64) char runs[kLockSlotBytes];
+};
+// Per target: when it last polled its slots (CLOCK_MONOTONIC ns, 0: it
+// went to sleep), and how many of its slots are staged (its progress pass
+// looks at them only when this is nonzero).
+struct alignas(64) LockStageTarget {
+  std::atomic<std::int64_t> listen_ns{0};
+  std::atomic<std::uint32_t> staged{0};
+};
+
 struct Direct {
   Direct() = default;
   Direct(const Direct&) = delete;
@@ -95,6 +120,18 @@ struct Direct {
   char* stage = nullptr;
   std::size_t stage_capacity = 0;
   std::vector<std::uint32_t> stage_used;
+  // Lock-epoch staging of small puts to MPI_Win_create memory (nullptr: not
+  // on this window): per target the bytes of runs this origin wrote into
+  // its slot and has not published, and until when (ns) it stages nothing
+  // there after the target let a staged put wait out the bound.
+  LockStageTarget* lock_targets = nullptr;
+  LockSlot* lock_slots = nullptr;
+  std::vector<std::uint32_t> lock_used;
+  std::vector<std::int64_t> lock_skip_until;
+  int me = 0;  // this process's window rank (the target side's progress pass)
+  std::int64_t listen_written = 0;
+  // What this origin's lock-epoch puts did (MPI_Win_get_info, tests).
+  std::uint64_t lock_staged_puts = 0, lock_applied = 0, lock_reclaimed = 0;
 };
 
 namespace direct {
@@ -117,6 +154,21 @@ void ForEachRun(const Target& t, std::int64_t base, Fn fn) {
   }
   for (std::int64_t i = 0; i < t.count; ++i)
     for (const dtype::Block& b : tt.blocks) fn(base + i * tt.extent + b.offset, b.length);
+}
+
+inline std::size_t Pad8(std::int64_t v) {
+  return (std::size_t(v) + 7) & ~std::size_t(7);
+}
+
+// Calls fn(run, data) for each run of `bytes` bytes of runs at `at`.
+template <class Fn>
+void ForEachStaged(const char* at, std::size_t bytes, Fn fn) {
+  for (std::size_t pos = 0; pos < bytes;) {
+    StageRun run;
+    std::memcpy(&run, at + pos, sizeof run);
+    fn(run, at + pos + sizeof run);
+    pos += sizeof run + Pad8(run.length);
+  }
 }
 
 inline std::int64_t PartOffset(Window* w, const Target& t) {
@@ -164,6 +216,31 @@ Status FlushStaged(Window* w, int target);
 void PublishStaged(Direct* d, int me, int target);
 // The target, once every origin of `origins` completed: applies their runs.
 void ApplyStaged(Direct* d, int me, const std::vector<int>& origins);
+
+// ---- lock-epoch staging (direct_lock_stage.cc) ----
+// A put of at most kLockStagePutMax bytes in a lock epoch to another
+// process's MPI_Win_create memory, while that process is seen polling in
+// MPI, is copied into the pair's slot; the unlock or flush publishes the
+// slot, waits up to NICQ_RMA_LOCK_STAGE_NS for the target's progress pass
+// to apply it, and otherwise takes it back and writes it itself, so a
+// target outside MPI costs the origin at most the bound.
+inline constexpr std::int64_t kLockStagePutMax = 256;
+// Bytes of the lock slots (and per-target words) in a created window's
+// control block: 0 above kLockStageMaxRanks ranks. The layout does not
+// depend on NICQ_RMA_LOCK_STAGE, which ranks need not agree on.
+std::size_t LockStageBytes(int size);
+void BindLockStage(Direct* d, char* at, int size);
+// Registers (and at free unregisters) the window's target side with the
+// progress pass that applies staged puts.
+void StartLockStage(Direct* d);
+void StopLockStage(Direct* d);
+// Stages the put when it qualifies (*staged); else the caller writes it.
+Status StageLockPut(Window* w, const Target& t, const char* in, bool* staged);
+// Publishes this origin's staged puts to `target` and returns once they are
+// in its memory (by the target, or by this origin after the bound).
+Status FinishLockStage(Window* w, int target);
+// Writes `bytes` of runs at `runs` into `target`'s memory (process_vm).
+Status WriteRuns(Window* w, int target, const char* runs, std::size_t bytes);
 
 // ---- data movement (direct_ops.cc), after the origin's checks ----
 // The target layout `t` (count items of t.type at t.disp) on window w.

@@ -27,10 +27,6 @@ constexpr std::size_t kStageBudget = std::size_t(1) << 20;
 constexpr std::size_t kStageMax = 4096;
 constexpr std::size_t kStageMin = 256;
 
-std::size_t Pad8(std::int64_t v) {
-  return (std::size_t(v) + 7) & ~std::size_t(7);
-}
-
 StageHead* Head(Direct* d, int origin, int target) {
   const std::size_t pair = std::size_t(target) * std::size_t(d->size) + std::size_t(origin);
   return reinterpret_cast<StageHead*>(d->stage + pair * (sizeof(StageHead) + d->stage_capacity));
@@ -38,17 +34,6 @@ StageHead* Head(Direct* d, int origin, int target) {
 
 char* Runs(StageHead* h) {
   return reinterpret_cast<char*>(h) + sizeof(StageHead);
-}
-
-// Calls fn(run, data) for each run of `bytes` bytes of runs at `at`.
-template <class Fn>
-void ForEachStaged(const char* at, std::size_t bytes, Fn fn) {
-  for (std::size_t pos = 0; pos < bytes;) {
-    StageRun run;
-    std::memcpy(&run, at + pos, sizeof run);
-    fn(run, at + pos + sizeof run);
-    pos += sizeof run + Pad8(run.length);
-  }
 }
 
 }  // namespace
@@ -83,10 +68,8 @@ Status StagePut(Window* w, const Target& t, const char* in) {
   return Status::Ok();
 }
 
-Status FlushStaged(Window* w, int target) {
+Status WriteRuns(Window* w, int target, const char* runs, std::size_t bytes) {
   Direct* d = w->direct;
-  std::uint32_t& used = d->stage_used[std::size_t(target)];
-  if (used == 0) return Status::Ok();
   const pid_t pid = d->pids[std::size_t(target)];
   const std::uint64_t base = d->remote_base[std::size_t(target)];
   std::vector<iovec> mine, theirs;
@@ -104,7 +87,7 @@ Status FlushStaged(Window* w, int target) {
     theirs.clear();
     pending = 0;
   };
-  ForEachStaged(Runs(Head(d, w->rank, target)), used, [&](const StageRun& run, const char* data) {
+  ForEachStaged(runs, bytes, [&](const StageRun& run, const char* data) {
     mine.push_back(iovec{const_cast<char*>(data), std::size_t(run.length)});
     theirs.push_back(
         iovec{reinterpret_cast<void*>(std::uintptr_t(base + std::uint64_t(run.offset))),
@@ -113,6 +96,14 @@ Status FlushStaged(Window* w, int target) {
     if (mine.size() == IOV_MAX) flush();
   });
   flush();
+  return st;
+}
+
+Status FlushStaged(Window* w, int target) {
+  Direct* d = w->direct;
+  std::uint32_t& used = d->stage_used[std::size_t(target)];
+  if (used == 0) return Status::Ok();
+  const Status st = WriteRuns(w, target, Runs(Head(d, w->rank, target)), used);
   used = 0;
   return st;
 }

@@ -101,32 +101,53 @@ std::uint32_t WaitFor(WaitWord& w, Ready ready) {
 
 }  // namespace
 
-std::size_t ControlBytes(int size, bool staged) {
+namespace {
+
+std::size_t AlignUp(std::size_t v, std::size_t a) {
+  return (v + a - 1) / a * a;
+}
+
+// Where a control block's parts start, and its unrounded length.
+struct ControlLayout {
+  std::size_t pscw_stage = 0, lock_stage = 0, end = 0;  // 0: none
+};
+
+ControlLayout Layout(int size, bool staged) {
   const std::size_t n = std::size_t(size);
-  std::size_t bytes = sizeof(ControlHeader) + sizeof(TargetControl) * n + sizeof(WaitWord) * n * n;
+  ControlLayout l;
+  l.end = sizeof(ControlHeader) + sizeof(TargetControl) * n + sizeof(WaitWord) * n * n;
   if (staged && StageCapacity(size) > 0) {
-    bytes = (bytes + alignof(StageHead) - 1) / alignof(StageHead) * alignof(StageHead);
-    bytes += n * n * (sizeof(StageHead) + StageCapacity(size));
+    l.pscw_stage = AlignUp(l.end, alignof(StageHead));
+    l.end = l.pscw_stage + n * n * (sizeof(StageHead) + StageCapacity(size));
   }
-  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
-  return (bytes + page - 1) / page * page;
+  if (staged && LockStageBytes(size) > 0) {
+    l.lock_stage = AlignUp(l.end, alignof(LockSlot));
+    l.end = l.lock_stage + LockStageBytes(size);
+  }
+  return l;
+}
+
+}  // namespace
+
+std::size_t ControlBytes(int size, bool staged) {
+  return AlignUp(Layout(size, staged).end, std::size_t(sysconf(_SC_PAGESIZE)));
 }
 
 void Bind(Direct* d, void* at, int size, bool staged) {
   char* p = static_cast<char*>(at);
   const std::size_t n = std::size_t(size);
+  const ControlLayout l = Layout(size, staged);
   d->size = size;
   d->header = reinterpret_cast<ControlHeader*>(p);
   d->targets = reinterpret_cast<TargetControl*>(p + sizeof(ControlHeader));
   d->posts = reinterpret_cast<WaitWord*>(p + sizeof(ControlHeader) + sizeof(TargetControl) * n);
   d->posts_seen.assign(n, 0);
-  if (staged && StageCapacity(size) > 0) {
-    std::size_t off = sizeof(ControlHeader) + sizeof(TargetControl) * n + sizeof(WaitWord) * n * n;
-    off = (off + alignof(StageHead) - 1) / alignof(StageHead) * alignof(StageHead);
-    d->stage = p + off;
+  if (l.pscw_stage) {
+    d->stage = p + l.pscw_stage;
     d->stage_capacity = StageCapacity(size);
     d->stage_used.assign(n, 0);
   }
+  if (l.lock_stage) BindLockStage(d, p + l.lock_stage, size);
 }
 
 // Shared: no exclusive holder and no writer waiting (writers go first, as

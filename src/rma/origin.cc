@@ -206,9 +206,18 @@ Status IssueDirect(Window* w, MsgKind kind, const void* origin, const dtype::Typ
   }
   if (tbytes == 0) return Status::Ok();
   Status st;
+  if (kind != kPut) NICQ_RETURN_IF_ERROR(direct::FinishLockStage(w, t.rank));
   switch (kind) {
     case kPut:
       if (StagesPut(w, t.rank)) return direct::StagePut(w, t, in);
+      if (w->lock_all || w->lock_kind[std::size_t(t.rank)] != 0) {
+        bool staged = false;
+        NICQ_RETURN_IF_ERROR(direct::StageLockPut(w, t, in, &staged));
+        if (staged) return Status::Ok();
+      }
+      // Anything staged to this target lands first: operations to one
+      // target apply in program order on this path too.
+      NICQ_RETURN_IF_ERROR(direct::FinishLockStage(w, t.rank));
       return direct::Write(w, t, in);
     case kGet:
       st = direct::Read(w, t, out);

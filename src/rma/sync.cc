@@ -9,7 +9,8 @@
 //              releases; lock_all locks every rank shared
 // On the one-node direct path (w->direct) operations are complete when they
 // return (except PSCW puts to created windows, staged until the target's
-// wait: direct_stage.cc), so every completion is a memory fence, and the
+// wait: direct_stage.cc, and small lock-epoch puts, which unlock and flush
+// land: direct_lock_stage.cc), so every completion is a memory fence, and the
 // synchronization itself is the control block's (direct_sync.cc): the same
 // checks and error classes first, then one branch. Windows on the counter
 // path (w->offload, offload.cc) run PSCW on the offload backend's counters.
@@ -42,6 +43,16 @@ bool AnyLock(const Window* w) {
   for (auto k : w->lock_kind)
     if (k) return true;
   return false;
+}
+
+// Direct path: every target's staged lock-epoch puts land (the first error).
+Status FinishAllLockStages(Window* w) {
+  Status first;
+  for (int r = 0; r < w->size; ++r) {
+    Status st = direct::FinishLockStage(w, r);
+    if (first.ok()) first = st;
+  }
+  return first;
 }
 
 // The deferred error (a result that failed while completing), consumed.
@@ -248,6 +259,8 @@ Status Unlock(Window* w, int rank) {
   if (w->lock_kind[std::size_t(rank)] == 0)
     return SyncError("MPI_Win_unlock", R(rank) + " is not locked by this process");
   if (w->direct) {
+    // Staged puts land before the lock goes (even when landing failed).
+    const Status landed = direct::FinishLockStage(w, rank);
     // Release: the epoch's stores are visible to whoever locks next.
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!w->lock_nocheck[std::size_t(rank)]) {
@@ -257,7 +270,7 @@ Status Unlock(Window* w, int rank) {
         direct::UnlockShared(w->direct, rank);
     }
     w->lock_kind[std::size_t(rank)] = 0;
-    return TakeDeferred(w, Status::Ok());
+    return TakeDeferred(w, landed);
   }
   const int kind = w->lock_nocheck[std::size_t(rank)] ? kFlush : kUnlock;
   w->lock_kind[std::size_t(rank)] = 0;
@@ -292,10 +305,11 @@ Status UnlockAll(Window* w) {
     return SyncError("MPI_Win_unlock_all", "no MPI_Win_lock_all epoch is open on the window");
   w->lock_all = false;
   if (w->direct) {
+    const Status landed = FinishAllLockStages(w);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!w->lock_all_nocheck)
       for (int r = 0; r < w->size; ++r) direct::UnlockShared(w->direct, r);
-    return TakeDeferred(w, Status::Ok());
+    return TakeDeferred(w, landed);
   }
   if (w->lock_all_nocheck) return TakeDeferred(w, FlushTargets(w, nullptr));
   return TakeDeferred(w, FlushTargets(w, nullptr, kUnlock));
@@ -309,9 +323,10 @@ Status Flush(Window* w, int rank, const char* call) {
   if (rank < 0 && !AnyLock(w))
     return SyncError(call, "no passive-target epoch is open on the window");
   if (w->direct) {
-    // Every operation completed when it returned.
+    // Every operation completed when it returned, except staged puts.
+    const Status landed = rank >= 0 ? direct::FinishLockStage(w, rank) : FinishAllLockStages(w);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    return TakeDeferred(w, Status::Ok());
+    return TakeDeferred(w, landed);
   }
   if (rank >= 0) {
     const std::vector<int> one{rank};

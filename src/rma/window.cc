@@ -165,11 +165,14 @@ Status SetUpDirect(Window* w, const std::vector<Record>& all, bool noncontig, bo
       d->local_base[std::size_t(r)] = static_cast<char*>(w->shm) + w->shm_offsets[std::size_t(r)];
   }
   if (!with_data) d->local_base[std::size_t(w->rank)] = static_cast<char*>(w->base);
+  d->me = w->rank;
+  direct::StartLockStage(d);
   return Status::Ok();
 }
 
 void Destroy(Window* w) {
   offload_path::TearDown(w);
+  if (w->direct) direct::StopLockStage(w->direct);
   if (w->map) munmap(w->map, w->map_len);
   delete w->direct;
   if (w->owns_base) std::free(w->base);
@@ -394,6 +397,12 @@ std::vector<std::pair<std::string, std::string>> PathInfo(const Window* w) {
                                      : w->offload ? "counters"
                                                   : "active_messages");
   for (auto& kv : offload_path::Describe(w)) info.push_back(std::move(kv));
+  if (w->direct && w->direct->lock_slots) {
+    const Direct& d = *w->direct;
+    info.emplace_back("nicq_rma_lock_staged_puts", std::to_string(d.lock_staged_puts));
+    info.emplace_back("nicq_rma_lock_stage_applied", std::to_string(d.lock_applied));
+    info.emplace_back("nicq_rma_lock_stage_reclaimed", std::to_string(d.lock_reclaimed));
+  }
   return info;
 }
 
