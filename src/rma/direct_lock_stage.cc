@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -76,6 +77,7 @@ LockSlot& Slot(Direct* d, int origin, int target) {
 struct Registry {
   std::mutex mu;
   std::vector<Direct*> windows;
+  std::atomic<int> live{0};  // windows.size(), read without the lock by every pass
 };
 Registry& Reg() {
   static Registry* r = new Registry();  // never destroyed: hooks may run at exit
@@ -87,6 +89,7 @@ Registry& Reg() {
 // busy (a window being freed, or another thread's pass) skips this turn.
 bool ApplyStagedPuts(void*) {
   Registry& reg = Reg();
+  if (reg.live.load(std::memory_order_relaxed) == 0) return false;
   std::unique_lock<std::mutex> lock(reg.mu, std::try_to_lock);
   if (!lock.owns_lock() || reg.windows.empty()) return false;
   const std::int64_t now = NowNs();
@@ -121,6 +124,7 @@ bool ApplyStagedPuts(void*) {
 // stop staging to this process until its next pass.
 bool StopListening(int) {
   Registry& reg = Reg();
+  if (reg.live.load(std::memory_order_relaxed) == 0) return false;
   std::unique_lock<std::mutex> lock(reg.mu, std::try_to_lock);
   if (!lock.owns_lock()) return false;
   for (Direct* d : reg.windows) {
@@ -177,6 +181,7 @@ void StartLockStage(Direct* d) {
   }
   std::lock_guard<std::mutex> lock(Reg().mu);
   Reg().windows.push_back(d);
+  Reg().live.store(int(Reg().windows.size()), std::memory_order_relaxed);
 }
 
 void StopLockStage(Direct* d) {
@@ -190,6 +195,7 @@ void StopLockStage(Direct* d) {
   std::lock_guard<std::mutex> lock(Reg().mu);
   auto& v = Reg().windows;
   v.erase(std::remove(v.begin(), v.end(), d), v.end());
+  Reg().live.store(int(v.size()), std::memory_order_relaxed);
 }
 
 Status StageLockPut(Window* w, const Target& t, const char* in, bool* staged) {
