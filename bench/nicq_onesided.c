@@ -4,6 +4,9 @@
  *   --sync lock|flush|flush_local|lock_all|pscw|fence   the synchronization
  *   --win create|allocate|dynamic      how the target window is made
  *   --bw                               bandwidth: 64 ops per epoch (put, get)
+ *   --target-polls                     the passive target waits out the run
+ *                                      in an MPI_Test loop (inside MPI's
+ *                                      progress) instead of MPI_Barrier
  * plus the common options of osu_util.h (-m, -i, -x, -f, -q).
  *
  * Latency (us) is the time of one operation and its synchronization:
@@ -40,6 +43,7 @@ struct rma_setup {
   enum rma_sync sync;
   enum rma_win win;
   int bw;
+  int target_polls;
 };
 
 static int pick(const char* value, const char* const* names, int n) {
@@ -64,6 +68,9 @@ static int parse_rma(int* argc, char** argv, struct rma_setup* s) {
       field = (int*)&s->win, names = win_names, n = 3;
     } else if (strcmp(argv[i], "--bw") == 0) {
       s->bw = 1;
+      continue;
+    } else if (strcmp(argv[i], "--target-polls") == 0) {
+      s->target_polls = 1;
       continue;
     } else {
       argv[out++] = argv[i];
@@ -187,7 +194,17 @@ static void epoch_close(const struct rma_setup* s, int rank, MPI_Win win) {
 /* Rank 0 reads back what the target holds after a run of `total` ops. */
 static void check_size(const struct rma_setup* s, int rank, long n, long long total, char* local,
                        char* result, char* target, MPI_Win win) {
-  MPI_Barrier(MPI_COMM_WORLD);
+  if (s->target_polls) {
+    /* The target polls MPI (each MPI_Test is a progress pass) until the
+     * origin is done, as a target that calls MPI in a loop would. */
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    if (rank == 0) MPI_Wait(&req, MPI_STATUS_IGNORE);
+    while (rank != 0 && !done) MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   if (rank == 1) {
     MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win); /* the target's own view */
     MPI_Win_unlock(1, win);
@@ -228,7 +245,7 @@ int main(int argc, char** argv) {
       fprintf(stderr,
               "usage: nicq_onesided [--op put|get|acc|get_acc|fop|cas] [--sync "
               "lock|flush|flush_local|lock_all|pscw|fence] [--win create|allocate|dynamic] [--bw] "
-              "(2 ranks; --bw with put or get)\n");
+              "[--target-polls] (2 ranks; --bw with put or get)\n");
     MPI_Finalize();
     return 1;
   }
