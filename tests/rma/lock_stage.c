@@ -13,10 +13,12 @@
  *            expects some batches applied by the target
  *   reclaim  the same, expects some batches taken back by their origin
  *            (run with NICQ_RMA_LOCK_STAGE_NS=0)
- *   asleep   the target is in nanosleep, outside MPI, until every origin's
- *            last put landed: staged puts must come back to their origin
- *            within the bound (a wait for the target never ends), and none
- *            is applied by the target
+ *   asleep   the target is in nanosleep, outside MPI (and without the
+ *            host progress thread, which would apply them), until every
+ *            origin's last put landed: staged puts must come back to their
+ *            origin within the bound (a wait for the target never ends),
+ *            and none is applied by the target (run with
+ *            NICQ_RMA_LOCK_STAGE=always: nothing is staged otherwise)
  *   any      data checks only (the default settings) */
 #include <stdlib.h>
 #include <string.h>
