@@ -43,7 +43,9 @@ struct alignas(64) TargetControl {
 // then TargetControl[size], then WaitWord posts[size * size]
 // (posts[t * size + o]: MPI_Win_post calls of target t naming origin o),
 // then, on MPI_Win_create windows, one staging area per (origin, target)
-// pair at stage + (t * size + o) * (sizeof(StageHead) + stage_capacity).
+// pair at stage + (t * size + o) * (sizeof(StageHead) + stage_capacity),
+// then LockStageTarget[size] and LockSlot[size * size] (lock_slots[t * size
+// + o]; direct_lock_stage.cc).
 struct alignas(64) ControlHeader {
   WaitWord barrier_arrived;
   WaitWord barrier_round;
@@ -224,6 +226,10 @@ void ApplyStaged(Direct* d, int me, const std::vector<int>& origins);
 // slot, waits up to NICQ_RMA_LOCK_STAGE_NS for the target's progress pass
 // to apply it, and otherwise takes it back and writes it itself, so a
 // target outside MPI costs the origin at most the bound.
+// 256: a record of one such put fits a slot (512 bytes of records) about
+// twice, and up to there copying it in and out costs a few ns against the
+// 1.2 us of the system call it saves (0.35 us per epoch at 256 B, 0.29 at
+// 8 B, performance.md Run 25).
 inline constexpr std::int64_t kLockStagePutMax = 256;
 // Bytes of the lock slots (and per-target words) in a created window's
 // control block: 0 above kLockStageMaxRanks ranks. The layout does not
