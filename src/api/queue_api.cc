@@ -143,46 +143,21 @@ void Lookup(MPI_Request* reqs, int base, int n, queue::Enqueueable** es) {
   for (int j = 0; j < n; ++j) es[j] = nicq::api::LookupRequest(reqs[base + j])->enqueueable;
 }
 
-// The starts of a checked call, in chunks that keep the scratch arrays
-// fixed (no allocation for any count); es holds the first chunk. Returned,
-// not assigned, Statuses: no string is moved on the success path.
-Status EnqueueStarts(queue::Queue* q, int count, MPI_Request* reqs, queue::Enqueueable** es) {
-  for (int base = 0; base < count; base += kChunk) {
-    const int n = std::min(kChunk, count - base);
-    if (base > 0) Lookup(reqs, base, n, es);
-    if (Status st = q->EnqueueStartAll({es, std::size_t(n)}); !st.ok() || base + n >= count)
-      return st;
-  }
-  return Status::Ok();
-}
-
-// One compiled wait per chunk of 64, in order: MPI_Enqueue_waitall is
-// MPI_Enqueue_wait of each element in any order (13.3.2), and waits of one
-// queue complete in enqueue order.
-Status EnqueueWaits(queue::Queue* q, int count, MPI_Request* reqs, MPI_Status* statuses,
-                    bool single, queue::Enqueueable** es) {
-  const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
-  for (int base = 0; base < count; base += kChunk) {
-    void* sts[kChunk];
-    const int n = std::min(kChunk, count - base);
-    if (base > 0) Lookup(reqs, base, n, es);
-    for (int j = 0; j < n && !ignore; ++j) sts[j] = single ? statuses : &statuses[base + j];
-    if (Status st = q->EnqueueWaitAll({es, std::size_t(n)}, {sts, ignore ? 0 : std::size_t(n)},
-                                      ignore ? nullptr : &Fill);
-        !st.ok() || base + n >= count)
-      return st;
-  }
-  return Status::Ok();
-}
-
 int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
   Call c(name);
   queue::Queue* q = nullptr;
   if (!QueueArg(c, qh, &q)) return c.Fail();
+  Status st;
   queue::Enqueueable* es[kChunk];
-  const Status st = ValidAll(c, q, count, reqs, false, count == 1, es)
-                        ? EnqueueStarts(q, count, reqs, es)
-                        : Status::Ok();
+  if (ValidAll(c, q, count, reqs, false, count == 1, es)) {
+    // Starts of one call all pass the same gate; chunks keep the scratch
+    // arrays fixed (no allocation for any count).
+    for (int base = 0; base < count && st.ok(); base += kChunk) {
+      const int n = std::min(kChunk, count - base);
+      if (base > 0) Lookup(reqs, base, n, es);
+      st = q->EnqueueStartAll({es, std::size_t(n)});
+    }
+  }
   q->Leave();  // before an error handler runs: it may use the queue
   return st.ok() ? c.Fail() : c.Fail(st);
 }
@@ -192,10 +167,22 @@ int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_S
   Call c(name);
   queue::Queue* q = nullptr;
   if (!QueueArg(c, qh, &q)) return c.Fail();
+  Status st;
   queue::Enqueueable* es[kChunk];
-  const Status st = ValidAll(c, q, count, reqs, true, single, es)
-                        ? EnqueueWaits(q, count, reqs, statuses, single, es)
-                        : Status::Ok();
+  if (ValidAll(c, q, count, reqs, true, single, es)) {
+    // One compiled wait per chunk of 64, in order: MPI_Enqueue_waitall is
+    // MPI_Enqueue_wait of each element in any order (13.3.2), and waits of
+    // one queue complete in enqueue order.
+    const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
+    for (int base = 0; base < count && st.ok(); base += kChunk) {
+      void* sts[kChunk];
+      const int n = std::min(kChunk, count - base);
+      if (base > 0) Lookup(reqs, base, n, es);
+      for (int j = 0; j < n && !ignore; ++j) sts[j] = single ? statuses : &statuses[base + j];
+      st = q->EnqueueWaitAll({es, std::size_t(n)}, {sts, ignore ? 0 : std::size_t(n)},
+                             ignore ? nullptr : &Fill);
+    }
+  }
   q->Leave();  // before an error handler runs: it may use the queue
   return st.ok() ? c.Fail() : c.Fail(st);
 }
