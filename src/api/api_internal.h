@@ -5,12 +5,14 @@
 // handles, call rt:: / dtype::, and turn a Status into an MPI error code.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
 #include "dtype/datatype.h"
+#include "dtype/slot_table.h"
 #include "mpi.h"
 #include "runtime/comm.h"
 #include "runtime/request.h"
@@ -18,6 +20,9 @@
 namespace nicq::rt {
 int TagUpperBound();  // runtime/runtime.h
 }  // namespace nicq::rt
+namespace nicq::queue {
+class Enqueueable;  // queue/enqueueable.h
+}  // namespace nicq::queue
 
 namespace nicq::api {
 
@@ -204,6 +209,12 @@ struct ApiRequest {
   // and across reuse of this slot, so a warm table does not allocate.
   std::vector<char> staging;
   bool staged = false;  // this operation goes through `staging`
+  // The matched Enqueueable behind this request, once an enqueue call has
+  // checked the rules that hold from MPI_Match until MPI_Request_free
+  // (persistent, not generalized, matched); nullptr until then. The enqueue
+  // calls then check only what can change between calls. FreeRequest
+  // clears it with the slot, so a reused handle is checked afresh.
+  queue::Enqueueable* enqueueable = nullptr;
 };
 
 // A fresh request slot; nullptr when the table is full.
@@ -220,7 +231,16 @@ void HoldComm(ApiRequest* r, Comm* comm);
 // wait of a nonblocking request; at MPI_Request_free of a persistent one).
 // Returns nullptr when the table is full; *handle is the MPI_Request.
 Request* AllocEngineRequest(MPI_Comm comm, const char* call, bool persistent, MPI_Request* handle);
-ApiRequest* LookupRequest(MPI_Request handle);
+// The table of request slots; null until the first request is allocated.
+using RequestTable = dtype::SlotTable<ApiRequest, 8, 4096>;
+extern std::atomic<RequestTable*> g_request_table;
+// Inline: every MPI_Start, MPI_Wait and enqueue call looks up each of its
+// requests (out of line it was a third of an enqueued start's checks).
+inline ApiRequest* LookupRequest(MPI_Request handle) {
+  if (KindOf(handle) != NICQ_KIND_REQUEST || IndexOf(handle) == 0) return nullptr;
+  const RequestTable* t = g_request_table.load(std::memory_order_acquire);
+  return t ? t->Get(IndexOf(handle)) : nullptr;
+}
 // False (MPI_ERR_QUEUE recorded on `c`) while an enqueued start of the request
 // is pending on a queue: only MPI_Enqueue_wait / MPI_Queue_fence may complete
 // it (chapter 13). `index` >= 0 names the array entry in the message.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "api/api_internal.h"
 #include "queue/match_engine.h"
@@ -25,9 +26,12 @@ struct QueueTable {
   std::mutex mu;  // init/free only
   std::atomic<queue::Queue*> slots[kMaxQueues] = {};
 };
+// Constant-initialized and trivially destroyed: usable at any time, and
+// every enqueue call's lookup is a load, not a guarded function call.
+constinit QueueTable g_queues;
+static_assert(std::is_trivially_destructible_v<QueueTable>);
 QueueTable& Queues() {
-  static auto* t = new QueueTable();
-  return *t;
+  return g_queues;
 }
 
 queue::Queue* LookupQueue(MPI_Queue h) {
@@ -61,12 +65,17 @@ bool QueueArg(Call& c, MPI_Queue* q, queue::Queue** out) {
   });
 }
 
-// An enqueueable request: persistent (p2p or collective), not generalized,
-// matched, not active through MPI_Start. The valid case is one inline test;
-// EnqueueableFailed (cold) finds which rule failed and builds the message.
-[[gnu::cold, gnu::noinline]] bool EnqueueableFailed(Call& c, MPI_Request* h, int i, ApiRequest* r,
-                                                    queue::Enqueueable* e) {
-  if (!c.NotNull(h, "request")) return false;
+// The rules of one element of an enqueue call, in the order of their
+// messages: a request handle; persistent (p2p or collective), not
+// generalized, matched; not active through MPI_Start; CheckStart/CheckWait
+// on this queue. The first three hold from MPI_Match until
+// MPI_Request_free: once they pass, ApiRequest::enqueueable remembers the
+// request's Enqueueable, and later calls check only what can change
+// between calls (inline, in ValidAll). This cold half runs the whole list
+// when nothing is cached yet or a rule failed, and builds the message.
+[[gnu::cold, gnu::noinline]] bool ElementChecked(Call& c, queue::Queue* q, MPI_Request* h, int i,
+                                                 bool wait, queue::Enqueueable** out) {
+  ApiRequest* r = *h != MPI_REQUEST_NULL ? nicq::api::LookupRequest(*h) : nullptr;
   if (!r)
     return c.Check(false, Code::kRequest,
                    "invalid request handle " + std::to_string(*h) + " (" + At(i) + ")");
@@ -76,27 +85,20 @@ bool QueueArg(Call& c, MPI_Queue* q, queue::Queue** out) {
   if (!r->persistent && r->req.kind != nicq::ReqKind::kPersistentColl)
     return c.Check(false, Code::kRequest,
                    At(i) + " is not a persistent request and cannot be enqueued");
+  queue::Enqueueable* e = queue::EnqueueableOf(&r->req);
   if (!e || !e->IsMatched())
     return c.Check(false, Code::kMatch, At(i) + " is not matched (call MPI_Match first)");
-  return c.Check(false, Code::kRequest, At(i) + " is active (started with MPI_Start)");
-}
-
-inline bool EnqueueableArg(Call& c, MPI_Request* h, int i, queue::Enqueueable** out) {
-  ApiRequest* r = h && *h != MPI_REQUEST_NULL ? nicq::api::LookupRequest(*h) : nullptr;
-  queue::Enqueueable* e = nullptr;
-  if (r && r->req.kind != nicq::ReqKind::kGeneralized &&
-      (r->persistent || r->req.kind == nicq::ReqKind::kPersistentColl))
-    e = queue::EnqueueableOf(&r->req);
+  r->enqueueable = e;
+  // Started with MPI_Start and not yet completed by MPI_Wait/MPI_Test.
+  if (r->active || (r->req.active && e->qslot.queue == nullptr))
+    return c.Check(false, Code::kRequest, At(i) + " is active (started with MPI_Start)");
+  // Errors of the call go to the handler of the (first) request's
+  // communicator, as for MPI_Start.
+  if (i <= 0) c.set_comm_handle(r->comm_handle);
+  const Status st = wait ? q->CheckWait(e) : q->CheckStart(e);
+  if (!st.ok()) return c.Check(false, st.code(), At(i) + ": " + st.message());
   *out = e;
-  // Started with MPI_Start and not yet completed by MPI_Wait/MPI_Test: not enqueueable.
-  if (e && e->IsMatched() && !r->active && !(r->req.active && e->qslot.queue == nullptr))
-      [[likely]] {
-    // Errors of the call go to the handler of the (first) request's
-    // communicator, as for MPI_Start.
-    if (i <= 0) c.set_comm_handle(r->comm_handle);
-    return true;
-  }
-  return EnqueueableFailed(c, h, i, r, e);
+  return true;
 }
 
 // Statuses of enqueued waits: the same content as MPI_Wait's (13.3.2), so
@@ -115,11 +117,16 @@ bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool wait,
   const std::uint64_t stamp = q->NextCheckStamp();  // marks elements seen in this call
   for (int i = 0; i < count; ++i) {
     const int at = single ? -1 : i;
-    queue::Enqueueable* e = nullptr;
-    if (!EnqueueableArg(c, &reqs[i], at, &e)) return false;
-    const Status st = wait ? q->CheckWait(e) : q->CheckStart(e);
-    if (!st.ok()) [[unlikely]]
-      return c.Check(false, st.code(), At(at) + ": " + st.message());
+    // A checked request (enqueueable cached) that MPI_Start has not made
+    // active and whose queue state allows this call: every rule holds.
+    ApiRequest* r = nicq::api::LookupRequest(reqs[i]);
+    queue::Enqueueable* e = r ? r->enqueueable : nullptr;
+    if (e && !r->active && !(r->req.active && e->qslot.queue == nullptr) &&
+        (wait ? q->CanWait(e) : q->CanStart(e))) [[likely]] {
+      if (i == 0) c.set_comm_handle(r->comm_handle);
+    } else if (!ElementChecked(c, q, &reqs[i], at, wait, &e)) {
+      return false;
+    }
     queue::QueueSlot& s = e->qslot;
     if (s.check_queue == q && s.check_stamp == stamp) [[unlikely]]
       return c.Check(false, Code::kRequest, At(i) + " repeats " + At(s.check_index));
@@ -131,10 +138,9 @@ bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool wait,
   return true;
 }
 
-// The Enqueueables of reqs[base, base + n) (checked by ValidAll).
+// The Enqueueables of reqs[base, base + n) (checked, so cached, by ValidAll).
 void Lookup(MPI_Request* reqs, int base, int n, queue::Enqueueable** es) {
-  for (int j = 0; j < n; ++j)
-    es[j] = queue::EnqueueableOf(&nicq::api::LookupRequest(reqs[base + j])->req);
+  for (int j = 0; j < n; ++j) es[j] = nicq::api::LookupRequest(reqs[base + j])->enqueueable;
 }
 
 int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {

@@ -21,11 +21,17 @@
 #include "runtime/runtime.h"
 
 namespace nicq::api {
+
+std::atomic<RequestTable*> g_request_table{nullptr};
+
 namespace {
 
-using RequestTable = dtype::SlotTable<ApiRequest, 8, 4096>;
 RequestTable& Table() {
-  static auto* table = new RequestTable(1);
+  static auto* table = [] {
+    auto* t = new RequestTable(1);
+    g_request_table.store(t, std::memory_order_release);
+    return t;
+  }();
   return *table;
 }
 
@@ -101,11 +107,6 @@ void HoldComm(ApiRequest* r, Comm* comm) {
   r->held_comm = comm;
 }
 
-ApiRequest* LookupRequest(MPI_Request handle) {
-  if (KindOf(handle) != NICQ_KIND_REQUEST || IndexOf(handle) == 0) return nullptr;
-  return Table().Get(IndexOf(handle));
-}
-
 bool NotEnqueued(Call& c, ApiRequest* r, int index) {
   const RequestOps* ops = r->req.ops;
   if (!ops || !ops->enqueued || !ops->enqueued(&r->req)) return true;
@@ -124,6 +125,7 @@ void FreeRequest(ApiRequest* r) {
   // Keep a staging buffer for reuse unless it is huge.
   if (r->staging.capacity() > (std::size_t{16} << 20)) std::vector<char>().swap(r->staging);
   r->persistent = r->active = r->free_pending = r->staged = r->from_message = false;
+  r->enqueueable = nullptr;  // its engine is gone; a reuse of the slot is checked afresh
   r->message = nullptr;
   r->user_buf = nullptr;
   r->req.comm = nullptr;

@@ -93,7 +93,7 @@ Queue::~Queue() {
   for (offload::CounterId j : join_ids_) b->FreeCounter(j);
 }
 
-bool Queue::Enter() {
+bool Queue::EnterContended() {
   // A progress pass of another thread (AdvanceQueueSteps) is short: wait it
   // out, first spinning, then yielding the core to it.
   for (int spins = 0;; ++spins) {

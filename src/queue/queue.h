@@ -88,13 +88,27 @@ class Queue {
   // Precondition checks (no side effects): Ok or kQueue/kMatch with why.
   Status CheckStart(Enqueueable* e) const;
   Status CheckWait(Enqueueable* e) const;
+  // Their valid case for a matched request, inline for the enqueue calls'
+  // per-element checks: true exactly when CheckStart / CheckWait is Ok.
+  bool CanStart(const Enqueueable* e) const {
+    const QueueSlot& s = e->qslot;
+    return s.queue == nullptr || (s.queue == this && s.waited_epoch == s.started_epoch);
+  }
+  bool CanWait(const Enqueueable* e) const {
+    const QueueSlot& s = e->qslot;
+    return s.queue == this && s.waited_epoch != s.started_epoch;
+  }
 
   // One-thread-at-a-time guard (13.4 "Thread safety"): an atomic word
   // taken on entry; a second application thread inside the same queue gets
   // kQueue. Progress from another thread (AdvanceQueueSteps) takes it too,
   // only when the queue is free and only for one bounded pass of steps: an
   // application thread that finds such a pass running waits it out.
-  bool Enter();
+  bool Enter() {
+    std::uint32_t free = 0;
+    return guard_.compare_exchange_strong(free, kUserInside, std::memory_order_acquire) ||
+           EnterContended();
+  }
   void Leave() { guard_.fetch_and(~kUserInside, std::memory_order_release); }
 
   // A fresh stamp per enqueue call: the API marks each element's QueueSlot
@@ -114,6 +128,8 @@ class Queue {
     std::uint64_t epoch = 0;  // the request's epoch it waited for
   };
   Queue() = default;
+  // Enter when the guard was not free: waits out a progress pass.
+  bool EnterContended();
   // ---- steps: host sequencing, and deferred posts of counter chains (queue_host.cc) ----
   struct Step {
     Enqueueable* e = nullptr;
