@@ -411,10 +411,6 @@ static int CollNamesOf(long pid) {
 /* Rank 1 dies before (setup) or after (after) the world's area exists. */
 static void Kill(int after) {
   const long pid0 = getpid(); /* used on rank 0 only */
-  /* nicqrun sends SIGTERM to the others once rank 1 dies: rank 0 ignores
-   * it from before rank 1 can die, or a loaded machine lets the SIGTERM
-   * land between the barrier and the check. */
-  if (rank == 0) signal(SIGTERM, SIG_IGN);
   if (after) CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 1) kill(getpid(), SIGKILL);
   if (rank != 0) {
@@ -433,11 +429,17 @@ static void Kill(int after) {
 }
 
 int main(int argc, char** argv) {
+  const char* what = argc > 1 ? argv[1] : "all";
+  /* nicqrun sends SIGTERM to the others once rank 1 dies: rank 0 ignores
+   * it from before rank 1 can die (killsetup: rank 0 may still be in
+   * MPI_Init then), so it lives to report. */
+  const int kills = !strcmp(what, "killsetup") || !strcmp(what, "killafter");
+  if (kills) signal(SIGTERM, SIG_IGN);
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   g_rank = rank;
-  const char* what = argc > 1 ? argv[1] : "all";
+  if (kills && rank != 0) signal(SIGTERM, SIG_DFL);
   const int all = strcmp(what, "all") == 0;
   if (all || !strcmp(what, "data")) Data(MPI_COMM_WORLD, 0);
   if (all || !strcmp(what, "split")) Split();
