@@ -144,7 +144,11 @@ int main(int argc, char** argv) {
     if (strcmp(mode, "reclaim") == 0) CHECK(sum[2] > 0, "no staged put was taken back");
     if (asleep) {
       CHECK(sum[0] > 0 && sum[2] > 0, "no put was staged and taken back");
-      CHECK(sum[1] == 0, "a target outside MPI applied %lld batches", sum[1]);
+      /* The target's last progress pass inside the first barrier may run
+       * after an origin staged its first batch (the target descheduled
+       * between the barrier's done check and that pass): one per origin at
+       * most. More means a target outside MPI applied puts. */
+      CHECK(sum[1] < size, "a target outside MPI applied %lld batches", sum[1]);
     }
   }
   CHECK_OK(MPI_Win_free(&win));
