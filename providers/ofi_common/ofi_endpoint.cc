@@ -141,6 +141,10 @@ OfiEndpoint::~OfiEndpoint() {
   if (info_) fi_freeinfo(info_);
 }
 
+std::size_t OfiEndpoint::inject_size() const {
+  return UsableInjectSize(provider_name(), info_->tx_attr->inject_size);
+}
+
 Status OfiEndpoint::Name(std::vector<std::uint8_t>& out) const {
   std::size_t len = 0;
   int ret = fi_getname(&ep_->fid, nullptr, &len);

@@ -25,7 +25,6 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -87,11 +86,8 @@ class OfiEndpoint {
   // cxi persona), else the provider itself.
   std::string CoreProvider() const;
   std::size_t tx_size() const { return info_->tx_attr->size; }
-  // 0 on sockets: its inject, in a long run mixed with posted sends to one
-  // peer, can stall its progress thread for good (src/transport/fabric.cc).
-  std::size_t inject_size() const {
-    return std::string_view(provider_name()) == "sockets" ? 0 : info_->tx_attr->inject_size;
-  }
+  // What the provider advertises, unless it cannot be used (core/fabric_env.h).
+  std::size_t inject_size() const;
 
   Status Name(std::vector<std::uint8_t>& out) const;
   // Inserts every peer's endpoint name; Peer(rank) is its fi_addr afterwards.

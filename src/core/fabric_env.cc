@@ -36,6 +36,10 @@ bool RegistersWholePages(const std::string& provider) {
   return provider.find("verbs") != std::string::npos;
 }
 
+std::size_t UsableInjectSize(const std::string& provider, std::size_t advertised) {
+  return provider == "sockets" ? 0 : advertised;
+}
+
 PageSpan PagesAround(const void* addr, std::size_t len) {
   static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   const auto start = reinterpret_cast<std::uintptr_t>(addr) & ~(page - 1);

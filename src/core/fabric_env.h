@@ -24,6 +24,13 @@ const char* PersonaDir();
 // does its persona: registrations there cover the pages around a buffer.
 bool RegistersWholePages(const std::string& provider);
 
+// sockets (1.17): a long run of fi_inject sends mixed with posted sends to
+// one peer can stall its progress thread for good (the receiver stops
+// getting data while both threads spin; p2p_many5k hung in 4 to 8 runs of
+// 60, posted sends alone in none of 140). Its callers send everything the
+// posted way: the usable inject size is 0.
+std::size_t UsableInjectSize(const std::string& provider, std::size_t advertised);
+
 // The page-aligned range that covers [addr, addr + len).
 struct PageSpan {
   void* base = nullptr;

@@ -119,13 +119,7 @@ Status Fabric::OpenWith(fi_info* info) {
   domain_name_ = info->domain_attr->name ? info->domain_attr->name : "";
   mr_mode_ = info->domain_attr->mr_mode;
   max_msg_ = info->ep_attr->max_msg_size;
-  inject_size_ = info->tx_attr->inject_size;
-  // sockets (1.17): a long run of fi_inject sends mixed with posted sends
-  // to one peer can stall its progress thread for good: the receiver stops
-  // getting data while both threads spin (p2p_many5k: 4 to 8 runs in 60).
-  // Posted sends alone never stalled in 140 runs, so its sends all go the
-  // posted way.
-  if (provider_ == "sockets") inject_size_ = 0;
+  inject_size_ = UsableInjectSize(provider_, info->tx_attr->inject_size);
   auto_progress_ = info->domain_attr->data_progress == FI_PROGRESS_AUTO;
   return Status::Ok();
 }
