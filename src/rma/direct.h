@@ -162,6 +162,26 @@ inline std::size_t Pad8(std::int64_t v) {
   return (std::size_t(v) + 7) & ~std::size_t(7);
 }
 
+// Bytes the runs of `t` from `base` take when staged (StageRun + padded data each).
+inline std::size_t StagedBytes(const Target& t, std::int64_t base) {
+  std::size_t need = 0;
+  ForEachRun(t, base,
+             [&](std::int64_t, std::int64_t len) { need += sizeof(StageRun) + Pad8(len); });
+  return need;
+}
+
+// Writes the runs of `t` from `base`, with their data from the packed `in`,
+// at `at` (StagedBytes(t, base) bytes).
+inline void PackStaged(const Target& t, std::int64_t base, const char* in, char* at) {
+  ForEachRun(t, base, [&](std::int64_t off, std::int64_t len) {
+    const StageRun run{off, len};
+    std::memcpy(at, &run, sizeof run);
+    std::memcpy(at + sizeof run, in, std::size_t(len));
+    at += sizeof run + Pad8(len);
+    in += len;
+  });
+}
+
 // Calls fn(run, data) for each run of `bytes` bytes of runs at `at`.
 template <class Fn>
 void ForEachStaged(const char* at, std::size_t bytes, Fn fn) {

@@ -206,10 +206,8 @@ Status StageLockPut(Window* w, const Target& t, const char* in, bool* staged) {
   if (!d->lock_slots || StageMode() == Mode::kOff || t.rank == w->rank || d->local_base[r] ||
       bytes > kLockStagePutMax)
     return Status::Ok();
-  std::size_t need = 0;
   const std::int64_t base = PartOffset(w, t);
-  ForEachRun(t, base,
-             [&](std::int64_t, std::int64_t len) { need += sizeof(StageRun) + Pad8(len); });
+  const std::size_t need = StagedBytes(t, base);
   if (d->lock_used[r] == 0) {
     // A new batch: only to a target that is polling now, and not right
     // after it let one wait out the bound.
@@ -225,14 +223,7 @@ Status StageLockPut(Window* w, const Target& t, const char* in, bool* staged) {
     return Status::Ok();
   }
   if (need > kLockSlotBytes) return Status::Ok();
-  char* at = Slot(d, w->rank, t.rank).runs + d->lock_used[r];
-  ForEachRun(t, base, [&](std::int64_t off, std::int64_t len) {
-    const StageRun run{off, len};
-    std::memcpy(at, &run, sizeof run);
-    std::memcpy(at + sizeof run, in, std::size_t(len));
-    at += sizeof run + Pad8(len);
-    in += len;
-  });
+  PackStaged(t, base, in, Slot(d, w->rank, t.rank).runs + d->lock_used[r]);
   d->lock_used[r] += std::uint32_t(need);
   ++d->lock_staged_puts;
   *staged = true;

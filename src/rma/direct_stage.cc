@@ -48,22 +48,13 @@ std::size_t StageCapacity(int size) {
 Status StagePut(Window* w, const Target& t, const char* in) {
   Direct* d = w->direct;
   const std::int64_t base = PartOffset(w, t);
-  std::size_t need = 0;
-  ForEachRun(t, base,
-             [&](std::int64_t, std::int64_t len) { need += sizeof(StageRun) + Pad8(len); });
+  const std::size_t need = StagedBytes(t, base);
   std::uint32_t& used = d->stage_used[std::size_t(t.rank)];
   if (used + need > d->stage_capacity) {
     NICQ_RETURN_IF_ERROR(FlushStaged(w, t.rank));
     if (need > d->stage_capacity) return Write(w, t, in);
   }
-  char* at = Runs(Head(d, w->rank, t.rank)) + used;
-  ForEachRun(t, base, [&](std::int64_t off, std::int64_t len) {
-    const StageRun run{off, len};
-    std::memcpy(at, &run, sizeof run);
-    std::memcpy(at + sizeof run, in, std::size_t(len));
-    at += sizeof run + Pad8(len);
-    in += len;
-  });
+  PackStaged(t, base, in, Runs(Head(d, w->rank, t.rank)) + used);
   used += std::uint32_t(need);
   return Status::Ok();
 }
