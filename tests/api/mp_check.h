@@ -65,6 +65,18 @@ static inline void mp_verify(const unsigned char* buf, size_t n, int seq, const 
           what, n, seq, i, buf[i], mp_pattern(i, n, seq));
 }
 
+/* The integer value of window info key `key`, or -1 when the window has
+ * no such key. */
+static inline long long mp_win_info_value(MPI_Win win, const char* key) {
+  MPI_Info info;
+  CHECK_OK(MPI_Win_get_info(win, &info));
+  char value[64] = "";
+  int flag = 0;
+  CHECK_OK(MPI_Info_get(info, key, sizeof value - 1, value, &flag));
+  CHECK_OK(MPI_Info_free(&info));
+  return flag ? atoll(value) : -1;
+}
+
 static inline void mp_init(int* argc, char*** argv, int* rank, int* size) {
   CHECK_OK(MPI_Init(argc, argv));
   MPI_Comm_rank(MPI_COMM_WORLD, rank);

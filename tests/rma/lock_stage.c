@@ -31,14 +31,9 @@ enum { EPOCHS = 400 };
 static int rank, size;
 
 static long long info_value(MPI_Win win, const char* key) {
-  MPI_Info info;
-  CHECK_OK(MPI_Win_get_info(win, &info));
-  char value[64] = "";
-  int flag = 0;
-  CHECK_OK(MPI_Info_get(info, key, sizeof value - 1, value, &flag));
-  CHECK_OK(MPI_Info_free(&info));
-  CHECK(flag, "MPI_Win_get_info has no %s", key);
-  return atoll(value);
+  const long long v = mp_win_info_value(win, key);
+  CHECK(v != -1, "MPI_Win_get_info has no %s", key);
+  return v;
 }
 
 static long long value_of(int origin, int epoch) {

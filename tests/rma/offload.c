@@ -36,16 +36,6 @@ static unsigned char byte_of(int origin, int target, int round, size_t i) {
   return (unsigned char)(origin * 37 + target * 11 + round * 7 + i * 13 + (i >> 8));
 }
 
-static long long info_value(MPI_Win win, const char* key) {
-  MPI_Info info;
-  CHECK_OK(MPI_Win_get_info(win, &info));
-  char value[64] = "";
-  int flag = 0;
-  CHECK_OK(MPI_Info_get(info, key, sizeof value - 1, value, &flag));
-  CHECK_OK(MPI_Info_free(&info));
-  return flag ? atoll(value) : -1;
-}
-
 static void check_path(MPI_Win win, const char* want) {
   MPI_Info info;
   CHECK_OK(MPI_Win_get_info(win, &info));
@@ -78,9 +68,9 @@ static void end_exposure(MPI_Win win, int by_test) {
 static void all_to_all(MPI_Win win, unsigned char* mem) {
   MPI_Group others = others_group();
   unsigned char* src = malloc((size_t)SLOT * size);
-  const long long puts_before = info_value(win, "nicq_rma_counter_puts");
-  const long long arrivals_before = info_value(win, "nicq_rma_counter_arrivals");
-  const long long epochs_before = info_value(win, "nicq_rma_counter_epochs");
+  const long long puts_before = mp_win_info_value(win, "nicq_rma_counter_puts");
+  const long long arrivals_before = mp_win_info_value(win, "nicq_rma_counter_arrivals");
+  const long long epochs_before = mp_win_info_value(win, "nicq_rma_counter_epochs");
   for (int round = 0; round < ROUNDS; ++round) {
     CHECK_OK(MPI_Win_post(others, 0, win));
     CHECK_OK(MPI_Win_start(others, 0, win));
@@ -108,9 +98,10 @@ static void all_to_all(MPI_Win win, unsigned char* mem) {
     }
   }
   if (counters) {
-    const long long puts = info_value(win, "nicq_rma_counter_puts") - puts_before;
-    const long long arrivals = info_value(win, "nicq_rma_counter_arrivals") - arrivals_before;
-    const long long epochs = info_value(win, "nicq_rma_counter_epochs") - epochs_before;
+    const long long puts = mp_win_info_value(win, "nicq_rma_counter_puts") - puts_before;
+    const long long arrivals =
+        mp_win_info_value(win, "nicq_rma_counter_arrivals") - arrivals_before;
+    const long long epochs = mp_win_info_value(win, "nicq_rma_counter_epochs") - epochs_before;
     const long long want = (long long)ROUNDS * 3 * (size - 1);
     CHECK(puts == want, "%lld puts went as RMA writes, expected %lld", puts, want);
     /* A put larger than the provider's message limit lands in chunks. */
@@ -118,7 +109,8 @@ static void all_to_all(MPI_Win win, unsigned char* mem) {
           want);
     CHECK(epochs == ROUNDS, "%lld exposure epochs ended on counters, expected %d", epochs, ROUNDS);
   } else {
-    CHECK(info_value(win, "nicq_rma_counter_puts") == -1, "counter entries without counters");
+    CHECK(mp_win_info_value(win, "nicq_rma_counter_puts") == -1,
+          "counter entries without counters");
   }
   free(src);
   CHECK_OK(MPI_Group_free(&others));
@@ -128,7 +120,7 @@ static void all_to_all(MPI_Win win, unsigned char* mem) {
 static void empty_epoch(MPI_Win win, unsigned char* mem) {
   MPI_Group others = others_group();
   const unsigned char before = mem[SLOT * (rank == 0 ? 1 : 0)];
-  const long long epochs_before = info_value(win, "nicq_rma_counter_epochs");
+  const long long epochs_before = mp_win_info_value(win, "nicq_rma_counter_epochs");
   for (int round = 0; round < 3; ++round) {
     CHECK_OK(MPI_Win_post(others, 0, win));
     CHECK_OK(MPI_Win_start(others, 0, win));
@@ -137,7 +129,7 @@ static void empty_epoch(MPI_Win win, unsigned char* mem) {
   }
   CHECK(mem[SLOT * (rank == 0 ? 1 : 0)] == before, "an empty epoch changed the window");
   if (counters)
-    CHECK(info_value(win, "nicq_rma_counter_epochs") == epochs_before + 3,
+    CHECK(mp_win_info_value(win, "nicq_rma_counter_epochs") == epochs_before + 3,
           "empty epochs did not end on counters");
   CHECK_OK(MPI_Group_free(&others));
 }
@@ -156,7 +148,7 @@ static void mixed_epoch(MPI_Win win, unsigned char* mem, MPI_Datatype strided) {
   int* strided_at = (int*)(mem + base + 64 + sizeof(int));
   for (int i = 0; i < 2 * STRIDED; ++i) strided_at[i] = -1;
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-  const long long puts_before = info_value(win, "nicq_rma_counter_puts");
+  const long long puts_before = mp_win_info_value(win, "nicq_rma_counter_puts");
   for (int round = 0; round < 4; ++round) {
     unsigned char contig[64];
     int ints[STRIDED];
@@ -182,7 +174,7 @@ static void mixed_epoch(MPI_Win win, unsigned char* mem, MPI_Datatype strided) {
     }
   }
   if (counters)
-    CHECK(info_value(win, "nicq_rma_counter_puts") == puts_before + 4,
+    CHECK(mp_win_info_value(win, "nicq_rma_counter_puts") == puts_before + 4,
           "mixed epochs: only the contiguous puts go as RMA writes");
   CHECK_OK(MPI_Group_free(&world));
   CHECK_OK(MPI_Group_free(&to_right));
