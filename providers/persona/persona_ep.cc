@@ -64,6 +64,19 @@ ssize_t m_sendmsg(fid_ep* ep, const fi_msg* msg, uint64_t flags) {
   m.desc = cd;
   return e->core_msg->sendmsg(ep, &m, flags);
 }
+// The one-buffer message of an inject's copy (fi_msg or fi_msg_tagged).
+template <class Msg>
+Msg inject_msg(TriggeredSend* rec, fi_addr_t dest, const uint64_t* data) {
+  Msg m{};
+  m.msg_iov = &rec->iov;
+  m.desc = &rec->desc;
+  m.iov_count = 1;
+  m.addr = dest;
+  m.context = rec;
+  m.data = data ? *data : 0;
+  return m;
+}
+
 // sockets (the core) can stall for good when a long run of its fi_inject
 // sends mixes with posted sends to one peer (docs/provider-contracts.md);
 // cxi's inject does not. An inject is therefore a posted send of a private
@@ -95,23 +108,11 @@ ssize_t inject_as_send(fid_ep* ep, Ep* e, const void* buf, size_t len, fi_addr_t
   const uint64_t flags = FI_COMPLETION | (data ? FI_REMOTE_CQ_DATA : 0);
   ssize_t ret;
   if (tagged) {
-    fi_msg_tagged m{};
-    m.msg_iov = &rec->iov;
-    m.desc = &rec->desc;
-    m.iov_count = 1;
-    m.addr = dest;
+    fi_msg_tagged m = inject_msg<fi_msg_tagged>(rec, dest, data);
     m.tag = tag;
-    m.context = rec;
-    m.data = data ? *data : 0;
     ret = e->core_tagged->sendmsg(ep, &m, flags);
   } else {
-    fi_msg m{};
-    m.msg_iov = &rec->iov;
-    m.desc = &rec->desc;
-    m.iov_count = 1;
-    m.addr = dest;
-    m.context = rec;
-    m.data = data ? *data : 0;
+    const fi_msg m = inject_msg<fi_msg>(rec, dest, data);
     ret = e->core_msg->sendmsg(ep, &m, flags);
   }
   if (ret) {
