@@ -89,8 +89,11 @@ class NativeBackend final : public offload::OffloadBackend {
   Status OpenCounter(offload::CounterId id);
   std::uint64_t HwLimit() const { return hw_limit_; }
   std::uint64_t Logical(const Counter& c) const;
-  // Hardware threshold for `threshold` on counter `id`, rebasing when needed.
-  Status HwThreshold(offload::CounterId id, std::uint64_t threshold, std::uint64_t* hw);
+  // Rebases counter `id` where due; kAgain while `threshold` lies beyond its
+  // hardware window and triggers still wait on it (a later post fits).
+  Status FitThresholdLocked(offload::CounterId id, std::uint64_t threshold);
+  // Hardware threshold for `threshold` on counter `id` (after FitThresholdLocked).
+  std::uint64_t HwThreshold(offload::CounterId id, std::uint64_t threshold) const;
   std::size_t EntriesFor(const offload::TriggeredOp& op) const;
   bool Armed(const offload::TriggeredOp& op) const;
   Status PostOne(const offload::TriggeredOp& op);

@@ -116,6 +116,11 @@ Status NativeBackend::Post(std::span<const TriggeredOp> ops) {
                    "native Post: " + std::to_string(ops.size()) + " ops, " +
                        std::to_string(budget_ - std::min(budget_, SlotsInUseLocked())) + " of " +
                        std::to_string(budget_) + " trigger slots free (NICQ_NATIVE_SLOTS)");
+    // Every threshold within its counter's hardware window (rebasing where
+    // due) before anything is posted: a batch is all or none.
+    for (const TriggeredOp& op : ops)
+      if (op.kind != OpKind::kHost)
+        NICQ_RETURN_IF_ERROR(FitThresholdLocked(op.trigger, op.threshold));
     for (const TriggeredOp& op : ops) {
       if (op.kind == OpKind::kHost) {
         // Sorted by (trigger, threshold, posting order); capacity reserved.
@@ -167,24 +172,19 @@ Status NativeBackend::QueueWork(fi_deferred_work* w, const char* what) {
                what);
 }
 
-Status NativeBackend::HwThreshold(CounterId id, std::uint64_t threshold, std::uint64_t* hw) {
-  if (id == kNoCounter) {
-    *hw = 0;
-    return Status::Ok();
-  }
+Status NativeBackend::FitThresholdLocked(CounterId id, std::uint64_t threshold) {
+  if (id == kNoCounter) return Status::Ok();
   Counter& c = counters_[id];
   std::uint64_t base = c.base.load();
-  if (threshold <= base) {
-    *hw = 0;
-    return Status::Ok();
-  }
+  if (threshold <= base) return Status::Ok();
   // Pending counts records not reclaimed yet: ones that fired long ago (a
   // queue's counter after a fence) must not hold the rebase back. Reclaim
   // and the unfired-trigger check walk the busy list, so only once the
   // threshold is a quarter of the limit ahead of the base.
   const bool rebase_due = threshold - base > hw_limit_ / 4;
   if (rebase_due && c.pending.load() != 0) (void)ReclaimLocked();
-  if (rebase_due && !HasUnfiredTriggerLocked(id)) {
+  const bool waited_on = rebase_due && HasUnfiredTriggerLocked(id);
+  if (rebase_due && !waited_on) {
     // Rebase: move the hardware value down into the logical base. Only when
     // no trigger waits on the counter (their hardware thresholds would
     // move; ops that already fired and are still moving data do not read
@@ -205,19 +205,25 @@ Status NativeBackend::HwThreshold(CounterId id, std::uint64_t threshold, std::ui
     NICQ_LOG(kDebug, kProvider, "native: counter %u rebased by %llu", id,
              static_cast<unsigned long long>(v));
   }
-  if (threshold - base > hw_limit_)
-    return Error(Code::kUnsupportedOperation,
-                 "native Post: threshold " + std::to_string(threshold) + " on counter " +
-                     std::to_string(id) + " is more than the hardware counter limit (" +
-                     std::to_string(hw_limit_) + ") ahead of its base " + std::to_string(base) +
-                     " while triggers are pending on it");
-  *hw = threshold - base;
-  return Status::Ok();
+  if (threshold - base <= hw_limit_) return Status::Ok();
+  // Beyond the counter's window while triggers still wait on it: the chain
+  // that is posted will reach them, the counter can rebase then, and the
+  // caller posts this later (a queue defers the step; a plan retries).
+  if (waited_on) return Status(Code::kAgain, {});  // no message: a retry path allocates nothing
+  return Error(Code::kUnsupportedOperation,
+               "native Post: threshold " + std::to_string(threshold) + " on counter " +
+                   std::to_string(id) + " is more than the hardware counter limit (" +
+                   std::to_string(hw_limit_) + ") ahead of its value " + std::to_string(base));
+}
+
+std::uint64_t NativeBackend::HwThreshold(CounterId id, std::uint64_t threshold) const {
+  if (id == kNoCounter) return 0;
+  const std::uint64_t base = counters_[id].base.load();
+  return threshold <= base ? 0 : threshold - base;
 }
 
 Status NativeBackend::PostOne(const TriggeredOp& op) {
-  std::uint64_t hw = 0;
-  NICQ_RETURN_IF_ERROR(HwThreshold(op.trigger, op.threshold, &hw));
+  const std::uint64_t hw = HwThreshold(op.trigger, op.threshold);
   fid_cntr* trig = op.trigger == kNoCounter ? zero_cntr_ : counters_[op.trigger].cntr;
   fid_cntr* comp = op.completion == kNoCounter ? nullptr : counters_[op.completion].cntr;
   Record* r = TakeRecord();

@@ -221,6 +221,36 @@ TEST(NativeCounters, FiredReceiveDoesNotHoldTheRebaseBack) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(in[i], out[i]) << "element " << i;
 }
 
+// A queue posts its chain far ahead: a threshold beyond the counter's
+// 16-unit window while triggers still wait on it is kAgain (the batch posts
+// nothing), and fits once the posted chain has fired and the counter
+// rebased. A threshold beyond the window with nothing waiting is an error.
+TEST(NativeCounters, ThresholdBeyondTheWindowWaitsForTheChain) {
+  std::unique_ptr<offload::OffloadBackend> b;
+  CounterId ids[3];
+  ASSERT_NO_FATAL_FAILURE(NarrowNative(&b, ids));
+  const CounterId t = ids[0], x = ids[1], done = ids[2];
+  std::vector<TriggeredOp> chain{CounterAdd(t, 6, x, 1, done), CounterAdd(t, 12, x, 1, done)};
+  ASSERT_TRUE(b->Post(chain).ok());
+  // 12 waits at 12; 20 + 12 would need 20 hardware units.
+  std::vector<TriggeredOp> far{CounterAdd(t, 13, x, 1, done), CounterAdd(t, 20, x, 1, done)};
+  Status s = b->Post(far);
+  EXPECT_EQ(s.code(), Code::kAgain) << s.message();
+  EXPECT_EQ(b->SlotsInUse(), 2u) << "a refused batch left something behind";
+  ASSERT_TRUE(b->AddCounter(t, 12).ok());
+  ASSERT_TRUE(b->WaitCounter(done, 2, 20000).ok());
+  s = b->Post(far);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(b->AddCounter(t, 8).ok());
+  ASSERT_TRUE(b->WaitCounter(done, 4, 20000).ok());
+  EXPECT_EQ(b->ReadCounter(x), 4u);
+  EXPECT_EQ(b->ReadCounter(t), 20u);
+  std::vector<TriggeredOp> beyond{CounterAdd(t, 20 + 17, x, 1, done)};
+  s = b->Post(beyond);
+  EXPECT_EQ(s.code(), Code::kUnsupportedOperation) << s.message();
+  EXPECT_NE(s.message().find("hardware counter limit"), std::string::npos) << s.message();
+}
+
 void Touch(void* arg) {
   static_cast<std::atomic<int>*>(arg)->fetch_add(1);
 }
