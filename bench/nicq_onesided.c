@@ -231,6 +231,22 @@ static void check_size(const struct rma_setup* s, int rank, long n, long long to
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* NICQ_BENCH_STATS=1: the origin prints nicq's lock-staging counters of the
+ * window (MPI_Win_get_info keys; other libraries print nothing). */
+static void print_window_stats(MPI_Win win) {
+  static const char* const keys[] = {"nicq_rma_lock_staged_puts", "nicq_rma_lock_stage_applied",
+                                     "nicq_rma_lock_stage_reclaimed"};
+  MPI_Info info;
+  if (MPI_Win_get_info(win, &info) != MPI_SUCCESS) return;
+  for (int i = 0; i < 3; ++i) {
+    char value[64];
+    int flag = 0;
+    MPI_Info_get(info, keys[i], sizeof value - 1, value, &flag);
+    if (flag) printf("# %s = %s\n", keys[i], value);
+  }
+  MPI_Info_free(&info);
+}
+
 int main(int argc, char** argv) {
   struct rma_setup s;
   int bad = parse_rma(&argc, argv, &s);
@@ -308,6 +324,7 @@ int main(int argc, char** argv) {
     osu_print_row(&o, MPI_COMM_WORLD, atomic ? 8 : n, shown, iters);
     osu_progress_done(&progress, &o, n);
   }
+  if (getenv("NICQ_BENCH_STATS") && rank == 0) print_window_stats(win);
   MPI_Group_free(&peer);
   MPI_Group_free(&world);
   free_window(&s, &win, target);
