@@ -286,8 +286,10 @@ const std::uint8_t* NodeSlotCollective::SmallSrc(int half, int r) const {
                                                        : area_->op_data(slot_, half, r);
 }
 
-Status NodeSlotCollective::Start(Request* owner) {
+Status NodeSlotCollective::Start(Request* owner, void (*on_done)(void*), void* on_done_arg) {
   call_.owner = owner;
+  call_.on_done = on_done;
+  call_.on_done_arg = on_done_arg;
   if (Publish()) return Status::Ok();
   Running& r = R();
   {
@@ -493,6 +495,7 @@ void NodeSlotCollective::Complete(Status st) {
   owner->status.tag = rt::kAnyTag;
   if (!st.ok()) owner->status.error = static_cast<int>(st.code());
   active_.store(false, std::memory_order_release);
+  if (call_.on_done != nullptr) call_.on_done(call_.on_done_arg);
   owner->MarkDone();
 }
 

@@ -67,7 +67,9 @@ class NodeSlotCollective {
   NodeSlotCollective& operator=(const NodeSlotCollective&) = delete;
 
   // Persistent start (the request is inactive, so no start of it runs).
-  Status Start(Request* owner);
+  // `on_done(arg)`, when given, runs at its completion just before the
+  // owner is marked done (a matched request counts the epoch there).
+  Status Start(Request* owner, void (*on_done)(void*) = nullptr, void* on_done_arg = nullptr);
   // Nonblocking call `a` (which Fits): started now when the slot's last
   // call completed here, else queued and started by the progress hook once
   // it has.
@@ -106,6 +108,8 @@ class NodeSlotCollective {
     void* user_buf = nullptr;
     std::int64_t user_count = 0;
     Request* owner = nullptr;
+    void (*on_done)(void*) = nullptr;
+    void* on_done_arg = nullptr;
     // A nonblocking call's derived type, kept alive until it completes
     // (the user may free it after the start; persistent requests hold
     // theirs themselves).

@@ -161,13 +161,14 @@ Status InitExchange(Comm* comm, const void* mine, std::size_t bytes, void* all) 
 
 Status PStart(Request* req) {
   Persistent* P = Of(req);
-  if (P->sched.running() || P->LaunchPending() || (req->active && !req->IsDone()))
+  if (P->sched.running() || P->LaunchPending() || (P->node && P->node->active()) ||
+      (req->active && !req->IsDone()))
     return Error(Code::kRequest, "the persistent collective request is already active");
   req->done.store(false, std::memory_order_relaxed);
   req->status = RequestStatus{};
   req->active = true;
   if (P->off) return P->off->Start(req);
-  if (P->node && !P->IsMatched()) return P->node->Start(req);
+  if (P->node) return P->StartNode(req);
   return P->StartHost(req);
 }
 
@@ -320,7 +321,7 @@ bool IsCollRequest(const Request* req) {
 const char* RequestAlgorithm(const Request* req) {
   if (!req || req->kind != ReqKind::kPersistentColl || !req->engine) return "";
   const Persistent* P = Of(const_cast<Request*>(req));
-  if (P->node && !P->IsMatched()) return P->node->algorithm();
+  if (P->node) return P->node->algorithm();
   return P->sched.algorithm;
 }
 

@@ -54,8 +54,10 @@ struct Persistent final : queue::Enqueueable {
   std::vector<dtype::Type*> retained;
   Schedule sched;
   std::unique_ptr<OffloadedAllreduce> off;  // set: runs as a NIC trigger plan
-  // Set: MPI_Start runs on the same-node area while the request is not
-  // matched (matched and enqueued starts keep the schedule, built as well).
+  // Set: every start runs on the same-node area: MPI_Start, and once
+  // matched the enqueued ones too (a rank may start one epoch with
+  // MPI_Start where a peer enqueues it, so both forms take one path). The
+  // schedule is built as well, and unused.
   std::unique_ptr<NodeAllreduce> node;
   Comm* shadow = nullptr;
   Comm* local_shadow = nullptr;  // intercommunicators: the local group's (Schedule::Launch)
@@ -80,6 +82,8 @@ struct Persistent final : queue::Enqueueable {
   // ---- used by persistent.cc ----
   // MPI_Start of a host-engine schedule (counts an epoch once matched).
   Status StartHost(Request* owner);
+  // A start on the same-node area (counts an epoch once matched).
+  Status StartNode(Request* owner);
   bool Matching() const { return matching_; }
   // Whether a queued start fired and is not launched yet.
   bool LaunchPending() const { return fired_.load(std::memory_order_acquire) > launched_; }
@@ -101,6 +105,8 @@ struct Persistent final : queue::Enqueueable {
   static void FiredStart(void* self);    // host_fn of a gated start
   void List();                           // pushes this request on the fired list
   static void ScheduleDone(void* self);  // Schedule::on_done
+  static void NodeDone(void* self);      // the area start's completion
+  Status StartQueuedOnNode();            // an enqueued start, on the area
 
   // Match state.
   bool matched_ = false, matching_ = false;
@@ -116,6 +122,7 @@ struct Persistent final : queue::Enqueueable {
   std::atomic<std::uint64_t> fired_{0};                     // gated starts whose gate fired
   std::atomic<std::uint64_t> launched_{0};                  // of those, launched
   Request queued_owner_;                                    // owner of queued runs
+  Request* node_owner_ = nullptr;                           // of the area's running start
   int last_error_ = 0;
   // Lock-free list of requests whose gate fired (FiredStart pushes).
   std::atomic<bool> listed_{false};

@@ -136,6 +136,15 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
     off_armed_ = false;
     return Status::Ok();
   }
+  // On the same-node area a start whose gate is reached (every start of a
+  // host-sequenced queue, which runs its steps in order) is published here:
+  // the area then advances it inside any MPI call of any rank, with no
+  // host op, fired list or schedule launch on the way.
+  if (node && (gate == offload::kNoCounter || be_->ReadCounter(gate) >= threshold)) {
+    if (node->active()) return Status(Code::kAgain, {});  // the last epoch still runs here
+    ++epochs_;
+    return StartQueuedOnNode();
+  }
   const std::uint64_t n = gated_posted_ + 1;
   // The ring entry's previous op must have completed (its descriptor may
   // still be read by the backend until then): else no slot now.
@@ -163,6 +172,26 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
 void Persistent::EpochRetired() {
   // A failure shows again at the start that needs the epoch (ArmNext).
   if (off) (void)off->plan().Refill();
+}
+
+Status Persistent::StartNode(Request* owner) {
+  node_owner_ = owner;
+  if (matched_) ++epochs_;
+  return node->Start(owner, &Persistent::NodeDone, this);
+}
+
+Status Persistent::StartQueuedOnNode() {
+  queued_owner_.done.store(false, std::memory_order_relaxed);
+  queued_owner_.status = RequestStatus{};
+  node_owner_ = &queued_owner_;
+  return node->Start(&queued_owner_, &Persistent::NodeDone, this);
+}
+
+void Persistent::NodeDone(void* self) {
+  auto* P = static_cast<Persistent*>(self);
+  P->last_error_ = P->node_owner_->status.error;
+  if (P->matched_ && P->be_ && P->done_ != offload::kNoCounter)
+    (void)P->be_->AddCounter(P->done_, 1);
 }
 
 Status Persistent::StartHost(Request* owner) {
@@ -209,8 +238,16 @@ Schedule* Persistent::LaunchFired() {
   // Unlisted first: a gate that fires from now on lists the request again.
   listed_.store(false);
   if (fired_.load() <= launched_) return nullptr;
-  if (sched.running()) {  // cannot happen when the queue orders starts; retry later
-    List();
+  if (sched.running() || (node && node->active())) {  // cannot happen when the queue orders
+    List();                                           // starts; retry later
+    return nullptr;
+  }
+  if (node) {  // every start of this request runs on the area (epoch counted at the post)
+    if (Status st = StartQueuedOnNode(); !st.ok())
+      NICQ_LOG(kError, kColl, "queued %s: start on the node area failed: %s", KindName(args.kind),
+               st.message().c_str());
+    ++launched_;
+    g_gated.fetch_sub(1, std::memory_order_release);
     return nullptr;
   }
   queued_owner_.done.store(false, std::memory_order_relaxed);
