@@ -1,0 +1,360 @@
+// The emulated backend's data path: issuing the ops that became ready,
+// reading the endpoint's completions (and the doorbells that carry remote
+// counter adds), and the progress thread's wait between them.
+#include <time.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "providers/ofi_common/atomic_map.h"
+#include "providers/ofi_common/mr_key.h"
+#include "providers/ofi_common/ofi_error.h"
+#include "providers/ofi_common/tsan_annotations.h"
+#include "providers/ofi_emulated/emulated_backend.h"
+
+namespace nicq::ofi {
+
+using offload::CounterId;
+using offload::kNoCounter;
+using offload::OpKind;
+using offload::TriggeredOp;
+
+namespace {
+
+// Remote CQ data: the counter to bump and by how much.
+std::uint64_t EncodeCqData(CounterId counter, std::uint64_t value) {
+  return (value << 32) | counter;
+}
+
+// The counter a put/atomic must bump at its target: the op names it, or the
+// target region's key carries it where we chose the key (mr_key.h).
+CounterId ArrivalCounter(const TriggeredOp& op, const MrKeyLayout* keys) {
+  if (op.target_counter != kNoCounter || keys == nullptr) return op.target_counter;
+  return keys->ArrivalCounterOfKey(op.remote_key);
+}
+
+constexpr int kCqBatch = 16;
+
+// Naps of the progress thread on a CQ without wait object (nap_us_).
+constexpr int kMinNapUs = 50, kMaxNapUs = 1000;
+
+}  // namespace
+
+bool EmulatedBackend::Progress() {
+  bool did = ReadCq() > 0;
+  did |= Drain();
+  if (did) nap_us_.store(kMinNapUs, std::memory_order_relaxed);
+  return did;
+}
+
+bool EmulatedBackend::Drain() {
+  // Nothing ready: no role to take (two locked instructions saved on every
+  // idle poll). Whoever makes an op ready calls Drain after, and the
+  // handshake below covers a producer that finds the role taken.
+  if (!queue_.HasReady()) return false;
+  bool did = false;
+  for (;;) {
+    if (draining_.exchange(true, std::memory_order_seq_cst)) return did;
+    bool eagain = false;
+    EmuNode* batch[kIssueBatch];
+    int got = 0;
+    while (!eagain && (got = queue_.PopReady(batch, kIssueBatch)) > 0) {
+      did = true;
+      for (int i = 0; i < got; ++i) {
+        EmuNode* n = batch[i];
+        const long r = Issue(n);
+        if (r == -FI_EAGAIN) {
+          queue_.PushReadyFront(batch + i, got - i);
+          eagain = true;
+          break;
+        }
+        if (r < 0) {
+          const bool counted = n->stage == 2;
+          Fail(n, r);
+          if (counted) in_flight_.fetch_sub(1, std::memory_order_release);
+        }
+      }
+      FlushCompletedAtIssue();  // ops done at issue (injects, counter ops)
+    }
+    retry_.store(eagain, std::memory_order_relaxed);
+    // Another thread may have made ops ready while we held the role, and
+    // returned because we held it. Its (ready count add, role exchange) and
+    // our (role release, ready count load) are a store-load pair on each
+    // side: with release/acquire the CPU may let both read the old values
+    // and the op stays ready with no one issuing it (until the next poll:
+    // a progress-thread nap, or the host's next MPI call). seq_cst closes it.
+    draining_.store(false, std::memory_order_seq_cst);
+    if (eagain || !queue_.HasReady()) return did;
+  }
+}
+
+long EmulatedBackend::IssueDoorbell(EmuNode* n, offload::PeerId peer, CounterId counter,
+                                    std::uint64_t value) {
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  long r;
+  {
+    ProviderCall call(this);
+    r = fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
+                     EncodeCqData(counter, value), ep_->Peer(peer), doorbells_[peer],
+                     doorbell_keys_[peer], &n->ctx);
+  }
+  if (r != 0) in_flight_.fetch_sub(1, std::memory_order_relaxed);
+  return r;
+}
+
+long EmulatedBackend::Issue(EmuNode* n) {
+  // Sends up to the inject size complete at issue: no completion can race
+  // them, so they read the op in place (a queued ring's sends, half its ops).
+  {
+    const TriggeredOp& in_place = *n->op;
+    if (n->stage != 2 && in_place.kind == OpKind::kSend && in_place.bytes <= inject_max_) {
+      // The provider copies the message before fi_tinject returns and writes
+      // no completion: the send is complete (its buffer reusable) at issue,
+      // with no CQ entry, no completion lookup and no node round trip.
+      long r;
+      {
+        ProviderCall call(this);
+        r = fi_tinject(ep_->ep(), in_place.local_buf, in_place.bytes, ep_->Peer(in_place.peer),
+                       in_place.tag);
+      }
+      if (r == 0) CompleteAtIssue(n);
+      return r;
+    }
+  }
+  // A copy for the rest: once posted, an op's completion may be handled and
+  // its node reused by a Post on another thread while this one still reads
+  // fields for the call (ThreadSanitizer saw exactly that reuse; the
+  // release annotations below must follow every read of the op).
+  const TriggeredOp op = *n->op;
+  if (n->stage == 2) {  // still counted in flight since its atomic was issued
+    // Stage set before the post: its completion may be handled (and the
+    // node reused) on another thread before fi_writedata returns.
+    n->stage = 3;
+    NICQ_TSAN_RELEASE(n);
+    long r;
+    {
+      ProviderCall call(this);
+      r = fi_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource), nullptr,
+                       EncodeCqData(ArrivalCounter(op, key_arrival()), 1), ep_->Peer(op.peer),
+                       doorbells_[op.peer], doorbell_keys_[op.peer], &n->ctx);
+    }
+    if (r != 0) n->stage = 2;  // not posted: retried as a doorbell
+    return r;
+  }
+  long r = 0;
+  fid_ep* ep = ep_->ep();
+  switch (op.kind) {
+    case OpKind::kHost:
+      op.host_fn(op.host_arg);
+      CompleteAtIssue(n);
+      return 0;
+    case OpKind::kCounterAdd:
+      queue_.Add(op.target_counter, op.value);
+      CompleteAtIssue(n);
+      return 0;
+    case OpKind::kCounterSet:
+      queue_.Set(op.target_counter, op.value);
+      CompleteAtIssue(n);
+      return 0;
+    case OpKind::kRemoteCounterAdd:
+      NICQ_TSAN_RELEASE(n);
+      return IssueDoorbell(n, op.peer, op.target_counter, op.value);
+    default:
+      break;
+  }
+  NICQ_TSAN_RELEASE(n);  // the completion, read by another thread, acquires it
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  ProviderCall call(this);  // the fi_* call below (no callbacks into nicq from here on)
+  switch (op.kind) {
+    case OpKind::kSend:
+      r = fi_tsend(ep, op.local_buf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, &n->ctx);
+      break;
+    case OpKind::kRecv:
+      r = fi_trecv(ep, op.local_rbuf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, 0, &n->ctx);
+      break;
+    case OpKind::kPut: {
+      // Delivery completion: the op completes once the target accepted the
+      // data, so a bad key or a dead target becomes an error completion here
+      // instead of a silent drop at the target.
+      const CounterId arrival = ArrivalCounter(op, key_arrival());
+      iovec iov{const_cast<void*>(op.local_buf), op.bytes};
+      fi_rma_iov riov{op.remote_addr, op.bytes, op.remote_key};
+      fi_msg_rma msg{};
+      msg.msg_iov = &iov;
+      msg.iov_count = 1;
+      msg.addr = ep_->Peer(op.peer);
+      msg.rma_iov = &riov;
+      msg.rma_iov_count = 1;
+      msg.context = &n->ctx;
+      msg.data = arrival != kNoCounter ? EncodeCqData(arrival, 1) : 0;
+      r = fi_writemsg(
+          ep, &msg,
+          FI_COMPLETION | FI_DELIVERY_COMPLETE | (arrival != kNoCounter ? FI_REMOTE_CQ_DATA : 0));
+      break;
+    }
+    case OpKind::kAtomic: {
+      // With an arrival counter the doorbell may only ring once the atomic
+      // has been applied at the target: ask for delivery completion.
+      const bool bump = ArrivalCounter(op, key_arrival()) != kNoCounter;
+      fi_ioc ioc{const_cast<void*>(op.local_buf), op.bytes / offload::AtomicTypeSize(op.atype)};
+      fi_rma_ioc rioc{op.remote_addr, ioc.count, op.remote_key};
+      fi_msg_atomic msg{};
+      msg.msg_iov = &ioc;
+      msg.iov_count = 1;
+      msg.addr = ep_->Peer(op.peer);
+      msg.rma_iov = &rioc;
+      msg.rma_iov_count = 1;
+      msg.datatype = ToFiType(op.atype);
+      msg.op = ToFiOp(op.aop);
+      msg.context = &n->ctx;
+      n->stage = bump ? 1 : 0;
+      NICQ_TSAN_RELEASE(n);  // the stage too is read by the completion's thread
+      r = fi_atomicmsg(ep, &msg, FI_COMPLETION | (bump ? FI_DELIVERY_COMPLETE : 0));
+      break;
+    }
+    default:
+      r = -FI_EINVAL;
+  }
+  if (r != 0) in_flight_.fetch_sub(1, std::memory_order_relaxed);
+  return r;
+}
+
+void EmulatedBackend::Complete(EmuNode* n) {
+  if (n->stage == 1) {  // the atomic landed: ring the target's doorbell next
+    n->stage = 2;
+    queue_.PushReadyBack(n);
+    return;
+  }
+  const EmuCompletion c{n, n->op->completion, n->op->completion_inc};
+  queue_.CompleteBatch({&c, 1});
+}
+
+void EmulatedBackend::Fail(EmuNode* n, long err) {
+  const TriggeredOp& op = *n->op;
+  NICQ_LOG(kError, kProvider, "emulated: %s to peer %d failed: %s", offload::OpKindName(op.kind),
+           op.peer, fi_strerror(static_cast<int>(err < 0 ? -err : err)));
+  if (op.completion != kNoCounter) queue_.AddError(op.completion);
+  queue_.Release(n);
+}
+
+int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
+  // The whole batch completes under one lock (TriggerQueue::CompleteBatch).
+  EmuCompletion done[kCqBatch];
+  int ndone = 0, finished = 0;
+  for (int i = 0; i < n; ++i) {
+    const fi_cq_data_entry& e = entries[i];
+    if ((e.flags & FI_REMOTE_CQ_DATA) && (e.flags & FI_REMOTE_WRITE)) {
+      done[ndone++] = {nullptr, static_cast<CounterId>(e.data & 0xffffffffu), e.data >> 32};
+      continue;
+    }
+    if (e.op_context == nullptr) continue;
+    EmuNode* node = queue_.NodeOfContext(e.op_context);
+    NICQ_TSAN_ACQUIRE(node);
+    if (node->stage == 1) {  // an atomic whose doorbell is next: still in flight
+      Complete(node);
+      continue;
+    }
+    done[ndone++] = {node, node->op->completion, node->op->completion_inc};
+    ++finished;
+  }
+  queue_.CompleteBatch({done, std::size_t(ndone)});
+  // Only after the counters moved: Flush must not see an op gone before
+  // its completion counter did.
+  if (finished > 0) in_flight_.fetch_sub(finished, std::memory_order_release);
+  return n;
+}
+
+void EmulatedBackend::CompleteAtIssue(EmuNode* n) {
+  done_at_issue_[ndone_at_issue_++] = {n, n->op->completion, n->op->completion_inc};
+}
+
+void EmulatedBackend::FlushCompletedAtIssue() {
+  queue_.CompleteBatch({done_at_issue_, std::size_t(ndone_at_issue_)});
+  ndone_at_issue_ = 0;
+}
+
+int EmulatedBackend::ReadCq() {
+  fi_cq_data_entry entries[kCqBatch];
+  int total = 0;
+  for (;;) {
+    ssize_t n;
+    {
+      ProviderCall call(this);
+      n = fi_cq_read(ep_->cq(), entries, kCqBatch);
+    }
+    if (n > 0) {
+      total += HandleEntries(entries, static_cast<int>(n));
+      if (n < kCqBatch) return total;
+      continue;
+    }
+    if (n == -FI_EAVAIL) {
+      fi_cq_err_entry err{};
+      ssize_t got;
+      {
+        ProviderCall call(this);
+        got = fi_cq_readerr(ep_->cq(), &err, 0);
+      }
+      if (got > 0) {
+        ++total;
+        if (err.op_context != nullptr) {
+          EmuNode* node = queue_.NodeOfContext(err.op_context);
+          NICQ_TSAN_ACQUIRE(node);
+          Fail(node, -err.err);
+          in_flight_.fetch_sub(1, std::memory_order_release);
+        } else {
+          NICQ_LOG(kWarn, kProvider, "emulated: error completion without context: %s",
+                   fi_strerror(err.err));
+        }
+      }
+      continue;
+    }
+    return total;
+  }
+}
+
+// Blocks the progress thread until the CQ has something (or timeout_ms).
+void EmulatedBackend::BlockInCq(int timeout_ms) {
+  if (retry_.load(std::memory_order_relaxed) || queue_.HasReady()) {
+    timespec ts{0, kMinNapUs * 1000};
+    nanosleep(&ts, nullptr);
+    return;
+  }
+  if (!ep_->cq_waitable()) {
+    // No wait object (shm): nap on the queue's change futex, which a post or
+    // a counter change ends; naps stay at kMinNapUs while issued ops await
+    // completions (only polling the CQ finds those).
+    const int nap = nap_us_.load(std::memory_order_relaxed);
+    const int cap = in_flight_.load(std::memory_order_relaxed) > 0 ? kMinNapUs : kMaxNapUs;
+    nap_us_.store(std::min(nap * 2, cap), std::memory_order_relaxed);
+    queue_.BeginSleep();
+    const std::uint32_t e = queue_.epoch();
+    if (!queue_.HasReady()) queue_.SleepOnChange(e, std::min(nap, cap));
+    queue_.EndSleep();
+    return;
+  }
+  fi_cq_data_entry entries[kCqBatch];
+  const ssize_t n = fi_cq_sread(ep_->cq(), entries, kCqBatch, nullptr, timeout_ms);
+  if (n > 0)
+    HandleEntries(entries, static_cast<int>(n));
+  else if (n == -FI_EAVAIL)
+    ReadCq();
+  if (n > 0 || n == -FI_EAVAIL) Drain();
+}
+
+Status CreateEmulatedBackend(const offload::BackendOptions& options,
+                             std::unique_ptr<offload::OffloadBackend>* out) {
+  EmulatedConfig c;
+  c.provider = options.provider;
+  if (c.provider.empty() || c.provider == "auto") c.provider = config::GetString("NICQ_PROVIDER");
+  if (c.provider.empty() || c.provider == "auto") c.provider = "tcp;ofi_rxm";
+  c.num_counters = static_cast<std::size_t>(config::GetInt("NICQ_OFFLOAD_COUNTERS"));
+  c.num_ops = options.slot_budget != 0 ? options.slot_budget
+                                       : static_cast<std::size_t>(config::GetInt("NICQ_EMU_OPS"));
+  c.spin_us = static_cast<int>(config::GetInt("NICQ_PROGRESS_SPIN_US"));
+  c.local_ranks = options.local_ranks;
+  std::unique_ptr<EmulatedBackend> b;
+  NICQ_RETURN_IF_ERROR(EmulatedBackend::Create(c, &b));
+  *out = std::move(b);
+  return Status::Ok();
+}
+
+}  // namespace nicq::ofi
