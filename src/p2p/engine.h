@@ -35,6 +35,10 @@
 
 namespace nicq::p2p {
 
+// Whether a provider error code means the peer is gone (a dead or
+// unreachable process), not a fault of this one (engine_completion.cc).
+bool IsPeerLossError(int err);
+
 class Engine {
  public:
   Status Init(transport::Fabric* fabric, int my_world);
