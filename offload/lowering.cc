@@ -150,9 +150,16 @@ Status Lowering::Run(Schedule& sched, std::unique_ptr<TriggerPlan>* out) {
         op.target_counter = kNamedBase + s.local_counter;
         ctr[op.target_counter].delta += s.value;
         break;
-      case StepKind::kNop:  // a zero add: the cheapest op a NIC can chain
+      case StepKind::kNop:
+        // A zero add, the cheapest op a NIC can chain, to the counter its
+        // own completion bumps anyway: an add to any other counter (the
+        // plan's done counter) would chain that counter's triggers to this
+        // one's, and on sockets, which fires a counter's triggers inside
+        // the add that reached them, a cycle through a queue's gate (done
+        // -> join -> queue counter -> gate -> start -> this op -> done)
+        // stalls the chain until the host adds to one of them.
         op.kind = OpKind::kCounterAdd;
-        op.target_counter = kDoneIdx;
+        op.target_counter = completion[i] != kNoCounter ? completion[i] : kDoneIdx;
         op.value = 0;
         break;
       case StepKind::kReduce:

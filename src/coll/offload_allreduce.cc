@@ -63,7 +63,7 @@ bool MapOp(int handle, AtomicOp* o) {
 }  // namespace
 
 // nic_tree (offload/algorithms/allreduce_nic_tree.cc) with the initial
-// copy as a put to this rank's own exposed buffer (in place too).
+// copy (not in place) as a put to this rank's own exposed buffer.
 Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s) {
   const int rank = a.rank, size = a.size, radix = a.radix;
   const AtomicType type = a.type;
@@ -76,28 +76,27 @@ Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s) {
   for (int c = rank * radix + 1; c <= rank * radix + radix && c < size; ++c) children.push_back(c);
   // The contribution moves by a put to this rank's own exposed buffer, a
   // plan step like the others: nothing of an epoch runs on the host, so a
-  // chain of enqueued epochs completes with every host thread asleep. In
-  // place the put copies the buffer onto itself, so that every epoch
-  // begins with a data op: an epoch begun with a counter op (a Nop gated
-  // on the start) stalls on sockets while every host sleeps and moves
-  // only inside MPI calls (mp.coll_asleep_inplace). The cost is one local
-  // put of at most the plan's 4 KiB per epoch.
-  const bool in_place = a.sendbuf == kInPlace || a.sendbuf == a.recvbuf;
-  const void* contribution = in_place ? a.recvbuf : a.sendbuf;
+  // chain of enqueued epochs completes with every host thread asleep.
+  const bool copy = a.sendbuf != kInPlace && a.sendbuf != a.recvbuf;
   // Counter/buffer indices must agree across ranks: up, down first.
   const auto up = s->AddCounter("up", children.size() + (has_parent ? 1 : 0));
   const auto down = s->AddCounter("down", has_parent ? 1 : 0);
-  const auto self = s->AddCounter("self", 1);
+  const auto self = s->AddCounter("self", copy ? 1 : 0);
   const auto acc = s->ExposeBuffer("acc", a.recvbuf, bytes, up);
   const auto res = s->ExposeBuffer("res", a.recvbuf, bytes, down);
   const auto mine = s->ExposeBuffer("mine", a.recvbuf, bytes, self);
-  const offload::StepId put =
-      s->Put(contribution, bytes, offload::RemoteBuffer{peer(rank), mine, 0}, {});
-  s->SetLabel(
-      put, in_place ? "recvbuf -> itself (NIC put, in place)" : "sendbuf -> own recvbuf (NIC put)");
-  const offload::StepId ready = s->Nop({put});
-  s->WaitOn(ready, self);
-  s->SetLabel(ready, "own contribution in place");
+  offload::StepId ready;
+  if (copy) {
+    const offload::StepId put =
+        s->Put(a.sendbuf, bytes, offload::RemoteBuffer{peer(rank), mine, 0}, {});
+    s->SetLabel(put, "sendbuf -> own recvbuf (NIC put)");
+    ready = s->Nop({put});
+    s->WaitOn(ready, self);
+    s->SetLabel(ready, "own contribution in place");
+  } else {
+    ready = s->Nop({});
+    s->SetLabel(ready, "start (in place)");
+  }
   for (int c : children) {
     const auto t = s->RemoteCounterAdd(offload::RemoteCounter{peer(c), up}, 1, {ready});
     s->SetLabel(t, "ready token to " + std::to_string(c));

@@ -91,6 +91,28 @@ TEST(Lowering, NamedCounterCountsRemoteAndLocalInputs) {
   EXPECT_EQ(p->base(at), 3u);
 }
 
+// A Nop's zero add goes to the counter its completion bumps, never to the
+// done counter: an add to done would chain done's triggers (a queue's wait)
+// to the Nop's trigger, a counter-op cycle through the queue's gate.
+TEST(Lowering, NopAddsOnlyToItsOwnCompletionCounter) {
+  constexpr std::uint32_t kDone =
+      1;  // the plan's done counter, as in ChainTriggersOnInputCompletion
+  Schedule s("nop");
+  const StepId ready = s.Nop({});
+  const StepId send = s.Send(1, &x_, 4, 1, {ready});
+  const StepId leaf = s.Nop({send});
+  auto p = LowerOk(s);
+  const auto& ops = p->ops();
+  EXPECT_EQ(ops[ready].kind, OpKind::kCounterAdd);
+  EXPECT_EQ(ops[ready].value, 0u);
+  EXPECT_EQ(ops[ready].target_counter, ops[ready].completion);
+  EXPECT_NE(ops[ready].target_counter, kDone);
+  EXPECT_EQ(ops[send].trigger, ops[ready].completion);
+  // A leaf completes into done; its zero add goes there too.
+  EXPECT_EQ(ops[leaf].completion, kDone);
+  EXPECT_EQ(ops[leaf].target_counter, kDone);
+}
+
 TEST(Lowering, ThresholdsPerEpochAreComputedInPlace) {
   auto world = sim::SimWorld::Make(fwsim::LogGP{}, 1);
   sim::SimBackend backend(world, 0);
