@@ -65,7 +65,7 @@ Status EmulatedBackend::Init() {
 void EmulatedBackend::EnsureThread() {
   if (!want_thread_ || thread_started_.load(std::memory_order_acquire)) return;
   std::call_once(thread_once_, [this] {
-    Status st = thread_.Start([this] { return Progress(); }, [this](int ms) { BlockInCq(ms); },
+    Status st = thread_.Start([this] { return PollNow(); }, [this](int ms) { BlockInCq(ms); },
                               [this] {
                                 if (ep_->cq_waitable()) fi_cq_signal(ep_->cq());
                               },
@@ -138,7 +138,7 @@ Status EmulatedBackend::WaitCounter(CounterId id, std::uint64_t value, int timeo
                                        std::to_string(queue_.Read(id)));
     // With a progress thread the CQ is its business; without, the waiter
     // drives progress itself.
-    const bool did = thread_.running() ? Drain() : Progress();
+    const bool did = thread_.running() ? Drain() : PollNow();
     if (did) {
       backoff.Reset();
       continue;
@@ -172,6 +172,7 @@ Status EmulatedBackend::RegisterMemory(void* addr, std::size_t len, CounterId ar
   out->remote_addr = ep_->RemoteBase(addr);
   out->key = fi_mr_key(mr);
   out->handle = mr;
+  regions_.fetch_add(1, std::memory_order_relaxed);
   return Status::Ok();
 }
 
@@ -179,6 +180,7 @@ Status EmulatedBackend::DeregisterMemory(offload::MemRegion* mr) {
   if (mr == nullptr || mr->handle == nullptr) return Status::Ok();
   Status s = Check(fi_close(&static_cast<fid_mr*>(mr->handle)->fid), "fi_close", "memory region");
   mr->handle = nullptr;
+  regions_.fetch_sub(1, std::memory_order_relaxed);
   return s;
 }
 
@@ -279,7 +281,7 @@ Status EmulatedBackend::Flush() {
     if (NowMs() >= deadline)
       return Error(Code::kPending, "emulated Flush: " + std::to_string(queue_.nodes_in_use()) +
                                        " op(s) still ready or in flight after NICQ_PEER_TIMEOUT");
-    if (thread_.running() ? Drain() : Progress())
+    if (thread_.running() ? Drain() : PollNow())
       backoff.Reset();
     else
       backoff.Pause();

@@ -70,6 +70,8 @@ class EmulatedBackend final : public offload::OffloadBackend {
   Status Post(std::span<const offload::TriggeredOp> ops) override;
   Status Cancel(offload::CounterId trigger) override;
   Status Flush() override;
+  // A progress pass of a host call: an idle backend reads its CQ only now
+  // and then (emulated_issue.cc).
   bool Progress() override;
   bool HostDriven() const override { return !want_thread_; }
   std::size_t SlotsInUse() const override { return queue_.nodes_in_use(); }
@@ -113,6 +115,9 @@ class EmulatedBackend final : public offload::OffloadBackend {
     EmulatedBackend* b_;
     std::lock_guard<std::mutex> lock_;
   };
+  // Reads the CQ and issues ready ops, idle or not (the progress thread,
+  // waits and flush).
+  bool PollNow();
   // Issues ready ops while this thread holds the drainer role.
   bool Drain();
   // Post's fast path: every op fires at once and is no local counter op.
@@ -145,6 +150,8 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::atomic<bool> draining_{false};
   std::atomic<bool> retry_{false};               // an op got EAGAIN: keep progressing
   std::atomic<int> in_flight_{0};                // issued, completion not yet seen
+  std::atomic<int> regions_{0};                  // registered memory regions
+  std::atomic<std::uint32_t> idle_polls_{0};     // Progress calls that found it idle
   std::atomic<std::uint64_t> work_requests_{0};  // ops accepted by Post
   // Progress thread's nap on a CQ without wait object (shm): 50 us while
   // work comes, doubling to 1 ms while nothing does (an idle process then

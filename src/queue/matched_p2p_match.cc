@@ -219,6 +219,12 @@ Status MatchedP2p::PollReceiver(bool* done) {
       epoch_peer_ = source_;
       epoch_tag_ = int(done_);
       SetHostEngine();
+      // Epochs run on the p2p engine: nothing will write into the region,
+      // and a registered region keeps the backend polling its CQ.
+      if (registered_) {
+        NICQ_RETURN_IF_ERROR(Backend()->DeregisterMemory(&region_));
+        registered_ = false;
+      }
     }
     const int reply_tag = (offer_.flags & kOfferReplyById) ? int(offer_.done) : tag_;
     NICQ_RETURN_IF_ERROR(rt::Isend(&reply_, sizeof reply_, source_, reply_tag, reply_comm_,
