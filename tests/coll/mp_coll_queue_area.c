@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   CHECK_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[2]));
   CHECK_OK(MPI_Matchall(3, reqs));
   MPI_Queue q;
-  CHECK_OK(MPI_Queue_init(&q, MPI_QUEUE_TYPE_DEFAULT, MPI_INFO_NULL));
+  CHECK_OK(MPI_Queue_init(&q, MPI_QUEUE_TYPE_DEFAULT, NULL));
 
   for (int round = 0; round < rounds; ++round) {
     Fill(in, N, round);
@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
       CHECK_OK(MPI_Queue_fence(q));
       CheckSum(out, N, round, "allreduce, after the sleep and the fence");
     }
+    CheckSameBits(out, N * sizeof(double), "allreduce");
     /* The bcast and the barrier on the same queue, data checked. */
     for (int k = 0; k < 4; ++k) value[k] = rank == p - 1 ? 1000 * round + k : -1;
     CHECK_OK(MPI_Enqueue_start(q, &reqs[1]));
