@@ -23,6 +23,8 @@ namespace {
 using offload::AtomicOp;
 using offload::AtomicType;
 
+// The MPI types whose items the NIC can combine (the provider's own table,
+// Caps().SupportsAtomic, then decides per op and type).
 bool MapType(int handle, AtomicType* t) {
   switch (handle) {
     case MPI_DOUBLE:
@@ -31,29 +33,87 @@ bool MapType(int handle, AtomicType* t) {
     case MPI_FLOAT:
       *t = AtomicType::kFloat;
       return true;
+    case MPI_INT8_T:
+    case MPI_SIGNED_CHAR:
+      *t = AtomicType::kInt8;
+      return true;
+    case MPI_UINT8_T:
+    case MPI_UNSIGNED_CHAR:
+    case MPI_BYTE:
+      *t = AtomicType::kUint8;
+      return true;
+    case MPI_INT16_T:
+    case MPI_SHORT:
+      *t = AtomicType::kInt16;
+      return true;
+    case MPI_UINT16_T:
+    case MPI_UNSIGNED_SHORT:
+      *t = AtomicType::kUint16;
+      return true;
+    case MPI_INT32_T:
+    case MPI_INT:
+      *t = AtomicType::kInt32;
+      return true;
+    case MPI_UINT32_T:
+    case MPI_UNSIGNED:
+      *t = AtomicType::kUint32;
+      return true;
     case MPI_INT64_T:
     case MPI_LONG_LONG:
+    case MPI_AINT:
+    case MPI_OFFSET:
+    case MPI_COUNT:
       *t = AtomicType::kInt64;
       return true;
     case MPI_UINT64_T:
     case MPI_UNSIGNED_LONG_LONG:
       *t = AtomicType::kUint64;
       return true;
+    case MPI_LONG:
+      *t = sizeof(long) == 8 ? AtomicType::kInt64 : AtomicType::kInt32;
+      return true;
+    case MPI_UNSIGNED_LONG:
+      *t = sizeof(long) == 8 ? AtomicType::kUint64 : AtomicType::kUint32;
+      return true;
     default:
       return false;
   }
 }
 
+// Every predefined reduction but MINLOC/MAXLOC (pairs) and REPLACE/NO_OP
+// (not reductions of allreduce); MPI's own argument check has already
+// refused an op the type does not admit (MPI 4.1 6.9.2).
 bool MapOp(int handle, AtomicOp* o) {
   switch (handle) {
     case MPI_SUM:
       *o = AtomicOp::kSum;
+      return true;
+    case MPI_PROD:
+      *o = AtomicOp::kProd;
       return true;
     case MPI_MIN:
       *o = AtomicOp::kMin;
       return true;
     case MPI_MAX:
       *o = AtomicOp::kMax;
+      return true;
+    case MPI_LAND:
+      *o = AtomicOp::kLand;
+      return true;
+    case MPI_LOR:
+      *o = AtomicOp::kLor;
+      return true;
+    case MPI_LXOR:
+      *o = AtomicOp::kLxor;
+      return true;
+    case MPI_BAND:
+      *o = AtomicOp::kBand;
+      return true;
+    case MPI_BOR:
+      *o = AtomicOp::kBor;
+      return true;
+    case MPI_BXOR:
+      *o = AtomicOp::kBxor;
       return true;
     default:
       return false;

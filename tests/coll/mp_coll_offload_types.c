@@ -1,0 +1,145 @@
+/* The offloaded persistent allreduce over every predefined type and
+ * reduction the NIC combines (native backend): integers of 8 to 64 bits,
+ * signed and unsigned, MPI_LONG, floats, with SUM, PROD, MIN, MAX, the
+ * logical and the bitwise ops. For each case, 3 starts with inputs that
+ * change per start; after each start the rank makes no MPI call and reads
+ * its receive buffer until the exact result is there (the NIC ran the
+ * whole plan; bounded at 30 s), then MPI_Wait, and the result is checked
+ * again. Run with NICQ_PLAN_DUMP=text: the harness counts one
+ * "plan allreduce nic_tree" per case and rank. */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll_check.h"
+
+enum { kCount = 4, kStarts = 3 };
+
+struct Case {
+  MPI_Datatype type;
+  MPI_Op op;
+  const char* name;
+  int bytes;     /* item size */
+  int is_signed; /* integers */
+  int is_float;
+};
+
+static const struct Case kCases[] = {
+    {MPI_INT, MPI_SUM, "MPI_INT SUM", 4, 1, 0},
+    {MPI_INT, MPI_PROD, "MPI_INT PROD", 4, 1, 0},
+    {MPI_LONG, MPI_MAX, "MPI_LONG MAX", (int)sizeof(long), 1, 0},
+    {MPI_LONG, MPI_MIN, "MPI_LONG MIN", (int)sizeof(long), 1, 0},
+    {MPI_UNSIGNED, MPI_BAND, "MPI_UNSIGNED BAND", 4, 0, 0},
+    {MPI_UNSIGNED_LONG, MPI_BOR, "MPI_UNSIGNED_LONG BOR", (int)sizeof(long), 0, 0},
+    {MPI_UINT16_T, MPI_BXOR, "MPI_UINT16_T BXOR", 2, 0, 0},
+    {MPI_SHORT, MPI_MIN, "MPI_SHORT MIN", 2, 1, 0},
+    {MPI_INT8_T, MPI_MAX, "MPI_INT8_T MAX", 1, 1, 0},
+    {MPI_UNSIGNED_CHAR, MPI_SUM, "MPI_UNSIGNED_CHAR SUM", 1, 0, 0},
+    {MPI_INT, MPI_LAND, "MPI_INT LAND", 4, 1, 0},
+    {MPI_INT, MPI_LOR, "MPI_INT LOR", 4, 1, 0},
+    {MPI_INT, MPI_LXOR, "MPI_INT LXOR", 4, 1, 0},
+    {MPI_DOUBLE, MPI_PROD, "MPI_DOUBLE PROD", 8, 1, 1},
+    {MPI_FLOAT, MPI_MAX, "MPI_FLOAT MAX", 4, 1, 1},
+};
+
+static int g_p;
+
+/* Rank r's item i at start s, as a small integer the op keeps exact. */
+static long long Input(const struct Case* c, int r, int i, int s) {
+  if (c->op == MPI_BAND || c->op == MPI_BOR || c->op == MPI_BXOR)
+    return (1LL << ((r + i + s) % 7)) | (1LL << ((2 * r + i) % 5));
+  if (c->op == MPI_LAND || c->op == MPI_LOR || c->op == MPI_LXOR)
+    return (r + i + s) % 3 == 0 ? 0 : 5;
+  if (c->op == MPI_PROD) return 1 + (r + i + s) % 3;
+  if (c->op == MPI_SUM) return (r * 3 + i + s) % 7;
+  return (c->is_signed ? -40 : 0) + (r * 13 + i * 7 + s * 5) % 50;
+}
+
+static long long Fold(const struct Case* c, long long a, long long b) {
+  if (c->op == MPI_SUM) return a + b;
+  if (c->op == MPI_PROD) return a * b;
+  if (c->op == MPI_MIN) return a < b ? a : b;
+  if (c->op == MPI_MAX) return a > b ? a : b;
+  if (c->op == MPI_LAND) return (a != 0) && (b != 0);
+  if (c->op == MPI_LOR) return (a != 0) || (b != 0);
+  if (c->op == MPI_LXOR) return (a != 0) != (b != 0);
+  if (c->op == MPI_BAND) return a & b;
+  if (c->op == MPI_BOR) return a | b;
+  return a ^ b;
+}
+
+static long long Expected(const struct Case* c, int i, int s) {
+  long long v = Input(c, 0, i, s);
+  for (int r = 1; r < g_p; ++r) v = Fold(c, v, Input(c, r, i, s));
+  return v;
+}
+
+static void Store(const struct Case* c, void* buf, int i, long long v) {
+  char* p = (char*)buf + (size_t)i * (size_t)c->bytes;
+  if (c->is_float && c->bytes == 8) {
+    double d = (double)v;
+    memcpy(p, &d, 8);
+  } else if (c->is_float) {
+    float f = (float)v;
+    memcpy(p, &f, 4);
+  } else if (c->bytes == 1) {
+    int8_t x = (int8_t)v;
+    memcpy(p, &x, 1);
+  } else if (c->bytes == 2) {
+    int16_t x = (int16_t)v;
+    memcpy(p, &x, 2);
+  } else if (c->bytes == 4) {
+    int32_t x = (int32_t)v;
+    memcpy(p, &x, 4);
+  } else {
+    int64_t x = v;
+    memcpy(p, &x, 8);
+  }
+}
+
+/* Whether item i of buf holds v (compared in the item's own width). */
+static int Holds(const struct Case* c, const void* buf, int i, long long v) {
+  char want[8];
+  Store(c, want, 0, v);
+  return memcmp((const char*)buf + (size_t)i * (size_t)c->bytes, want, (size_t)c->bytes) == 0;
+}
+
+static int AllThere(const struct Case* c, const void* out, int s) {
+  for (int i = 0; i < kCount; ++i)
+    if (!Holds(c, out, i, Expected(c, i, s))) return 0;
+  return 1;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_p);
+  const int ncases = (int)(sizeof kCases / sizeof kCases[0]);
+  for (int k = 0; k < ncases; ++k) {
+    const struct Case* c = &kCases[k];
+    char in[kCount * 8], out[kCount * 8];
+    MPI_Request req;
+    CHECK_OK(
+        MPI_Allreduce_init(in, out, kCount, c->type, c->op, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    for (int s = 0; s < kStarts; ++s) {
+      for (int i = 0; i < kCount; ++i) Store(c, in, i, Input(c, g_rank, i, s));
+      memset(out, 0x5a, sizeof out);
+      CHECK_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every peer's buffers are ready */
+      CHECK_OK(MPI_Start(&req));
+      /* No MPI call until the result is there: only the NIC can put it. */
+      const struct timespec nap = {0, 2000000};
+      int there = 0;
+      for (int t = 0; t < 15000 && !(there = AllThere(c, out, s)); ++t) nanosleep(&nap, NULL);
+      CHECK(there, "%s start %d: the result did not arrive without MPI calls in 30 s", c->name, s);
+      CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+      for (int i = 0; i < kCount; ++i)
+        CHECK(Holds(c, out, i, Expected(c, i, s)), "%s start %d: item %d is not %lld", c->name, s,
+              i, Expected(c, i, s));
+    }
+    CHECK_OK(MPI_Request_free(&req));
+  }
+  if (g_rank == 0)
+    printf("coll_offload_types: %d type/op cases offloaded on %d ranks\n", ncases, g_p);
+  MPI_Finalize();
+  return 0;
+}
