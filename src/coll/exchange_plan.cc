@@ -39,11 +39,22 @@ Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s) {
                               : s->AllocScratch(a.recv_len);
   const auto recv = s->ExposeBuffer("recvbuf", recv_at, a.recv_len ? a.recv_len : 8, arrive);
 
-  const offload::StepId start = s->Nop({});
-  s->SetLabel(start, "start");
+  // Tokens hang off the start counter itself, and the start reaches the
+  // puts through a zero add to `ready` (whose completion counts the start
+  // there), not through a start step: a start step lowers to a zero add to
+  // the done counter, and on sockets (Capabilities::
+  // counter_op_cycles_deadlock) the done counter's last add of the
+  // previous epoch fires the queue's next start inside that counter's lock,
+  // so the chain would come back to a lock it holds.
+  std::vector<offload::StepId> puts_after;
+  if (tokens_owed) {
+    const auto started = s->CounterAdd(ready, 0, {});
+    s->SetLabel(started, "start counted into ready");
+    puts_after.push_back(started);
+  }
   for (std::size_t i = 0; i < a.sources.size(); ++i) {
     if (!live_in(i) || a.sources[i] == self) continue;
-    const auto t = s->RemoteCounterAdd(offload::RemoteCounter{a.sources[i], ready}, 1, {start});
+    const auto t = s->RemoteCounterAdd(offload::RemoteCounter{a.sources[i], ready}, 1, {});
     s->SetLabel(t, "ready token to " + std::to_string(a.sources[i]) + " (in-edge " +
                        std::to_string(i) + ")");
   }
@@ -51,7 +62,7 @@ Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s) {
     if (!live_out(j)) continue;  // MPI_PROC_NULL or empty: nothing moves
     const offload::PeerId dst = a.destinations[j];
     const auto p = s->Put(a.send_blocks[j], a.send_bytes[j],
-                          offload::RemoteBuffer{dst, recv, a.remote_offset[j]}, {start});
+                          offload::RemoteBuffer{dst, recv, a.remote_offset[j]}, puts_after);
     if (tokens_owed) s->WaitOn(p, ready);
     std::string label = "block " + std::to_string(j) + " -> " + std::to_string(dst) + " at byte " +
                         std::to_string(a.remote_offset[j]);
