@@ -1,8 +1,9 @@
 /* Persistent dense collectives as resident exchange plans on the native
  * backend (src/coll/offload_dense.h). Usage: mp_dense_asleep [pairs] [kind]
- * (kind: barrier, bcast, gather, gatherv, scatter, scatterv, allgather,
+ * [force] (kind: barrier, bcast, gather, gatherv, scatter, scatterv, allgather,
  * allgatherv, alltoall, alltoallv, or all; default all; pairs: enqueued
- * start/wait pairs per chain, default 16).
+ * start/wait pairs per chain, default 16; force: every request's info sets
+ * nicq_algorithm=offload, which takes the plan on any backend).
  *
  * For each kind, and for its in-place form where MPI has one (allgather(v)
  * on every rank, gather(v) and scatter(v) at the root), on a root that is
@@ -43,6 +44,8 @@
 #define SZ (MAXP * (2 * B + 2) + 2) /* ints per buffer, gaps included */
 
 static int nprocs, root;
+/* MPI_INFO_NULL, or nicq_algorithm=offload ("force": any backend). */
+static MPI_Info g_info = MPI_INFO_NULL;
 
 static void sleep_seconds(double s) {
   struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -152,7 +155,7 @@ static void make_request(const Form* f, int me, MPI_Request* req) {
   const int is_root = me == root;
   void* s = f->in_place && (is_root || !strncmp(n, "allgather", 9)) ? MPI_IN_PLACE : sbuf;
   MPI_Comm c = MPI_COMM_WORLD;
-  MPI_Info i = MPI_INFO_NULL;
+  MPI_Info i = g_info;
   if (!strcmp(n, "barrier")) {
     CHECK_OK(MPI_Barrier_init(c, i, req));
   } else if (!strcmp(n, "bcast")) {
@@ -336,6 +339,10 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const int pairs = argc > 1 ? atoi(argv[1]) : 16;
   const char* kind = argc > 2 ? argv[2] : "all";
+  if (argc > 3 && !strcmp(argv[3], "force")) {
+    CHECK_OK(MPI_Info_create(&g_info));
+    CHECK_OK(MPI_Info_set(g_info, "nicq_algorithm", "offload"));
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   CHECK(nprocs >= 2 && nprocs <= MAXP, "run on 2 to %d ranks (got %d)", MAXP, nprocs);
@@ -363,6 +370,7 @@ int main(int argc, char** argv) {
     }
     rmdir(dir);
   }
+  if (g_info != MPI_INFO_NULL) CHECK_OK(MPI_Info_free(&g_info));
   MPI_Finalize();
   return 0;
 }
