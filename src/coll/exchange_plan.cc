@@ -40,12 +40,13 @@ Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s) {
   const auto recv = s->ExposeBuffer("recvbuf", recv_at, a.recv_len ? a.recv_len : 8, arrive);
 
   // Tokens hang off the start counter itself, and the start reaches the
-  // puts through a zero add to `ready` (whose completion counts the start
-  // there), not through a start step: a start step lowers to a zero add to
-  // the done counter, and on sockets (Capabilities::
-  // counter_op_cycles_deadlock) the done counter's last add of the
-  // previous epoch fires the queue's next start inside that counter's lock,
-  // so the chain would come back to a lock it holds.
+  // puts as a zero add to `ready` (its completion counts the start there):
+  // one op, where a start step that tokens and puts share lowers to two
+  // (its zero add and the fan-out of its completion into `ready`). Nothing
+  // the start fires adds to the done counter: on sockets a counter op fires
+  // its target's triggers inside the add, and the done counter's last add
+  // of an epoch fires a queue's next start (Capabilities::
+  // counter_op_cycles_deadlock).
   std::vector<offload::StepId> puts_after;
   if (tokens_owed) {
     const auto started = s->CounterAdd(ready, 0, {});
