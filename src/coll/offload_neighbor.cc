@@ -5,6 +5,7 @@
 #include <string>
 
 #include "coll/algorithms.h"
+#include "coll/exchange_plan.h"
 #include "coll/offload_agree.h"
 #include "core/log.h"
 #include "dtype/datatype.h"
@@ -13,13 +14,6 @@
 
 namespace nicq::coll {
 namespace {
-
-// Descriptor arrays per plan: as many epochs as a queue may run ahead
-// (queue::QueueSlot::kRing), as for the offloaded allreduce.
-constexpr std::size_t kPlanDepth = 16;
-// The queue arms the next epoch before the previous one is done: two
-// epochs must fit the backend's trigger slots whole.
-constexpr std::size_t kEpochsInFlight = 2;
 
 // The forms whose receive displacements differ per block (the receivers'
 // offsets are exchanged).
@@ -162,7 +156,7 @@ int LandingOf(const Args& a, int j, const std::int64_t* all_sources, int max_in)
 // locally (Cartesian, equal blocks).
 Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<std::int64_t>& peers,
                  int max_in, std::unique_ptr<offload::TriggerPlan>* plan) {
-  NeighborPlanArgs n;
+  ExchangePlanArgs n;
   n.self = a.comm->world_ranks[a.comm->rank];
   n.recvbuf = a.recvbuf;
   auto world = [&](int r) { return r < 0 ? offload::PeerId(-1) : a.comm->world_ranks[r]; };
@@ -197,15 +191,8 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<s
                      : a.kind == Kind::kNeighborAlltoallv  ? "alltoallv"
                                                            : "alltoallw";
   offload::Schedule s(std::string("neighbor ") + form + " (coll, puts gated by ready tokens)");
-  NICQ_RETURN_IF_ERROR(BuildNeighborExchange(n, &s));
-  NICQ_RETURN_IF_ERROR(offload::Lower(s, plan));
-  const std::size_t slots = be->Caps().max_trigger_slots;
-  if (slots != 0 && kEpochsInFlight * (*plan)->slots_needed() > slots)
-    return Error(Code::kUnsupportedOperation,
-                 "trigger slots: the plan needs " +
-                     std::to_string(kEpochsInFlight * (*plan)->slots_needed()) + ", the " +
-                     std::string(be->Name()) + " backend has " + std::to_string(slots));
-  return (*plan)->Bind(be, kPlanDepth);
+  NICQ_RETURN_IF_ERROR(BuildExchangePlan(n, &s));
+  return LowerAndBindExchange(s, be, plan);
 }
 
 void LogHost(const Args& a, const std::string& why) {
@@ -214,53 +201,6 @@ void LogHost(const Args& a, const std::string& why) {
 }
 
 }  // namespace
-
-Status BuildNeighborExchange(const NeighborPlanArgs& a, offload::Schedule* s) {
-  const offload::PeerId self = a.self;
-  // Empty edges move nothing on either end (both ends know the edge's size:
-  // CheckNeighborSizes), so they owe no token and count no arrival.
-  auto live_out = [&](std::size_t j) { return a.destinations[j] >= 0 && a.send_bytes[j] > 0; };
-  auto live_in = [&](std::size_t i) { return a.sources[i] >= 0 && a.recv_bytes[i] > 0; };
-  // Tokens this rank is owed per epoch: one per live out-edge to another
-  // rank (that rank's in-edge from us). Edges to itself need none: its own
-  // start gates them.
-  std::uint64_t tokens_owed = 0, in_edges = 0;
-  for (std::size_t j = 0; j < a.destinations.size(); ++j)
-    tokens_owed += live_out(j) && a.destinations[j] != self;
-  for (std::size_t i = 0; i < a.sources.size(); ++i) in_edges += live_in(i);
-  // Counter and buffer indices must agree across ranks: ready, arrive, recvbuf.
-  const auto ready = s->AddCounter("ready", tokens_owed);
-  const auto arrive = s->AddCounter("arrive", in_edges);
-  // A rank nothing arrives at still exposes a buffer (index 0 on every rank).
-  void* recv_at = a.recv_len ? a.recvbuf : s->AllocScratch(8);
-  const auto recv = s->ExposeBuffer("recvbuf", recv_at, a.recv_len ? a.recv_len : 8, arrive);
-
-  const offload::StepId start = s->Nop({});
-  s->SetLabel(start, "start");
-  for (std::size_t i = 0; i < a.sources.size(); ++i) {
-    if (!live_in(i) || a.sources[i] == self) continue;
-    const auto t = s->RemoteCounterAdd(offload::RemoteCounter{a.sources[i], ready}, 1, {start});
-    s->SetLabel(t, "ready token to " + std::to_string(a.sources[i]) + " (in-edge " +
-                       std::to_string(i) + ")");
-  }
-  for (std::size_t j = 0; j < a.destinations.size(); ++j) {
-    if (!live_out(j)) continue;  // MPI_PROC_NULL or empty: nothing moves
-    const offload::PeerId dst = a.destinations[j];
-    const auto p = s->Put(a.send_blocks[j], a.send_bytes[j],
-                          offload::RemoteBuffer{dst, recv, a.remote_offset[j]}, {start});
-    if (tokens_owed) s->WaitOn(p, ready);
-    std::string label = "block " + std::to_string(j) + " -> " + std::to_string(dst) + " at byte " +
-                        std::to_string(a.remote_offset[j]);
-    if (j < a.send_notes.size()) label += " (" + a.send_notes[j] + ")";
-    s->SetLabel(p, label);
-  }
-  if (in_edges) {
-    const auto arrived = s->Nop({});
-    s->WaitOn(arrived, arrive);
-    s->SetLabel(arrived, std::to_string(in_edges) + " blocks arrived");
-  }
-  return Status::Ok();
-}
 
 Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce>* out) {
   out->reset();
@@ -300,15 +240,9 @@ Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce
     plan.reset();
   }
   // 3. Exchange the exports (counter ids, buffer address/key) and resolve.
-  bool resolved = false;
   std::string not_taken;
-  NICQ_RETURN_IF_ERROR(ExchangeAndResolve(a.comm, plan.get(), &resolved, &not_taken));
-  if (!resolved) {
-    if (plan) LogHost(a, not_taken);
-    return Status::Ok();
-  }
-  offload::MaybeDumpPlan(*plan, a.comm->rank);
-  *out = OffloadedAllreduce::Adopt(std::move(plan));
+  NICQ_RETURN_IF_ERROR(AdoptExchangePlan(a.comm, std::move(plan), out, &not_taken));
+  if (!not_taken.empty()) LogHost(a, not_taken);
   return Status::Ok();
 }
 

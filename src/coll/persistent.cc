@@ -16,6 +16,7 @@
 #include "coll/algorithms.h"
 #include "coll/coll.h"
 #include "coll/offload_allreduce.h"
+#include "coll/offload_dense.h"
 #include "coll/offload_neighbor.h"
 #include "coll/select.h"
 #include "dtype/reduce.h"
@@ -297,13 +298,15 @@ Status InitPersistent(const Args& in, Request* req) {
   // the same-node area (the next choice) cannot. Every rank decides alike,
   // so every rank takes the same path.
   if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
-  if ((a.kind == Kind::kAllreduce && !P->off) || a.kind == Kind::kReduce ||
-      a.kind == Kind::kBcast || a.kind == Kind::kBarrier)
+  if (IsDenseExchangeKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedDense(a, &P->off));
+  if (!P->off && (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce || a.kind == Kind::kBcast ||
+                  a.kind == Kind::kBarrier))
     NICQ_RETURN_IF_ERROR(NodeSlotCollective::Create(a, &P->node));
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
   if (P->off) {
-    P->sched.algorithm =
-        a.kind == Kind::kAllreduce ? "nic_tree (offloaded)" : "neighbor puts (offloaded)";
+    P->sched.algorithm = a.kind == Kind::kAllreduce ? "nic_tree (offloaded)"
+                         : IsNeighborKind(a.kind)   ? "neighbor puts (offloaded)"
+                                                    : DenseExchangeAlgorithm(a.kind);
   } else {
     NICQ_RETURN_IF_ERROR(Build(a, &P->sched));
     P->sched.EndPhase();

@@ -1,0 +1,78 @@
+// The exchange plan: blocks moved along edges as puts into each receiver's
+// exposed receive buffer, gated by ready tokens, one arrival counter per
+// receiver. One builder serves the persistent neighbourhood collectives
+// (offload_neighbor.h, edges from the topology) and the dense ones
+// (offload_dense.h: allgather(v), alltoall(v), gather(v), scatter(v),
+// bcast, barrier, edges from the kind and the root).
+//
+// Per epoch, on every rank (docs/collectives.md, "Offloaded neighborhood
+// collectives" and "Offloaded dense collectives"):
+//   start        the start counter moves (MPI_Start or a queue's gate);
+//   ready tokens one remote counter add to each in-neighbour per non-empty
+//                edge: "my receive buffer may be overwritten for this epoch";
+//   puts         send block j into destination j's receive buffer, at the
+//                byte its receiver placed it; all puts wait on this rank's
+//                own start and on every token its out-neighbours owe it;
+//   arrivals     the receive buffer's arrival counter counts the puts
+//                landing in it (one per non-null, non-empty in-edge).
+// An epoch is done when its puts completed locally, its tokens went out and
+// every in-edge's block arrived. A put lands only after its target started
+// the same epoch: the target's token for epoch e is sent at its start of e,
+// and a rank cannot have sent the token for e+1 before this rank's puts of
+// e fired (it needs their data to finish e), so the one "ready" counter
+// reaches its epoch-e threshold only with every out-neighbour's epoch-e
+// token in. Edges to the rank itself need no token (its own start gates
+// them): the put to itself is the local copy, done by the NIC.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coll/offload_allreduce.h"
+#include "core/status.h"
+#include "offload/schedule.h"
+#include "offload/trigger_plan.h"
+#include "runtime/comm.h"
+
+namespace nicq::coll {
+
+// One rank's part of an exchange, in backend terms (world ranks). Exposed
+// for unit tests of the schedule shape.
+struct ExchangePlanArgs {
+  offload::PeerId self = -1;
+  std::vector<offload::PeerId> sources;       // per in-edge; -1: MPI_PROC_NULL
+  std::vector<std::size_t> recv_bytes;        // per in-edge; 0: nothing arrives
+  std::vector<offload::PeerId> destinations;  // per out-edge; -1: MPI_PROC_NULL
+  std::vector<const void*> send_blocks;       // per out-edge
+  std::vector<std::size_t> send_bytes;        // per out-edge; 0: nothing moves
+  // Per out-edge: where its data lands, in bytes from the start of the
+  // destination's receive buffer (the receiver's displacement for this
+  // edge); ignored for null and empty edges.
+  std::vector<std::uint64_t> remote_offset;
+  // The receive buffer the in-edges' blocks land in. Null with recv_len
+  // set: plan-owned scratch of recv_len bytes (a barrier's landing bytes).
+  void* recvbuf = nullptr;
+  std::size_t recv_len = 0;  // bytes of recvbuf the in-edges' blocks span
+  // Per out-edge, optional: how its block is laid out (alltoallw), for the
+  // put's label in the plan dump.
+  std::vector<std::string> send_notes;
+};
+Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s);
+
+// Lowers `s` and binds the plan to `be`; an error (the host runs the
+// collective) when two epochs in flight would not fit the backend's
+// trigger slots (the queue arms the next epoch before the previous one is
+// done) or the backend refuses an op.
+Status LowerAndBindExchange(offload::Schedule& s, offload::OffloadBackend* be,
+                            std::unique_ptr<offload::TriggerPlan>* plan);
+
+// Collective: exchanges the plans' exports over `comm` and resolves them;
+// on every rank alike either *out runs `plan` (dumped when NICQ_PLAN_DUMP
+// asks) or *out stays null. *not_taken then says why, on the ranks that
+// had a plan to give up (empty elsewhere), for the caller's info line.
+Status AdoptExchangePlan(Comm* comm, std::unique_ptr<offload::TriggerPlan> plan,
+                         std::unique_ptr<OffloadedAllreduce>* out, std::string* not_taken);
+
+}  // namespace nicq::coll

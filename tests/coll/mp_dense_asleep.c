@@ -1,0 +1,379 @@
+/* Persistent dense collectives as resident exchange plans on the native
+ * backend (src/coll/offload_dense.h). Usage: mp_dense_asleep [pairs] [kind]
+ * [force] (kind: barrier, bcast, gather, gatherv, scatter, scatterv, allgather,
+ * allgatherv, alltoall, alltoallv, or all; default all; pairs: enqueued
+ * start/wait pairs per chain, default 16; force: every request's info sets
+ * nicq_algorithm=offload, which takes the plan on any backend).
+ *
+ * For each kind, and for its in-place form where MPI has one (allgather(v)
+ * on every rank, gather(v) and scatter(v) at the root), on a root that is
+ * not rank 0:
+ *  - four MPI_Start/MPI_Wait epochs, the send data differing per epoch
+ *    (value = 100000 * epoch + 1000 * sender + index + 1), every receive
+ *    buffer reset to -1 before each and checked whole after it: each block
+ *    where MPI puts it, every gap and zero-count block still -1;
+ *  - MPI_Match, then `pairs` MPI_Enqueue_start/MPI_Enqueue_wait pairs while
+ *    every host thread sleeps in nanosleep with no MPI call (three times a
+ *    timed one-pair chain, then 200 ms steps while unfinished, at most
+ *    20 s); NICQX_Queue_waits_completed (which drives no progress) must say
+ *    every wait completed BEFORE MPI_Queue_fence; then the data is checked.
+ * The v forms use uneven counts with a zero (gatherv/scatterv/allgatherv:
+ * rank 1 contributes nothing; alltoallv: the edge s -> r carries
+ * (s + r) % 3 ints), blocks one int apart in reverse rank order, and for
+ * allgatherv receive displacements that differ per rank.
+ * Barrier: before each MPI_Start a rank (one per epoch in turn, after a
+ * short sleep) writes the epoch into its own file in a shared directory;
+ * after MPI_Wait every rank's file must hold at least that epoch.
+ *
+ * Last (kind all or mixed), a gather the root receives as strided
+ * vectors runs on the host on every rank, with the right data.
+ *
+ * The ctest run (NICQ_PLAN_DUMP=text) counts the dump lines naming the
+ * request's algorithm "<kind> puts (offloaded)" with a trigger plan, so a
+ * kind that silently falls back to the host schedule fails; on native with
+ * no progress thread the asleep check fails too. */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coll_check.h"
+
+#define MAXP 4
+#define B 3                         /* ints per block of the plain forms */
+#define SZ (MAXP * (2 * B + 2) + 2) /* ints per buffer, gaps included */
+
+static int nprocs, root;
+/* MPI_INFO_NULL, or nicq_algorithm=offload ("force": any backend). */
+static MPI_Info g_info = MPI_INFO_NULL;
+
+static void sleep_seconds(double s) {
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  while (nanosleep(&t, &t) != 0) {
+  }
+}
+
+static int val(int epoch, int sender, int k) {
+  return 100000 * epoch + 1000 * sender + k + 1;
+}
+
+/* v forms: rank j contributes vcount(j) ints (rank 1: none). */
+static int vcount(int j) {
+  return j == 1 ? 0 : 1 + j % 3;
+}
+/* alltoallv: the edge s -> r carries (s + r) % 3 ints. */
+static int vcount2(int s, int r) {
+  return (s + r) % 3;
+}
+/* Where rank j's block lands on receiver `me` (v forms): reverse rank
+ * order, one int of gap after each block, shifted by one int on odd ranks
+ * (allgatherv's displacements then differ per rank). `cnt(j)` = block size. */
+static int rev_displ(int me, int j, int (*cnt)(int, int), int other) {
+  int at = me % 2;
+  for (int k = nprocs - 1; k > j; k--) at += cnt(k, other) + 1;
+  return at;
+}
+static int cnt_v(int j, int unused) {
+  (void)unused;
+  return vcount(j);
+}
+static int cnt_recv2(int j, int me) {
+  return vcount2(j, me);
+}
+/* alltoallv sender layout: blocks in rank order, one int gap each. */
+static int fwd_displ(int me, int r) {
+  int at = 0;
+  for (int k = 0; k < r; k++) at += vcount2(me, k) + 1;
+  return at;
+}
+
+typedef struct {
+  const char* name;
+  int v, in_place;
+} Form;
+
+static int sbuf[SZ], rbuf[SZ], want[SZ];
+static int scounts[MAXP], sdispls[MAXP], rcounts[MAXP], rdispls[MAXP];
+
+/* Fills the send side of epoch e (and, in place, the rank's own block in
+ * rbuf), resets rbuf elsewhere to -1, and computes `want`. */
+static void prepare(const Form* f, int me, int e) {
+  const int is_root = me == root;
+  for (int k = 0; k < SZ; k++) sbuf[k] = rbuf[k] = want[k] = -1;
+  const char* n = f->name;
+  if (!strcmp(n, "bcast")) {
+    for (int k = 0; k < B; k++) {
+      want[k] = val(e, root, k);
+      if (is_root) rbuf[k] = want[k];
+    }
+  } else if (!strcmp(n, "gather") || !strcmp(n, "gatherv")) {
+    const int cnt = f->v ? vcount(me) : B;
+    for (int k = 0; k < cnt; k++) sbuf[k] = val(e, me, k);
+    if (!is_root) return;
+    for (int j = 0; j < nprocs; j++) {
+      const int at = f->v ? rdispls[j] : j * B, c = f->v ? vcount(j) : B;
+      for (int k = 0; k < c; k++) want[at + k] = val(e, j, k);
+      if (j == me && f->in_place)
+        for (int k = 0; k < c; k++) rbuf[at + k] = want[at + k];
+    }
+  } else if (!strcmp(n, "scatter") || !strcmp(n, "scatterv")) {
+    if (is_root)
+      for (int r = 0; r < nprocs; r++) {
+        const int at = f->v ? sdispls[r] : r * B, c = f->v ? vcount(r) : B;
+        for (int k = 0; k < c; k++) sbuf[at + k] = val(e, root, 10 * r + k);
+      }
+    if (is_root && f->in_place) {
+      /* The root's block stays in the send buffer, which must be intact. */
+      memcpy(want, sbuf, sizeof want);
+      return;
+    }
+    const int c = f->v ? vcount(me) : B;
+    for (int k = 0; k < c; k++) want[k] = val(e, root, 10 * me + k);
+  } else if (!strcmp(n, "allgather") || !strcmp(n, "allgatherv")) {
+    const int cnt = f->v ? vcount(me) : B;
+    for (int k = 0; k < cnt; k++) sbuf[k] = val(e, me, k);
+    for (int j = 0; j < nprocs; j++) {
+      const int at = f->v ? rdispls[j] : j * B, c = f->v ? vcount(j) : B;
+      for (int k = 0; k < c; k++) want[at + k] = val(e, j, k);
+      if (j == me && f->in_place)
+        for (int k = 0; k < c; k++) rbuf[at + k] = want[at + k];
+    }
+  } else if (!strcmp(n, "alltoall") || !strcmp(n, "alltoallv")) {
+    for (int r = 0; r < nprocs; r++) {
+      const int at = f->v ? sdispls[r] : r * B, c = f->v ? vcount2(me, r) : B;
+      for (int k = 0; k < c; k++) sbuf[at + k] = val(e, me, 10 * r + k);
+    }
+    for (int j = 0; j < nprocs; j++) {
+      const int at = f->v ? rdispls[j] : j * B, c = f->v ? vcount2(j, me) : B;
+      for (int k = 0; k < c; k++) want[at + k] = val(e, j, 10 * me + k);
+    }
+  }
+}
+
+static void make_request(const Form* f, int me, MPI_Request* req) {
+  const char* n = f->name;
+  const int is_root = me == root;
+  void* s = f->in_place && (is_root || !strncmp(n, "allgather", 9)) ? MPI_IN_PLACE : sbuf;
+  MPI_Comm c = MPI_COMM_WORLD;
+  MPI_Info i = g_info;
+  if (!strcmp(n, "barrier")) {
+    CHECK_OK(MPI_Barrier_init(c, i, req));
+  } else if (!strcmp(n, "bcast")) {
+    CHECK_OK(MPI_Bcast_init(rbuf, B, MPI_INT, root, c, i, req));
+  } else if (!strcmp(n, "gather")) {
+    CHECK_OK(MPI_Gather_init(s, B, MPI_INT, rbuf, B, MPI_INT, root, c, i, req));
+  } else if (!strcmp(n, "gatherv")) {
+    CHECK_OK(
+        MPI_Gatherv_init(s, vcount(me), MPI_INT, rbuf, rcounts, rdispls, MPI_INT, root, c, i, req));
+  } else if (!strcmp(n, "scatter")) {
+    void* r = f->in_place && is_root ? MPI_IN_PLACE : rbuf;
+    CHECK_OK(MPI_Scatter_init(sbuf, B, MPI_INT, r, B, MPI_INT, root, c, i, req));
+  } else if (!strcmp(n, "scatterv")) {
+    void* r = f->in_place && is_root ? MPI_IN_PLACE : rbuf;
+    CHECK_OK(MPI_Scatterv_init(sbuf, scounts, sdispls, MPI_INT, r, vcount(me), MPI_INT, root, c, i,
+                               req));
+  } else if (!strcmp(n, "allgather")) {
+    CHECK_OK(MPI_Allgather_init(s, B, MPI_INT, rbuf, B, MPI_INT, c, i, req));
+  } else if (!strcmp(n, "allgatherv")) {
+    CHECK_OK(
+        MPI_Allgatherv_init(s, vcount(me), MPI_INT, rbuf, rcounts, rdispls, MPI_INT, c, i, req));
+  } else if (!strcmp(n, "alltoall")) {
+    CHECK_OK(MPI_Alltoall_init(sbuf, B, MPI_INT, rbuf, B, MPI_INT, c, i, req));
+  } else if (!strcmp(n, "alltoallv")) {
+    CHECK_OK(MPI_Alltoallv_init(sbuf, scounts, sdispls, MPI_INT, rbuf, rcounts, rdispls, MPI_INT, c,
+                                i, req));
+  } else {
+    CHECK(0, "unknown kind %s", n);
+  }
+}
+
+static void check_data(const Form* f, int me, const char* where, int e) {
+  if (!strcmp(f->name, "barrier")) return;
+  const int* got = rbuf;
+  if (!strncmp(f->name, "scatter", 7) && f->in_place && me == root) got = sbuf;
+  for (int k = 0; k < SZ; k++)
+    CHECK(got[k] == want[k], "%s%s %s epoch %d: int %d is %d, want %d", f->name,
+          f->in_place ? " (in place)" : "", where, e, k, got[k], want[k]);
+}
+
+/* Barrier: every rank's epoch file in `dir` must say it started epoch e. */
+static char dir[256];
+static void mark_epoch(int me, int e) {
+  char path[300];
+  snprintf(path, sizeof path, "%s/r%d", dir, me);
+  FILE* fp = fopen(path, "w");
+  CHECK(fp != NULL, "cannot write %s", path);
+  fprintf(fp, "%d\n", e);
+  fclose(fp);
+}
+static void check_all_started(int e) {
+  for (int r = 0; r < nprocs; r++) {
+    char path[300];
+    snprintf(path, sizeof path, "%s/r%d", dir, r);
+    FILE* fp = fopen(path, "r");
+    int got = -1;
+    if (fp) {
+      if (fscanf(fp, "%d", &got) != 1) got = -1;
+      fclose(fp);
+    }
+    CHECK(got >= e, "barrier epoch %d completed before rank %d started it (its file says %d)", e, r,
+          got);
+  }
+}
+
+static void run_form(const Form* f, int pairs) {
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  const int barrier = !strcmp(f->name, "barrier");
+  /* v layouts. */
+  for (int j = 0; j < nprocs; j++) {
+    if (!strcmp(f->name, "alltoallv")) {
+      scounts[j] = vcount2(me, j);
+      sdispls[j] = fwd_displ(me, j);
+      rcounts[j] = vcount2(j, me);
+      rdispls[j] = rev_displ(me, j, cnt_recv2, me);
+    } else {
+      scounts[j] = rcounts[j] = vcount(j);
+      sdispls[j] = rdispls[j] = rev_displ(me, j, cnt_v, 0);
+    }
+  }
+  MPI_Request req;
+  prepare(f, me, 0);
+  make_request(f, me, &req);
+  for (int e = 1; e <= 4; e++) {
+    prepare(f, me, e);
+    if (barrier) {
+      if (me == e % nprocs) sleep_seconds(0.02); /* a late rank */
+      mark_epoch(me, e);
+    }
+    CHECK_OK(MPI_Start(&req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    if (barrier) check_all_started(e);
+    check_data(f, me, "MPI_Start", e);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD)); /* before the next epoch resets the buffers */
+  }
+
+  CHECK_OK(MPI_Match(&req));
+  MPI_Queue q;
+  CHECK_OK(MPI_Queue_init(&q, MPI_QUEUE_TYPE_DEFAULT, NULL));
+  const int e = 7;
+  prepare(f, me, e);
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  const double t0 = MPI_Wtime();
+  CHECK_OK(MPI_Enqueue_start(&q, &req));
+  CHECK_OK(MPI_Enqueue_wait(&q, &req, MPI_STATUS_IGNORE));
+  CHECK_OK(MPI_Queue_fence(&q));
+  const double chain = (MPI_Wtime() - t0) * pairs;
+  check_data(f, me, "timed queued epoch", e);
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  long long done0 = 0, enq0 = 0, done = 0, enq = 0;
+  CHECK_OK(NICQX_Queue_waits_completed(q, &done0, &enq0));
+  prepare(f, me, e + 1);
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  for (int i = 0; i < pairs; i++) {
+    CHECK_OK(MPI_Enqueue_start(&q, &req));
+    CHECK_OK(MPI_Enqueue_wait(&q, &req, MPI_STATUS_IGNORE));
+  }
+  /* No MPI call from here to the fence but the non-progressing read. */
+  sleep_seconds(3 * chain + 0.002);
+  double slept = 3 * chain;
+  CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
+  while (done - done0 < pairs && slept < 20.0) {
+    sleep_seconds(0.2);
+    slept += 0.2;
+    CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
+  }
+  CHECK(enq - enq0 == pairs, "%s: %lld waits enqueued, expected %d", f->name, enq - enq0, pairs);
+  CHECK(done - done0 == pairs,
+        "%s%s: %lld of %d enqueued waits completed while the host slept %.1f s (the chain did "
+        "not advance without MPI calls)",
+        f->name, f->in_place ? " (in place)" : "", done - done0, pairs, slept);
+  CHECK_OK(MPI_Queue_fence(&q));
+  check_data(f, me, "after the asleep chain", e + 1);
+  CHECK_OK(MPI_Queue_free(&q));
+  CHECK_OK(MPI_Request_free(&req));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (me == 0)
+    printf("dense_asleep: %s%s: 4 started epochs and %d enqueued pairs asleep, data right\n",
+           f->name, f->in_place ? " (in place)" : "", pairs);
+}
+
+/* The root gathers each block as one strided vector: the plan takes only
+ * contiguous blocks, so every rank runs the host schedule together (no
+ * "puts (offloaded)" dump line), and the data must be right, the
+ * vector's gaps untouched. (A gather, not an allgather: the host's
+ * persistent recursive-doubling allgather with one rank receiving strided
+ * blocks hangs on 4 ranks, on tcp as on sockets; see the report of this
+ * change.) */
+static void check_mixed(void) {
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Datatype strided;
+  CHECK_OK(MPI_Type_vector(B, 1, 2, MPI_INT, &strided));
+  CHECK_OK(MPI_Type_commit(&strided));
+  const int ext = 2 * B - 1; /* ints per strided block */
+  static int s[B], r[MAXP * (2 * B - 1)];
+  MPI_Request req;
+  CHECK_OK(
+      MPI_Gather_init(s, B, MPI_INT, r, 1, strided, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+  for (int e = 0; e < 2; e++) {
+    for (int k = 0; k < B; k++) s[k] = val(e, me, k);
+    for (int k = 0; k < MAXP * ext; k++) r[k] = -1;
+    CHECK_OK(MPI_Start(&req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    if (me == root) {
+      for (int j = 0; j < nprocs; j++) {
+        for (int k = 0; k < B; k++)
+          CHECK(r[j * ext + 2 * k] == val(e, j, k),
+                "mixed gather epoch %d: block %d item %d is %d, want %d", e, j, k,
+                r[j * ext + 2 * k], val(e, j, k));
+        for (int g = 1; g < ext; g += 2)
+          CHECK(r[j * ext + g] == -1, "mixed gather: a gap of block %d was written", j);
+      }
+    }
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  }
+  CHECK_OK(MPI_Request_free(&req));
+  CHECK_OK(MPI_Type_free(&strided));
+  if (me == 0) printf("dense_asleep: a gather the root cannot take runs on the host\n");
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int pairs = argc > 1 ? atoi(argv[1]) : 16;
+  const char* kind = argc > 2 ? argv[2] : "all";
+  if (argc > 3 && !strcmp(argv[3], "force")) {
+    CHECK_OK(MPI_Info_create(&g_info));
+    CHECK_OK(MPI_Info_set(g_info, "nicq_algorithm", "offload"));
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  CHECK(nprocs >= 2 && nprocs <= MAXP, "run on 2 to %d ranks (got %d)", MAXP, nprocs);
+  root = nprocs - 1;
+  if (g_rank == 0) {
+    snprintf(dir, sizeof dir, "/tmp/nicq_dense_asleep_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp failed");
+  }
+  CHECK_OK(MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD));
+  static const Form forms[] = {
+      {"barrier", 0, 0},    {"bcast", 0, 0},      {"gather", 0, 0},    {"gather", 0, 1},
+      {"gatherv", 1, 0},    {"gatherv", 1, 1},    {"scatter", 0, 0},   {"scatter", 0, 1},
+      {"scatterv", 1, 0},   {"scatterv", 1, 1},   {"allgather", 0, 0}, {"allgather", 0, 1},
+      {"allgatherv", 1, 0}, {"allgatherv", 1, 1}, {"alltoall", 0, 0},  {"alltoallv", 1, 0},
+  };
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+    if (!strcmp(kind, "all") || !strcmp(kind, forms[i].name)) run_form(&forms[i], pairs);
+  if (!strcmp(kind, "all") || !strcmp(kind, "mixed")) check_mixed();
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (g_rank == 0) {
+    char path[300];
+    for (int r = 0; r < nprocs; r++) {
+      snprintf(path, sizeof path, "%s/r%d", dir, r);
+      unlink(path);
+    }
+    rmdir(dir);
+  }
+  if (g_info != MPI_INFO_NULL) CHECK_OK(MPI_Info_free(&g_info));
+  MPI_Finalize();
+  return 0;
+}
