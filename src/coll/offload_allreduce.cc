@@ -137,19 +137,23 @@ Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s) {
   // The contribution moves by a put to this rank's own exposed buffer, a
   // plan step like the others: nothing of an epoch runs on the host, so a
   // chain of enqueued epochs completes with every host thread asleep.
-  const bool copy = a.sendbuf != kInPlace && a.sendbuf != a.recvbuf;
+  // Reduce: ranks other than the root fold into scratch, and their
+  // contribution is always copied there.
+  void* const fold = a.reduce && has_parent ? s->AllocScratch(bytes) : a.recvbuf;
+  const bool copy = a.sendbuf != kInPlace && a.sendbuf != fold;
   // Counter/buffer indices must agree across ranks: up, down first.
   const auto up = s->AddCounter("up", children.size() + (has_parent ? 1 : 0));
-  const auto down = s->AddCounter("down", has_parent ? 1 : 0);
+  const auto down = s->AddCounter("down", has_parent && !a.reduce ? 1 : 0);
   const auto self = s->AddCounter("self", copy ? 1 : 0);
-  const auto acc = s->ExposeBuffer("acc", a.recvbuf, bytes, up);
-  const auto res = s->ExposeBuffer("res", a.recvbuf, bytes, down);
-  const auto mine = s->ExposeBuffer("mine", a.recvbuf, bytes, self);
+  const auto acc = s->ExposeBuffer("acc", fold, bytes, up);
+  const auto res = a.reduce ? acc : s->ExposeBuffer("res", a.recvbuf, bytes, down);
+  const auto mine = s->ExposeBuffer("mine", fold, bytes, self);
   offload::StepId ready;
   if (copy) {
     const offload::StepId put =
         s->Put(a.sendbuf, bytes, offload::RemoteBuffer{peer(rank), mine, 0}, {});
-    s->SetLabel(put, "sendbuf -> own recvbuf (NIC put)");
+    s->SetLabel(put, a.reduce && has_parent ? "sendbuf -> own scratch (NIC put)"
+                                            : "sendbuf -> own recvbuf (NIC put)");
     ready = s->Nop({put});
     s->WaitOn(ready, self);
     s->SetLabel(ready, "own contribution in place");
@@ -163,9 +167,17 @@ Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s) {
   }
   if (has_parent) {
     const auto at =
-        s->Atomic(op, type, a.recvbuf, bytes, offload::RemoteBuffer{peer(parent), acc, 0}, {ready});
+        s->Atomic(op, type, fold, bytes, offload::RemoteBuffer{peer(parent), acc, 0}, {ready});
     s->WaitOn(at, up);
     s->SetLabel(at, "combine into parent " + std::to_string(parent));
+  }
+  if (a.reduce) {
+    if (!has_parent) {  // the root: done once every child's contribution is in
+      const auto done = s->Nop({ready});
+      s->WaitOn(done, up);
+      s->SetLabel(done, "children's contributions arrived");
+    }
+    return Status::Ok();
   }
   for (int c : children) {
     const auto p =
@@ -204,8 +216,8 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   out->reset();
   AtomicType type;
   AtomicOp op;
-  if (a.kind != Kind::kAllreduce || a.comm->size < 2 || !MapType(a.rtype->handle, &type) ||
-      !MapOp(a.op, &op) || a.rcount <= 0)
+  if ((a.kind != Kind::kAllreduce && a.kind != Kind::kReduce) || a.comm->size < 2 ||
+      !MapType(a.rtype->handle, &type) || !MapOp(a.op, &op) || a.rcount <= 0)
     return Status::Ok();
   // A communicator smaller than world (split, create, a dup of a part)
   // uses the context MPI_Init made on every rank; making it here would be
@@ -264,12 +276,21 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
 Status OffloadedAllreduce::BuildPlan(const Args& a, offload::OffloadBackend* be, AtomicType type,
                                      AtomicOp op, std::size_t bytes) {
   const bool in_place = a.sendbuf == kInPlace || a.sendbuf == a.recvbuf;
-  offload::Schedule s(in_place ? "allreduce nic_tree (coll, in place)"
-                               : "allreduce nic_tree (coll, put-to-self copy)");
+  const bool reduce = a.kind == Kind::kReduce;
+  offload::Schedule s(
+      std::string(reduce ? "reduce" : "allreduce") +
+      (in_place ? " nic_tree (coll, in place)" : " nic_tree (coll, put-to-self copy)"));
   NicTreeArgs t;
-  t.rank = a.comm->rank;
-  t.size = a.comm->size;
-  t.world_ranks = a.comm->world_ranks.data();
+  const int p = a.comm->size;
+  // A reduce's tree is rooted at its root: tree rank t is comm rank
+  // (t + root) mod p.
+  const int root = reduce ? a.root : 0;
+  tree_world_.resize(std::size_t(p));
+  for (int r = 0; r < p; ++r) tree_world_[std::size_t(r)] = a.comm->world_ranks[(r + root) % p];
+  t.rank = (a.comm->rank - root + p) % p;
+  t.size = p;
+  t.world_ranks = tree_world_.data();
+  t.reduce = reduce;
   t.sendbuf = a.sendbuf;
   t.recvbuf = a.recvbuf;
   t.bytes = bytes;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "coll/coll.h"
 #include "core/status.h"
@@ -30,6 +31,10 @@ struct NicTreeArgs {
   offload::AtomicType type = offload::AtomicType::kDouble;
   offload::AtomicOp op = offload::AtomicOp::kSum;
   int radix = 4;
+  // MPI_Reduce: the result stays at tree rank 0 (the caller numbers the
+  // ranks from the root), no result goes down, and the other ranks combine
+  // in scratch the plan owns (their recvbuf is not significant).
+  bool reduce = false;
 };
 Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s);
 
@@ -70,6 +75,7 @@ class OffloadedAllreduce {
   void CountWatched();
 
   std::unique_ptr<offload::TriggerPlan> plan_;
+  std::vector<int> tree_world_;  // tree rank -> world rank (the plan's peers)
   Request* owner_ = nullptr;
   bool watched_ = false;  // counted in the watch list's reserved room
 };

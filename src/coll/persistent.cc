@@ -297,16 +297,18 @@ Status InitPersistent(const Args& in, Request* req) {
   // The NIC plan first: it progresses with every host thread asleep, which
   // the same-node area (the next choice) cannot. Every rank decides alike,
   // so every rank takes the same path.
-  if (a.kind == Kind::kAllreduce) NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
+  if (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce)
+    NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
   if (IsDenseExchangeKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedDense(a, &P->off));
   if (!P->off && (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce || a.kind == Kind::kBcast ||
                   a.kind == Kind::kBarrier))
     NICQ_RETURN_IF_ERROR(NodeSlotCollective::Create(a, &P->node));
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
   if (P->off) {
-    P->sched.algorithm = a.kind == Kind::kAllreduce ? "nic_tree (offloaded)"
-                         : IsNeighborKind(a.kind)   ? "neighbor puts (offloaded)"
-                                                    : DenseExchangeAlgorithm(a.kind);
+    P->sched.algorithm = a.kind == Kind::kAllreduce || a.kind == Kind::kReduce
+                             ? "nic_tree (offloaded)"
+                         : IsNeighborKind(a.kind) ? "neighbor puts (offloaded)"
+                                                  : DenseExchangeAlgorithm(a.kind);
   } else {
     NICQ_RETURN_IF_ERROR(Build(a, &P->sched));
     P->sched.EndPhase();

@@ -5,8 +5,10 @@
  * change per start; after each start the rank makes no MPI call and reads
  * its receive buffer until the exact result is there (the NIC ran the
  * whole plan; bounded at 30 s), then MPI_Wait, and the result is checked
- * again. Run with NICQ_PLAN_DUMP=text: the harness counts one
- * "plan allreduce nic_tree" per case and rank. */
+ * again. The same cases as a persistent reduce to the last rank, whose
+ * result must arrive while every rank makes no MPI call. Run with
+ * NICQ_PLAN_DUMP=text: the harness counts one "plan allreduce nic_tree"
+ * and one "plan reduce nic_tree" per case and rank. */
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -115,31 +117,49 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_p);
   const int ncases = (int)(sizeof kCases / sizeof kCases[0]);
-  for (int k = 0; k < ncases; ++k) {
-    const struct Case* c = &kCases[k];
-    char in[kCount * 8], out[kCount * 8];
-    MPI_Request req;
-    CHECK_OK(
-        MPI_Allreduce_init(in, out, kCount, c->type, c->op, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
-    for (int s = 0; s < kStarts; ++s) {
-      for (int i = 0; i < kCount; ++i) Store(c, in, i, Input(c, g_rank, i, s));
-      memset(out, 0x5a, sizeof out);
-      CHECK_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every peer's buffers are ready */
-      CHECK_OK(MPI_Start(&req));
-      /* No MPI call until the result is there: only the NIC can put it. */
-      const struct timespec nap = {0, 2000000};
-      int there = 0;
-      for (int t = 0; t < 15000 && !(there = AllThere(c, out, s)); ++t) nanosleep(&nap, NULL);
-      CHECK(there, "%s start %d: the result did not arrive without MPI calls in 30 s", c->name, s);
-      CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-      for (int i = 0; i < kCount; ++i)
-        CHECK(Holds(c, out, i, Expected(c, i, s)), "%s start %d: item %d is not %lld", c->name, s,
-              i, Expected(c, i, s));
+  const int root = g_p - 1;
+  for (int form = 0; form < 2; ++form) { /* 0: allreduce, 1: reduce to the last rank */
+    for (int k = 0; k < ncases; ++k) {
+      const struct Case* c = &kCases[k];
+      char in[kCount * 8], out[kCount * 8];
+      MPI_Request req;
+      if (form == 0)
+        CHECK_OK(MPI_Allreduce_init(in, out, kCount, c->type, c->op, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &req));
+      else
+        CHECK_OK(MPI_Reduce_init(in, out, kCount, c->type, c->op, root, MPI_COMM_WORLD,
+                                 MPI_INFO_NULL, &req));
+      const int has_result = form == 0 || g_rank == root;
+      for (int s = 0; s < kStarts; ++s) {
+        for (int i = 0; i < kCount; ++i) Store(c, in, i, Input(c, g_rank, i, s));
+        memset(out, 0x5a, sizeof out);
+        CHECK_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every peer's buffers are ready */
+        CHECK_OK(MPI_Start(&req));
+        /* No MPI call until the result is there: only the NIC can put it
+         * (a reduce's other ranks make none for 300 ms either). */
+        const struct timespec nap = {0, 2000000};
+        int there = !has_result;
+        for (int t = 0; t < 15000 && !there; ++t) {
+          nanosleep(&nap, NULL);
+          there = AllThere(c, out, s);
+        }
+        if (!has_result) {
+          const struct timespec rest = {0, 300000000};
+          nanosleep(&rest, NULL);
+        }
+        CHECK(there, "%s %s start %d: the result did not arrive without MPI calls in 30 s",
+              form ? "reduce" : "allreduce", c->name, s);
+        CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        for (int i = 0; i < kCount && has_result; ++i)
+          CHECK(Holds(c, out, i, Expected(c, i, s)), "%s %s start %d: item %d is not %lld",
+                form ? "reduce" : "allreduce", c->name, s, i, Expected(c, i, s));
+      }
+      CHECK_OK(MPI_Request_free(&req));
     }
-    CHECK_OK(MPI_Request_free(&req));
   }
   if (g_rank == 0)
-    printf("coll_offload_types: %d type/op cases offloaded on %d ranks\n", ncases, g_p);
+    printf("coll_offload_types: %d type/op cases, allreduce and reduce, offloaded on %d ranks\n",
+           ncases, g_p);
   MPI_Finalize();
   return 0;
 }
