@@ -3,6 +3,7 @@
 #include <string>
 
 #include "coll/offload_agree.h"
+#include "core/log.h"
 
 namespace nicq::coll {
 namespace {
@@ -90,18 +91,27 @@ Status LowerAndBindExchange(offload::Schedule& s, offload::OffloadBackend* be,
   return (*plan)->Bind(be, kPlanDepth);
 }
 
-Status AdoptExchangePlan(Comm* comm, std::unique_ptr<offload::TriggerPlan> plan,
-                         std::unique_ptr<OffloadedAllreduce>* out, std::string* not_taken) {
+void LogHostSchedule(const Args& a, const std::string& why) {
+  NICQ_LOG(kInfo, kColl, "persistent %s: trigger plan not used (%s); host schedule",
+           KindName(a.kind), why.c_str());
+}
+
+Status AdoptExchangePlan(const Args& a, const Status& built,
+                         std::unique_ptr<offload::TriggerPlan> plan,
+                         std::unique_ptr<OffloadedAllreduce>* out) {
   out->reset();
-  not_taken->clear();
+  if (!built.ok()) {
+    LogHostSchedule(a, built.message());
+    plan.reset();
+  }
   bool resolved = false;
   std::string why;
-  NICQ_RETURN_IF_ERROR(ExchangeAndResolve(comm, plan.get(), &resolved, &why));
+  NICQ_RETURN_IF_ERROR(ExchangeAndResolve(a.comm, plan.get(), &resolved, &why));
   if (!resolved) {
-    if (plan) *not_taken = why;
+    if (plan) LogHostSchedule(a, why);
     return Status::Ok();
   }
-  offload::MaybeDumpPlan(*plan, comm->rank);
+  offload::MaybeDumpPlan(*plan, a.comm->rank);
   *out = OffloadedAllreduce::Adopt(std::move(plan));
   return Status::Ok();
 }

@@ -68,11 +68,17 @@ Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s);
 Status LowerAndBindExchange(offload::Schedule& s, offload::OffloadBackend* be,
                             std::unique_ptr<offload::TriggerPlan>* plan);
 
-// Collective: exchanges the plans' exports over `comm` and resolves them;
-// on every rank alike either *out runs `plan` (dumped when NICQ_PLAN_DUMP
-// asks) or *out stays null. *not_taken then says why, on the ranks that
-// had a plan to give up (empty elsewhere), for the caller's info line.
-Status AdoptExchangePlan(Comm* comm, std::unique_ptr<offload::TriggerPlan> plan,
-                         std::unique_ptr<OffloadedAllreduce>* out, std::string* not_taken);
+// The NICQ_LOG=info:coll line of a persistent collective `a` that runs on
+// the host schedule instead of a plan, and why.
+void LogHostSchedule(const Args& a, const std::string& why);
+
+// Collective over a.comm, after this rank built `plan` (`built`: how that
+// went; a failure leaves `plan` null): exchanges the plans' exports and
+// resolves them; on every rank alike either *out runs the plan (dumped
+// when NICQ_PLAN_DUMP asks) or *out stays null, and a rank that failed to
+// build or had a plan to give up says why (LogHostSchedule).
+Status AdoptExchangePlan(const Args& a, const Status& built,
+                         std::unique_ptr<offload::TriggerPlan> plan,
+                         std::unique_ptr<OffloadedAllreduce>* out);
 
 }  // namespace nicq::coll

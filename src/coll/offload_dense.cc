@@ -8,7 +8,6 @@
 
 #include "coll/exchange_plan.h"
 #include "coll/offload_agree.h"
-#include "core/log.h"
 #include "dtype/datatype.h"
 #include "queue/offload_context.h"
 
@@ -216,11 +215,6 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const Layout& l,
   return LowerAndBindExchange(s, be, plan);
 }
 
-void LogHost(const Args& a, const std::string& why) {
-  NICQ_LOG(kInfo, kColl, "persistent %s: trigger plan not used (%s); host schedule",
-           KindName(a.kind), why.c_str());
-}
-
 }  // namespace
 
 bool IsDenseExchangeKind(Kind k) {
@@ -295,20 +289,13 @@ Status CreateOffloadedDense(const Args& a, std::unique_ptr<OffloadedAllreduce>* 
   NICQ_RETURN_IF_ERROR(Exchange(a.comm, mine.data(), stride * sizeof(std::int64_t), all.data()));
   for (int r = 0; r < p; ++r)
     if (all[stride * r] != 1) {
-      LogHost(a, why.empty() ? "rank " + std::to_string(r) + " cannot take it" : why);
+      LogHostSchedule(a, why.empty() ? "rank " + std::to_string(r) + " cannot take it" : why);
       return Status::Ok();
     }
   // 2. Build and bind; 3. agree on it, exchange the exports and resolve.
   std::unique_ptr<offload::TriggerPlan> plan;
-  Status built = BuildPlan(a, be, l, all, &plan);
-  if (!built.ok()) {
-    LogHost(a, built.message());
-    plan.reset();
-  }
-  std::string not_taken;
-  NICQ_RETURN_IF_ERROR(AdoptExchangePlan(a.comm, std::move(plan), out, &not_taken));
-  if (!not_taken.empty()) LogHost(a, not_taken);
-  return Status::Ok();
+  const Status built = BuildPlan(a, be, l, all, &plan);
+  return AdoptExchangePlan(a, built, std::move(plan), out);
 }
 
 }  // namespace nicq::coll

@@ -7,7 +7,6 @@
 #include "coll/algorithms.h"
 #include "coll/exchange_plan.h"
 #include "coll/offload_agree.h"
-#include "core/log.h"
 #include "dtype/datatype.h"
 #include "offload/trigger_plan.h"
 #include "queue/offload_context.h"
@@ -195,11 +194,6 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<s
   return LowerAndBindExchange(s, be, plan);
 }
 
-void LogHost(const Args& a, const std::string& why) {
-  NICQ_LOG(kInfo, kColl, "persistent %s: trigger plan not used (%s); host schedule",
-           KindName(a.kind), why.c_str());
-}
-
 }  // namespace
 
 Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce>* out) {
@@ -215,7 +209,7 @@ Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce
   int max_in = 1;
   for (int r = 0; r < a.comm->size; ++r) {
     if (!heads[2 * r]) {
-      LogHost(a, why.empty() ? "rank " + std::to_string(r) + " cannot take it" : why);
+      LogHostSchedule(a, why.empty() ? "rank " + std::to_string(r) + " cannot take it" : why);
       return Status::Ok();
     }
     max_in = std::max<int>(max_in, int(heads[2 * r + 1]));
@@ -234,16 +228,9 @@ Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce
   }
   // 2. Build and bind; agree on it and on the export size.
   std::unique_ptr<offload::TriggerPlan> plan;
-  Status built = BuildPlan(a, be, peers, max_in, &plan);
-  if (!built.ok()) {
-    LogHost(a, built.message());
-    plan.reset();
-  }
+  const Status built = BuildPlan(a, be, peers, max_in, &plan);
   // 3. Exchange the exports (counter ids, buffer address/key) and resolve.
-  std::string not_taken;
-  NICQ_RETURN_IF_ERROR(AdoptExchangePlan(a.comm, std::move(plan), out, &not_taken));
-  if (!not_taken.empty()) LogHost(a, not_taken);
-  return Status::Ok();
+  return AdoptExchangePlan(a, built, std::move(plan), out);
 }
 
 }  // namespace nicq::coll
