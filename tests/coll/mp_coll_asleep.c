@@ -16,15 +16,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "asleep_check.h"
 #include "coll_check.h"
 
 enum { kCount = 8, kRounds = 3 };
-
-static void sleep_seconds(double s) {
-  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  while (nanosleep(&t, &t) != 0) {
-  }
-}
 
 static void run_chain(MPI_Queue q, MPI_Request* r, int pairs) {
   for (int i = 0; i < pairs; i++) {
@@ -68,14 +63,7 @@ int main(int argc, char** argv) {
     CHECK(done0 == enq0, "round %d: %lld of %lld waits complete after a fence", round, done0, enq0);
     run_chain(q, &req, pairs);
     /* No MPI call from here to the fence but the non-progressing read. */
-    sleep_seconds(3 * chain + 0.002);
-    double slept = 3 * chain;
-    CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
-    while (done - done0 < pairs && slept < 20.0) {
-      sleep_seconds(0.2);
-      slept += 0.2;
-      CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
-    }
+    const double slept = sleep_while_chain_runs(q, done0, pairs, chain, &done, &enq);
     CHECK(enq - enq0 == pairs, "round %d: %lld waits enqueued, expected %d", round, enq - enq0,
           pairs);
     CHECK(done - done0 == pairs,

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "asleep_check.h"
 #include "coll_check.h"
 
 #define MAXP 4
@@ -46,12 +47,6 @@
 static int nprocs, root;
 /* MPI_INFO_NULL, or nicq_algorithm=offload ("force": any backend). */
 static MPI_Info g_info = MPI_INFO_NULL;
-
-static void sleep_seconds(double s) {
-  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  while (nanosleep(&t, &t) != 0) {
-  }
-}
 
 static int val(int epoch, int sender, int k) {
   return 100000 * epoch + 1000 * sender + k + 1;
@@ -275,14 +270,7 @@ static void run_form(const Form* f, int pairs) {
     CHECK_OK(MPI_Enqueue_wait(&q, &req, MPI_STATUS_IGNORE));
   }
   /* No MPI call from here to the fence but the non-progressing read. */
-  sleep_seconds(3 * chain + 0.002);
-  double slept = 3 * chain;
-  CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
-  while (done - done0 < pairs && slept < 20.0) {
-    sleep_seconds(0.2);
-    slept += 0.2;
-    CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
-  }
+  const double slept = sleep_while_chain_runs(q, done0, pairs, chain, &done, &enq);
   CHECK(enq - enq0 == pairs, "%s: %lld waits enqueued, expected %d", f->name, enq - enq0, pairs);
   CHECK(done - done0 == pairs,
         "%s%s: %lld of %d enqueued waits completed while the host slept %.1f s (the chain did "

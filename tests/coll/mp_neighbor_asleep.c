@@ -46,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "asleep_check.h"
 #include "coll_check.h"
 
 #define MAXP 4
@@ -62,12 +63,6 @@ static Nb nbs[MAXP];
 static int is_cart;
 static int nprocs;
 static int stride; /* ints from one block to the next: B, or B + 1 (v forms) */
-
-static void sleep_seconds(double s) {
-  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  while (nanosleep(&t, &t) != 0) {
-  }
-}
 
 /* The block of `from`'s send buffer that lands in slot i of rank r. */
 static int paired_block(int r, int i, int alltoall) {
@@ -216,14 +211,7 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int 
           done0, enq0);
     run_chain(q, req, pairs);
     /* No MPI call from here to the fence but the non-progressing read. */
-    sleep_seconds(3 * chain + 0.002);
-    double slept = 3 * chain;
-    CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
-    while (done - done0 < pairs && slept < 20.0) {
-      sleep_seconds(0.2);
-      slept += 0.2;
-      CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
-    }
+    const double slept = sleep_while_chain_runs(q, done0, pairs, chain, &done, &enq);
     CHECK(enq - enq0 == pairs, "%s round %d: %lld waits enqueued, expected %d", where, round,
           enq - enq0, pairs);
     CHECK(done - done0 == pairs,

@@ -1,0 +1,33 @@
+/* The host-asleep step of the queued-chain tests (mp_coll_asleep.c,
+ * mp_neighbor_asleep.c, mp_dense_asleep.c): after a chain is enqueued,
+ * every host thread sleeps and makes no MPI call but the read of
+ * NICQX_Queue_waits_completed, which drives no progress. */
+#pragma once
+
+#include <mpi.h>
+#include <time.h>
+
+#include "coll_check.h"
+
+static void sleep_seconds(double s) {
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  while (nanosleep(&t, &t) != 0) {
+  }
+}
+
+/* Sleeps three times `chain` seconds (the chain's own time with a fence),
+ * then in 200 ms steps while fewer than `pairs` waits past `done0` have
+ * completed (a loaded machine), at most 20 s. Returns the seconds slept;
+ * *done and *enq are the queue's counts at the end. */
+static double sleep_while_chain_runs(MPI_Queue q, long long done0, int pairs, double chain,
+                                     long long* done, long long* enq) {
+  sleep_seconds(3 * chain + 0.002);
+  double slept = 3 * chain;
+  CHECK_OK(NICQX_Queue_waits_completed(q, done, enq));
+  while (*done - done0 < pairs && slept < 20.0) {
+    sleep_seconds(0.2);
+    slept += 0.2;
+    CHECK_OK(NICQX_Queue_waits_completed(q, done, enq));
+  }
+  return slept;
+}
