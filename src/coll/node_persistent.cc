@@ -71,11 +71,15 @@ Status CopyFailed(const char* what, int err, int r, std::size_t len) {
 }
 
 // The started operations of this process, advanced by the progress hook.
-// The lock also guards the nonblocking calls' queues.
+// A persistent start only pushes its operation onto `pending` (a lock-free
+// stack: a start takes no lock, so it never waits behind a progress pass
+// or a sleeper); the hook, under mu, moves them into `ops`. The lock also
+// guards the nonblocking calls' queues.
 struct Running {
   std::mutex mu;
   std::vector<NodeSlotCollective*> ops;
-  std::atomic<int> n{0};
+  std::atomic<NodeSlotCollective*> pending{nullptr};
+  std::atomic<int> n{0};            // started and not completed: in ops or pending
   std::atomic<bool> hooked{false};  // set once, under mu
 };
 Running& R() {
@@ -83,11 +87,18 @@ Running& R() {
   return *r;
 }
 
+// Under r.mu: the persistent starts pushed since the last pass join ops.
+void DrainPending(Running& r) {
+  NodeSlotCollective* op = r.pending.exchange(nullptr, std::memory_order_acquire);
+  for (; op != nullptr; op = op->pending_next()) r.ops.push_back(op);
+}
+
 bool Hook(void*) {
   Running& r = R();
   if (r.n.load(std::memory_order_acquire) == 0) return false;
   std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
   if (!lock.owns_lock()) return false;
+  DrainPending(r);
   bool any = false;
   for (std::size_t i = 0; i < r.ops.size();) {
     if (!r.ops[i]->Progress()) {
@@ -101,8 +112,8 @@ bool Hook(void*) {
     }
     r.ops[i] = r.ops.back();
     r.ops.pop_back();
+    r.n.fetch_sub(1, std::memory_order_release);
   }
-  r.n.store(int(r.ops.size()), std::memory_order_release);
   return any;
 }
 
@@ -114,7 +125,9 @@ bool SleepOnArea(int timeout_ms) {
   Running& r = R();
   if (r.n.load(std::memory_order_acquire) == 0) return false;
   std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
-  if (!lock.owns_lock() || r.ops.empty()) return false;
+  if (!lock.owns_lock()) return false;
+  DrainPending(r);
+  if (r.ops.empty()) return false;
   NodeSlotCollective* op = r.ops.front();
   op->area()->SleepUnless([](void* o) { return static_cast<NodeSlotCollective*>(o)->Ready(); }, op,
                           long(timeout_ms) * 1000);
@@ -292,11 +305,14 @@ Status NodeSlotCollective::Start(Request* owner, void (*on_done)(void*), void* o
   call_.on_done_arg = on_done_arg;
   if (Publish()) return Status::Ok();
   Running& r = R();
-  {
-    std::lock_guard<std::mutex> lock(r.mu);
-    r.ops.push_back(this);
-    r.n.store(int(r.ops.size()), std::memory_order_release);
-  }
+  // Not in ops or pending: the request was inactive, and only the hook
+  // completes (and drops) a started operation.
+  NodeSlotCollective* head = r.pending.load(std::memory_order_relaxed);
+  do {
+    pending_next_ = head;
+  } while (!r.pending.compare_exchange_weak(head, this, std::memory_order_release,
+                                            std::memory_order_relaxed));
+  r.n.fetch_add(1, std::memory_order_release);
   // The host progress thread, where it runs, advances it while we compute.
   rt::KickAsyncProgress();
   return Status::Ok();
@@ -324,7 +340,7 @@ Status NodeSlotCollective::StartOrQueue(const Args& a, Request* owner) {
     call_ = c;
     if (Publish()) return Status::Ok();
     r.ops.push_back(this);
-    r.n.store(int(r.ops.size()), std::memory_order_release);
+    r.n.fetch_add(1, std::memory_order_release);
   }
   rt::KickAsyncProgress();
   return Status::Ok();

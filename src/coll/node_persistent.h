@@ -84,6 +84,8 @@ class NodeSlotCollective {
   // Whether Progress would find something to do (a waiter sleeps unless).
   bool Ready() const;
   NodeArea* area() const { return area_; }
+  // The next operation on the progress hook's stack of new starts.
+  NodeSlotCollective* pending_next() const { return pending_next_; }
   const char* algorithm() const { return call_.large ? "node_direct_worker" : "node_slots"; }
 
   // The progress hook's registration (false: the area cannot run them).
@@ -143,6 +145,7 @@ class NodeSlotCollective {
   // Resolved once: every rank's line and the shared words.
   std::vector<OpLine*> lines_;
   OpShared* shared_ = nullptr;
+  NodeSlotCollective* pending_next_ = nullptr;  // see pending_next()
 };
 
 // persistent.h's name for the persistent operation.
