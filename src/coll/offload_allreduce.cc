@@ -196,11 +196,16 @@ Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s) {
 
 namespace {
 
+// A start only pushes its plan onto `pending` (a lock-free stack), so it
+// never waits for a progress pass or for a sleeper, which holds mu across
+// its sleep; a pass moves them into `active` under mu.
 struct Watch {
   std::mutex mu;
   std::vector<OffloadedAllreduce*> active;
-  // active.size() without mu: PollOffloaded runs on every progress pass
-  // (schedule.cc's hook) and most programs never offload.
+  std::atomic<OffloadedAllreduce*> pending{nullptr};
+  // Started plans not done yet (in active or pending), read without mu:
+  // PollOffloaded runs on every progress pass (schedule.cc's hook) and
+  // most programs never offload.
   std::atomic<std::size_t> n_active{0};
   // Live plans: `active` keeps room for each, so a start never allocates.
   std::size_t plans = 0;
@@ -208,6 +213,13 @@ struct Watch {
 Watch& W() {
   static auto* w = new Watch();
   return *w;
+}
+
+// Under W().mu: the starts pushed since the last pass join `active`
+// (which keeps room for every live plan).
+void DrainPending(Watch& w) {
+  OffloadedAllreduce* op = w.pending.exchange(nullptr, std::memory_order_acquire);
+  for (; op != nullptr; op = op->watch_next()) w.active.push_back(op);
 }
 
 }  // namespace
@@ -357,19 +369,27 @@ Status OffloadedAllreduce::StartArmed() {
 
 void WatchOffloaded(OffloadedAllreduce* op) {
   EnsureHook();
-  std::lock_guard<std::mutex> lock(W().mu);
-  W().active.push_back(op);
-  W().n_active.store(W().active.size(), std::memory_order_release);
+  // Not in active or pending: its request was inactive, and only a pass
+  // that saw it done drops it.
+  Watch& w = W();
+  OffloadedAllreduce* head = w.pending.load(std::memory_order_relaxed);
+  do {
+    op->set_watch_next(head);
+  } while (!w.pending.compare_exchange_weak(head, op, std::memory_order_release,
+                                            std::memory_order_relaxed));
+  w.n_active.fetch_add(1, std::memory_order_release);
 }
 
 // The progress sleeper: the oldest started plan's done counter. The watch
 // lock is held across the sleep so that no request is freed under it;
-// starts wait that long at most, PollOffloaded skips.
+// PollOffloaded skips meanwhile (starts do not wait: see Watch).
 bool SleepOnOffloaded(int timeout_ms) {
   Watch& w = W();
   if (w.n_active.load(std::memory_order_acquire) == 0) return false;
   std::unique_lock<std::mutex> lock(w.mu, std::try_to_lock);
-  if (!lock.owns_lock() || w.active.empty()) return false;
+  if (!lock.owns_lock()) return false;
+  DrainPending(w);
+  if (w.active.empty()) return false;
   offload::TriggerPlan& plan = w.active.front()->plan();
   (void)plan.backend()->WaitCounter(plan.done_counter(), plan.done_target(), timeout_ms);
   return true;
@@ -379,7 +399,8 @@ bool PollOffloaded() {
   Watch& w = W();
   if (w.n_active.load(std::memory_order_acquire) == 0) return false;
   std::unique_lock<std::mutex> lock(w.mu, std::try_to_lock);
-  if (!lock.owns_lock() || w.active.empty()) return false;
+  if (!lock.owns_lock()) return false;
+  DrainPending(w);
   bool any = false;
   for (std::size_t i = 0; i < w.active.size();) {
     OffloadedAllreduce* op = w.active[i];
@@ -394,10 +415,10 @@ bool PollOffloaded() {
     owner->status.tag = rt::kAnyTag;
     w.active[i] = w.active.back();
     w.active.pop_back();
+    w.n_active.fetch_sub(1, std::memory_order_release);
     owner->MarkDone();
     any = true;
   }
-  w.n_active.store(w.active.size(), std::memory_order_release);
   return any;
 }
 

@@ -60,6 +60,9 @@ class OffloadedAllreduce {
   bool Done() const { return plan_->Test(); }
   Request* owner() const { return owner_; }
   offload::TriggerPlan& plan() { return *plan_; }
+  // The next plan on the progress watch's stack of new starts.
+  OffloadedAllreduce* watch_next() const { return watch_next_; }
+  void set_watch_next(OffloadedAllreduce* next) { watch_next_ = next; }
 
  private:
   // Descriptor arrays per plan: as many epochs as a queue may run ahead
@@ -77,7 +80,8 @@ class OffloadedAllreduce {
   std::unique_ptr<offload::TriggerPlan> plan_;
   std::vector<int> tree_world_;  // tree rank -> world rank (the plan's peers)
   Request* owner_ = nullptr;
-  bool watched_ = false;  // counted in the watch list's reserved room
+  bool watched_ = false;                      // counted in the watch list's reserved room
+  OffloadedAllreduce* watch_next_ = nullptr;  // see watch_next()
 };
 
 // Engine hooks: offloaded requests whose done counter the progress hook watches.
