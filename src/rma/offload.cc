@@ -235,6 +235,7 @@ Status SetUp(Window* w, bool wanted, const std::string& why) {
   }
   o->peers = std::move(all);
   for (int r = 0; r < w->size; ++r) o->world.push_back(w->comm->WorldRank(r));
+  o->bounce.assign(Offload::kBounceSlots * Offload::kBounceSlotBytes, 0);
   o->announce_src.assign(std::size_t(w->size), 0);
   o->post_src.assign(std::size_t(w->size), 0);
   o->posts_consumed.assign(std::size_t(w->size), 0);
@@ -256,10 +257,19 @@ void TearDown(Window* w) {
 Status TryPut(Window* w, const void* origin, std::int64_t bytes, const Target& t, bool* taken) {
   *taken = false;
   Offload* o = w->offload;
-  if (!w->pscw_access || w->lock_all || w->lock_kind[std::size_t(t.rank)] != 0) return Status::Ok();
+  const bool locked = w->lock_all || w->lock_kind[std::size_t(t.rank)] != 0;
   bool in_group = false;
-  for (int r : w->start_group) in_group |= r == t.rank;
-  if (!in_group) return Status::Ok();
+  if (w->pscw_access && !locked)
+    for (int r : w->start_group) in_group |= r == t.rank;
+  // A PSCW put is counted at the target (its wait sums the completes'
+  // counts against the arrivals); a put of a fence or lock epoch is made
+  // remotely complete by the origin's next flush, unlock or fence, which
+  // waits for its delivery (FinishPuts) before it says so.
+  const EpochKind epoch = in_group                           ? EpochKind::kPscw
+                          : locked                           ? EpochKind::kPassive
+                          : w->fence_open && !w->pscw_access ? EpochKind::kFence
+                                                             : EpochKind::kNone;
+  if (epoch == EpochKind::kNone) return Status::Ok();
   const std::int64_t off = t.disp * w->disp_units[std::size_t(t.rank)];
   *taken = true;
   if (bytes == 0) return Status::Ok();
@@ -268,6 +278,18 @@ Status TryPut(Window* w, const void* origin, std::int64_t bytes, const Target& t
     // may land now; no counter needs to hear of it.
     std::memcpy(static_cast<char*>(w->base) + off, origin, std::size_t(bytes));
     return Status::Ok();
+  }
+  // A small put leaves from a copy (as a NIC's inject does), so the
+  // origin's buffer is free at return, as on the active-message path.
+  if (std::size_t(bytes) <= Offload::kBounceSlotBytes) {
+    if (o->bounce_used == Offload::kBounceSlots) {
+      // Every copy may still be read: the ring is free once all landed.
+      NICQ_RETURN_IF_ERROR(WaitServing(o, o->put_done, o->put_posted));
+      o->bounce_used = 0;
+    }
+    unsigned char* copy = o->bounce.data() + o->bounce_used++ * Offload::kBounceSlotBytes;
+    std::memcpy(copy, origin, std::size_t(bytes));
+    origin = copy;
   }
   const OffloadRecord& peer = o->peers[std::size_t(t.rank)];
   const std::size_t chunk = o->max_chunk ? o->max_chunk : std::size_t(bytes);
@@ -280,7 +302,7 @@ Status TryPut(Window* w, const void* origin, std::int64_t bytes, const Target& t
     op.bytes = std::min(chunk, std::size_t(bytes) - done);
     op.remote_addr = peer.data_addr + std::uint64_t(off) + done;
     op.remote_key = peer.data_key;
-    op.target_counter = peer.arrivals;
+    op.target_counter = epoch == EpochKind::kPscw ? peer.arrivals : offload::kNoCounter;
     op.completion = o->put_done;
     ops.push_back(op);
   }
@@ -292,8 +314,12 @@ Status TryPut(Window* w, const void* origin, std::int64_t bytes, const Target& t
   }
   NICQ_RETURN_IF_ERROR(st);
   o->put_posted += ops.size();
-  o->announce_src[std::size_t(t.rank)] += ops.size();
-  ++o->puts_on_counters;
+  if (epoch == EpochKind::kPscw) {
+    o->announce_src[std::size_t(t.rank)] += ops.size();
+    ++o->puts_on_counters;
+  } else {
+    ++o->epoch_puts_on_counters;
+  }
   return Status::Ok();
 }
 
@@ -345,9 +371,19 @@ Status CompleteTo(Window* w, int rank) {
   return PostControl(w, op);
 }
 
+Status FinishPuts(Window* w, const char* call) {
+  Offload* o = w->offload;
+  if (o == nullptr) return Status::Ok();
+  if (o->be->ReadCounter(o->put_done) < o->put_posted)
+    NICQ_RETURN_IF_ERROR(WaitServing(o, o->put_done, o->put_posted));
+  o->bounce_used = 0;
+  return CheckErrors(o, call);
+}
+
 Status FinishComplete(Window* w) {
   Offload* o = w->offload;
   NICQ_RETURN_IF_ERROR(WaitServing(o, o->put_done, o->put_posted));
+  o->bounce_used = 0;
   return CheckErrors(o, "MPI_Win_complete");
 }
 
@@ -382,6 +418,7 @@ std::vector<std::pair<std::string, std::string>> Describe(const Window* w) {
   const Offload* o = w->offload;
   if (!o) return {};
   return {{"nicq_rma_counter_puts", std::to_string(o->puts_on_counters)},
+          {"nicq_rma_counter_epoch_puts", std::to_string(o->epoch_puts_on_counters)},
           {"nicq_rma_counter_completes", std::to_string(o->completes_on_counters)},
           {"nicq_rma_counter_epochs", std::to_string(o->epochs_waited)},
           {"nicq_rma_counter_arrivals", std::to_string(o->be->ReadCounter(o->arrivals))}};

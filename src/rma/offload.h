@@ -1,6 +1,7 @@
-// The counter path of the active-message windows: PSCW epochs of contiguous
-// puts as libfabric RMA and counters on the process's offload backend
-// (queue::Backend(), providers/backend.h). docs/rma.md, "PSCW on counters".
+// The counter path of the active-message windows: contiguous puts as
+// libfabric RMA writes and PSCW epochs as counters on the process's offload
+// backend (queue::Backend(), providers/backend.h). docs/rma.md, "PSCW on
+// counters" and "Fence and lock epochs on counters".
 //
 // Per window and process: the window memory registered with an arrival
 // counter (+1 per put landed), two small control areas registered with their
@@ -58,6 +59,9 @@ struct OffloadRecord {
   std::uint64_t post_addr = 0, post_key = 0;
 };
 
+// Which epoch a put on counters belongs to.
+enum class EpochKind : std::uint8_t { kNone, kPscw, kFence, kPassive };
+
 struct Offload {
   offload::OffloadBackend* be = nullptr;
   offload::CounterId arrivals = offload::kNoCounter, completes = offload::kNoCounter,
@@ -77,8 +81,14 @@ struct Offload {
   std::vector<OffloadRecord> peers;
   std::vector<offload::PeerId> world;  // window rank -> backend peer (world rank)
   std::size_t max_chunk = 0;           // bytes per kPut (0: unlimited)
+  // Copies of small puts' data (the origin buffer is free at return); a
+  // slot is reused only after every put posted before it completed.
+  static constexpr std::size_t kBounceSlots = 256, kBounceSlotBytes = 64;
+  std::vector<unsigned char> bounce;
+  std::size_t bounce_used = 0;
   // Test hook (MPI_Win_get_info "nicq_rma_counter_*"): what went on counters.
   std::uint64_t puts_on_counters = 0, completes_on_counters = 0, epochs_waited = 0;
+  std::uint64_t epoch_puts_on_counters = 0;  // of fence and lock epochs
 };
 
 namespace offload_path {
@@ -93,8 +103,9 @@ Status SetUp(Window* w, bool wanted, const std::string& why);
 // Local: waits for this process's own ops, deregisters, frees counters.
 void TearDown(Window* w);
 
-// A contiguous put inside a PSCW access epoch: *taken false means "send it
-// as an active message" (not contiguous, no slots, a request-based put...).
+// A contiguous put inside an access epoch (PSCW, fence, lock or lock_all):
+// *taken false means "send it as an active message" (not contiguous, no
+// slots, a request-based put...).
 Status TryPut(Window* w, const void* origin, std::int64_t bytes, const Target& t, bool* taken);
 Status Post(Window* w, const std::vector<int>& ranks);
 Status Start(Window* w, const std::vector<int>& ranks);
@@ -103,6 +114,11 @@ Status Start(Window* w, const std::vector<int>& ranks);
 Status CompleteTo(Window* w, int rank);
 // Waits until this epoch's puts may be reused (their local completion).
 Status FinishComplete(Window* w);
+// Flush, unlock and fence: every put this process issued on counters is
+// delivered (its local completion is delivery complete), so the
+// acknowledgement that follows may say "remotely complete". No-op off the
+// counter path.
+Status FinishPuts(Window* w, const char* call);
 // Exposure: block (or, !block, look once) until the epoch is complete.
 Status WaitExposure(Window* w, bool block, bool* done);
 // Info entries for MPI_Win_get_info (path and counters).

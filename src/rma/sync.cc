@@ -63,9 +63,12 @@ Status TakeDeferred(Window* w, Status st) {
 }
 
 // Acknowledged flushes of every rank in `ranks` that has operations
-// outstanding (all ranks when `ranks` is null), then every reply.
-Status FlushTargets(Window* w, const std::vector<int>* ranks, int kind_all = kFlush) {
-  Status st;
+// outstanding (all ranks when `ranks` is null), then every reply. Puts that
+// went on counters are delivered first, so that a target's acknowledgement
+// (or the fence's barrier) follows them.
+Status FlushTargets(Window* w, const char* call, const std::vector<int>* ranks,
+                    int kind_all = kFlush) {
+  Status st = offload_path::FinishPuts(w, call);
   auto one = [&](int r) {
     if (!w->touched[std::size_t(r)] && kind_all == kFlush) return;
     Status s;
@@ -94,7 +97,7 @@ Status Fence(Window* w, int assert) {
     return TakeDeferred(w, Status::Ok());
   }
   // The barrier runs even when the flush failed: the other ranks are in it.
-  Status st = FlushTargets(w, nullptr);
+  Status st = FlushTargets(w, "MPI_Win_fence", nullptr);
   Status b = Barrier(w);
   w->fence_open = (assert& MPI_MODE_NOSUCCEED) == 0;
   return TakeDeferred(w, st.ok() ? b : st);
@@ -277,7 +280,8 @@ Status Unlock(Window* w, int rank) {
   const std::vector<int> one{rank};
   // A nocheck lock holds nothing at the target: only its operations need flushing.
   w->touched[std::size_t(rank)] |= kind == kUnlock;
-  return TakeDeferred(w, FlushTargets(w, &one, kind == kUnlock ? kUnlock : kFlush));
+  return TakeDeferred(w,
+                      FlushTargets(w, "MPI_Win_unlock", &one, kind == kUnlock ? kUnlock : kFlush));
 }
 
 Status LockAll(Window* w, int assert) {
@@ -311,8 +315,8 @@ Status UnlockAll(Window* w) {
       for (int r = 0; r < w->size; ++r) direct::UnlockShared(w->direct, r);
     return TakeDeferred(w, landed);
   }
-  if (w->lock_all_nocheck) return TakeDeferred(w, FlushTargets(w, nullptr));
-  return TakeDeferred(w, FlushTargets(w, nullptr, kUnlock));
+  if (w->lock_all_nocheck) return TakeDeferred(w, FlushTargets(w, "MPI_Win_unlock_all", nullptr));
+  return TakeDeferred(w, FlushTargets(w, "MPI_Win_unlock_all", nullptr, kUnlock));
 }
 
 Status Flush(Window* w, int rank, const char* call) {
@@ -330,9 +334,9 @@ Status Flush(Window* w, int rank, const char* call) {
   }
   if (rank >= 0) {
     const std::vector<int> one{rank};
-    return TakeDeferred(w, FlushTargets(w, &one));
+    return TakeDeferred(w, FlushTargets(w, call, &one));
   }
-  return TakeDeferred(w, FlushTargets(w, nullptr));
+  return TakeDeferred(w, FlushTargets(w, call, nullptr));
 }
 
 Status Sync(Window*) {

@@ -9,6 +9,8 @@
  *  - an epoch with no operation at all;
  *  - a mixed epoch: a contiguous put, a get and a strided (non-contiguous)
  *    put to the same target; the get and the strided put go as messages;
+ *  - fence, lock and lock_all epochs, whose contiguous puts go as RMA
+ *    writes as well (fence_and_lock_epochs);
  *  - counters: MPI_Win_get_info's nicq_rma_counter_* entries say how many
  *    puts went as RMA writes and how many landed (the target's arrival
  *    counter), exactly as many as this program issued on that path.
@@ -181,6 +183,97 @@ static void mixed_epoch(MPI_Win win, unsigned char* mem, MPI_Datatype strided) {
   CHECK_OK(MPI_Group_free(&from_left));
 }
 
+/* Puts into my slot of every other rank, one put of each size. */
+static void put_slots(MPI_Win win, unsigned char* src, int t, int round) {
+  unsigned char* s = src + (size_t)SLOT * t;
+  for (size_t i = 0; i < SLOT; ++i) s[i] = byte_of(rank, t, round, i);
+  const MPI_Aint at = (MPI_Aint)SLOT * rank;
+  /* The small put leaves from a buffer overwritten as soon as MPI_Put
+   * returns (strictly, MPI forbids that until the flush; nicq copies small
+   * puts so that such programs still work, as the active messages do). */
+  unsigned char transient[SMALL];
+  memcpy(transient, s, SMALL);
+  CHECK_OK(MPI_Put(transient, SMALL, MPI_BYTE, t, at, SMALL, MPI_BYTE, win));
+  memset(transient, 0xee, SMALL);
+  CHECK_OK(MPI_Put(s + SMALL, MEDIUM, MPI_BYTE, t, at + SMALL, MEDIUM, MPI_BYTE, win));
+  CHECK_OK(
+      MPI_Put(s + SMALL + MEDIUM, LARGE, MPI_BYTE, t, at + SMALL + MEDIUM, LARGE, MPI_BYTE, win));
+}
+
+static void check_slots(const unsigned char* mem, int round, const char* epoch) {
+  for (int o = 0; o < size; ++o) {
+    if (o == rank) continue;
+    const unsigned char* got = mem + (size_t)SLOT * o;
+    for (size_t i = 0; i < SLOT; ++i)
+      CHECK(got[i] == byte_of(o, rank, round, i),
+            "%s round %d: byte %zu from rank %d is %u, expected %u", epoch, round, i, o, got[i],
+            byte_of(o, rank, round, i));
+  }
+}
+
+/* Fence and lock epochs (docs/rma.md, "Fence and lock epochs on
+ * counters"): their contiguous puts go as RMA writes too, and the closing
+ * fence, unlock or flush returns only once they landed. Each round checks
+ * the target's memory right after the synchronization; under lock_all a
+ * get (an active message) right after MPI_Win_flush must read the put's
+ * bytes back. */
+static void fence_and_lock_epochs(MPI_Win win, unsigned char* mem) {
+  enum { EPOCH_ROUNDS = 6 };
+  unsigned char* src = malloc((size_t)SLOT * size);
+  unsigned char* back = malloc(SLOT);
+  const long long before = mp_win_info_value(win, "nicq_rma_counter_epoch_puts");
+  for (int round = 0; round < EPOCH_ROUNDS; ++round) {
+    CHECK_OK(MPI_Win_fence(0, win));
+    for (int t = 0; t < size; ++t)
+      if (t != rank) put_slots(win, src, t, round);
+    CHECK_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    check_slots(mem, round, "fence");
+  }
+  /* Every rank checked the last fence round before lock epochs write again. */
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  for (int round = EPOCH_ROUNDS; round < 2 * EPOCH_ROUNDS; ++round) {
+    for (int t = 0; t < size; ++t) {
+      if (t == rank) continue;
+      CHECK_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+      put_slots(win, src, t, round);
+      CHECK_OK(MPI_Win_unlock(t, win));
+    }
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    check_slots(mem, round, "lock");
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  }
+  for (int round = 2 * EPOCH_ROUNDS; round < 3 * EPOCH_ROUNDS; ++round) {
+    CHECK_OK(MPI_Win_lock_all(0, win));
+    for (int t = 0; t < size; ++t) {
+      if (t == rank) continue;
+      put_slots(win, src, t, round);
+      CHECK_OK(MPI_Win_flush(t, win));
+      const MPI_Aint at = (MPI_Aint)SLOT * rank;
+      CHECK_OK(MPI_Get(back, SLOT, MPI_BYTE, t, at, SLOT, MPI_BYTE, win));
+      CHECK_OK(MPI_Win_flush(t, win));
+      for (size_t i = 0; i < SLOT; ++i)
+        CHECK(back[i] == byte_of(rank, t, round, i),
+              "lock_all round %d: byte %zu read back from rank %d after the flush is %u, "
+              "expected %u",
+              round, i, t, back[i], byte_of(rank, t, round, i));
+    }
+    CHECK_OK(MPI_Win_unlock_all(win));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    check_slots(mem, round, "lock_all");
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  }
+  const long long puts = mp_win_info_value(win, "nicq_rma_counter_epoch_puts");
+  if (counters) {
+    const long long want = 3LL * EPOCH_ROUNDS * 3 * (size - 1);
+    CHECK(puts - before == want, "%lld fence and lock epoch puts went as RMA writes, expected %lld",
+          puts - before, want);
+  } else {
+    CHECK(puts == -1, "counter entries without counters");
+  }
+  free(back);
+  free(src);
+}
+
 int main(int argc, char** argv) {
   mp_init(&argc, &argv, &rank, &size);
   CHECK(argc >= 2, "usage: rma_offload counters|active_messages [create]");
@@ -205,6 +298,7 @@ int main(int argc, char** argv) {
     all_to_all(win, mem);
     empty_epoch(win, mem);
     mixed_epoch(win, mem, strided);
+    fence_and_lock_epochs(win, mem);
   }
   CHECK_OK(MPI_Type_free(&strided));
   CHECK_OK(MPI_Win_free(&win));

@@ -3,6 +3,8 @@
  * locks reading concurrently, MPI_Win_flush making puts visible inside a
  * lock epoch, lock_all with flush_all / flush_local(_all), and the
  * MPI_MODE_NOCHECK lock. */
+#include <stdlib.h>
+
 #include "mp_check.h"
 
 enum { N = 32, ROUNDS = 20 };
@@ -110,13 +112,18 @@ static void shared_reads_and_flush(MPI_Win win, int* mem) {
 static void lock_all_modes(MPI_Win win, int* mem, int assert) {
   mp_barrier(MPI_COMM_WORLD);
   CHECK_OK(MPI_Win_lock_all(assert, win));
+  /* One origin value per target: a put's origin buffer may be read until
+   * the flush (MPI 4.1 12.3: it must not be updated before then), and on
+   * the counter path it is, by the RMA write. */
+  int* v = malloc(sizeof(int) * (size_t)size);
   for (int t = 0; t < size; ++t) {
-    int v = 1000 * rank + t;
-    CHECK_OK(MPI_Put(&v, 1, MPI_INT, t, 25 + rank % 4, 1, MPI_INT, win));
+    v[t] = 1000 * rank + t;
+    CHECK_OK(MPI_Put(&v[t], 1, MPI_INT, t, 25 + rank % 4, 1, MPI_INT, win));
   }
   CHECK_OK(MPI_Win_flush_all(win));
   CHECK_OK(MPI_Win_flush_local_all(win));
   CHECK_OK(MPI_Win_unlock_all(win));
+  free(v);
   mp_barrier(MPI_COMM_WORLD);
   /* Slot 25 + r belongs to origin r alone while there are at most 4 ranks. */
   if (size <= 4)
