@@ -255,6 +255,10 @@ static void test_mixed_layouts(MPI_Comm comm) {
   COLL(Allgather, Iallgather, s, sc, st, r, rc, rt, comm);
   check_blocks(rank, r, p, "mixed-layout allgather");
   for (int i = 0; i < 5 * p; ++i) r[i] = -7;
+  for (int i = 0; i < 3; ++i) r[rank == 0 ? 2 * i : rank * 3 + i] = val(rank, i);
+  COLL(Allgather, Iallgather, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, rc, rt, comm);
+  check_blocks(rank, r, p, "mixed-layout in-place allgather");
+  for (int i = 0; i < 5 * p; ++i) r[i] = -7;
   COLL(Allgatherv, Iallgatherv, s, sc, st, r, cnt, dsp, rt, comm);
   check_blocks(rank, r, p, "mixed-layout allgatherv");
   for (int i = 0; i < 5 * p; ++i) r[i] = -7;
