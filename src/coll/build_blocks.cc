@@ -87,18 +87,26 @@ void BuildBlockCollective(const Args& a, Schedule& s, const std::string& algo, U
     case Kind::kAllgather:
     case Kind::kAllgatherv: {
       const bool v = a.kind == Kind::kAllgatherv;
-      for (int i = 0; i < p; ++i) {
-        const std::int64_t disp = (v ? a.rdispls[i] : i * a.rcount) * a.rtype->extent;
-        rb[i] = RecvView(s, u, a.recvbuf, disp, v ? a.rcounts[i] : a.rcount, a.rtype,
-                         in_place && i == r);
+      if (v) {
+        for (int i = 0; i < p; ++i)
+          rb[i] = RecvView(s, u, a.recvbuf, a.rdispls[i] * a.rtype->extent, a.rcounts[i], a.rtype,
+                           in_place && i == r);
+      } else {
+        // One view of all p blocks, packed back to back: recursive doubling
+        // moves runs of adjacent blocks, and it must be chosen on every rank
+        // alike, whatever layout this rank's receive type has (peers may
+        // receive the same signature with another type).
+        const std::size_t bytes = std::size_t(a.rcount * a.rtype->size);
+        char* all = Out(s, u, a.recvbuf, a.rcount * p, a.rtype, in_place);
+        for (int i = 0; i < p; ++i) rb[i] = Block{all + std::size_t(i) * bytes, bytes};
       }
       if (!in_place) {
         Block in = SendView(s, a.sendbuf, 0, a.scount, a.stype);
         s.Copy(rb[r].ptr, in.ptr, std::min(in.bytes, rb[r].bytes));
       }
       s.EndPhase();
-      if (!v && algo == "recursive_doubling" && IsPof2(p) && a.rtype->IsContiguous())
-        BuildAllgatherRecursiveDoubling(s, r, p, static_cast<char*>(a.recvbuf), rb[0].bytes);
+      if (!v && algo == "recursive_doubling" && IsPof2(p))
+        BuildAllgatherRecursiveDoubling(s, r, p, rb[0].ptr, rb[0].bytes);
       else
         BuildAllgatherRing(s, r, p, rblk);
       break;

@@ -10,6 +10,7 @@
 #include "dtype/datatype.h"
 #include "offload/trigger_plan.h"
 #include "queue/offload_context.h"
+#include "runtime/runtime.h"
 
 namespace nicq::coll {
 namespace {
@@ -104,6 +105,13 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
   // performance.md): the plan is taken only when asked for.
   if (be->HostDriven() && a.algo != "offload")
     return "the emulated backend runs without its agent thread (NICQ_PROGRESS_THREAD=0)";
+  // More ranks than cores: every hop of the plan waits until the agent
+  // thread of the rank it reaches gets a core (4 ranks on 2 cores: ~6 ms
+  // per exchange, against ~6 us for the host schedule's eager exchange).
+  if (std::strcmp(queue::BackendName(), "emulated") == 0 && rt::Oversubscribed() &&
+      a.algo != "offload")
+    return "the emulated backend's agent threads share oversubscribed cores (more ranks than "
+           "cores on this node)";
   if (a.kind == Kind::kNeighborAlltoallw) {
     std::int64_t run = 0;
     for (int j = 0; j < a.outdegree; ++j)

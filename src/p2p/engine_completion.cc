@@ -277,4 +277,15 @@ bool Engine::CheckLocalPeers() {
   return found;
 }
 
+std::string Engine::DeadPeers() const {
+  std::string list;
+  int n = 0;
+  for (int w = 0; w < int(dead_.size()); ++w) {
+    if (!dead_[w]) continue;
+    list += (n++ ? ", " : "") + std::to_string(w);
+  }
+  if (n == 0) return "";
+  return (n == 1 ? "world rank " : "world ranks ") + list;
+}
+
 }  // namespace nicq::p2p

@@ -73,8 +73,11 @@ struct Link {
   // arguments, or the groups disagree on the call): the leaders' exchange
   // then ends after this many seconds (0: never). An existing
   // intercommunicator's remote group is known to exist, so split and merge
-  // wait as long as it takes.
+  // wait as long as it takes; a process of either group that failed still
+  // ends the wait (ProgressWait's dead-peer checks, after NICQ_PEER_TIMEOUT
+  // for one that exited on this node).
   double meeting_timeout_s = 0;
+  bool creating = false;  // IntercommCreate: the members' failure message names its causes
 };
 
 Status Post(bool send, void* buf, std::size_t len, int world, std::uint32_t ctx, int tag,
@@ -197,10 +200,12 @@ Status Agree(Comm* local, int leader, const Link& link, const Member& mine,
   NICQ_RETURN_IF_ERROR(Post(false, &counts[1], sizeof(std::int32_t), lw, lctx, ltag, &x[1]));
   NICQ_RETURN_IF_ERROR(WaitAll(x, 2, "reaching the local leader"));
   if (counts[1] < 0)
-    return Error(Code(-counts[1]), "the local leader (local rank " + std::to_string(leader) +
-                                       ", world rank " + std::to_string(lw) +
-                                       ") failed the call (its error says why: its arguments were "
-                                       "refused, or the remote leader never came)");
+    return Error(Code(-counts[1]),
+                 "the local leader (local rank " + std::to_string(leader) + ", world rank " +
+                     std::to_string(lw) + ") failed the call (its error says why: " +
+                     (link.creating ? "its arguments were refused, or the remote leader never came"
+                                    : "a process of either group failed") +
+                     ")");
   if (counts[1] == 0 || counts[1] > WorldSize())
     return Error(Code::kComm,
                  "the local leader sent a remote group size of " + std::to_string(counts[1]));
@@ -342,6 +347,7 @@ Status IntercommCreate(Comm* local, int local_leader, Comm* peer, int remote_lea
     link = Link{remote_leader_world, peer->context_id + kRuntimeContextOffset,
                 int(kCreateTagBit | (std::uint32_t(tag) & kCreateTagMask))};
   link.refused = leader_refused;
+  link.creating = true;
   link.meeting_timeout_s =
       double(std::max<std::int64_t>(0, config::GetInt("NICQ_INTERCOMM_TIMEOUT")));
   Status st = Agree(lc, local_leader, link, mine, locals, remotes);

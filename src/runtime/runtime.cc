@@ -288,8 +288,11 @@ Status ProgressWait(Backoff& b) {
     s.last_event_s.store(detail::NowSeconds(), std::memory_order_relaxed);
     return Status::Ok();
   }
-  if (s.engine.any_dead())
-    return Error(Code::kProcFailed, "a peer process has failed; the operation cannot complete");
+  if (s.engine.any_dead()) {
+    EngineLock lock;
+    return Error(Code::kProcFailed, "a peer process has failed (" + s.engine.DeadPeers() +
+                                        "); the operation cannot complete");
+  }
   ++b.polls;
   const std::uint32_t kSpinPolls = w.spin, kYieldPolls = w.yield;
   const int kBlockMs = w.block_ms;
@@ -347,7 +350,8 @@ Status ProgressWait(Backoff& b) {
     NICQ_LOG(kDebug, kP2p, "no progress for %.0f s: %s", now - last_event,
              s.engine.DescribeState().c_str());
     if (s.engine.CheckLocalPeers())
-      return Error(Code::kProcFailed, "a peer process on this node has exited");
+      return Error(Code::kProcFailed,
+                   "a peer process on this node has exited (" + s.engine.DeadPeers() + ")");
   }
   return Status::Ok();
 }

@@ -5,7 +5,17 @@
  * (the test sets a few) and its whole group fails too. Afterwards, with
  * nothing left over from the failed call, a correct creation works.
  * Both groups use MPI_ERRORS_RETURN; every rank checks its class and
- * that newintercomm stayed MPI_COMM_NULL. */
+ * that newintercomm stayed MPI_COMM_NULL.
+ *
+ * With "deadpeer split|merge|dup": the last world rank exits (no
+ * MPI_Finalize) while every other rank calls MPI_Comm_split,
+ * MPI_Intercomm_merge or MPI_Comm_dup on an intercommunicator of the two
+ * halves. Each must return MPI_ERR_PROC_FAILED (found once a wait passes
+ * NICQ_PEER_TIMEOUT) with a message naming the call and either the failed
+ * rank or its own leader, whose call failed, and print
+ * INTERCOMM-DEADPEER-OK. */
+#include <unistd.h>
+
 #include "mp_check.h"
 
 static int world_rank, world_size;
@@ -47,6 +57,63 @@ static void refused_creation(MPI_Comm local, int color, int remote_leader, int h
   CHECK(ic == MPI_COMM_NULL, "case %d: newintercomm set on a failed call", how);
 }
 
+/* Whether a "world rank N" or "world ranks N, M, ..." in msg lists `w` (the
+ * survivors that finish first may be listed too: they exit). */
+static int names_world_rank(const char* msg, int w) {
+  for (const char* at = strstr(msg, "world rank"); at; at = strstr(at + 1, "world rank")) {
+    const char* p = at + strlen("world rank");
+    if (*p == 's') ++p;
+    for (;;) {
+      char* end;
+      const long r = strtol(p, &end, 10);
+      if (end == p) break;
+      if (r == w) return 1;
+      if (strncmp(end, ", ", 2) != 0) break;
+      p = end + 2;
+    }
+  }
+  return 0;
+}
+
+static void dead_peer(MPI_Comm local, int color, int remote_leader, const char* call) {
+  MPI_Comm ic, out = MPI_COMM_NULL;
+  CHECK_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_leader, 34, &ic));
+  MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
+  const int victim = world_size - 1;
+  int go = 1;
+  if (world_rank == victim) {
+    /* Every other rank has its intercommunicator: leave without a word. */
+    for (int r = 0; r < victim; ++r)
+      CHECK_OK(MPI_Recv(&go, 1, MPI_INT, r, 35, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    _exit(0);
+  }
+  CHECK_OK(MPI_Send(&go, 1, MPI_INT, victim, 35, MPI_COMM_WORLD));
+  int rc;
+  const char* name;
+  if (strcmp(call, "split") == 0) {
+    name = "MPI_Comm_split";
+    rc = MPI_Comm_split(ic, 0, world_rank, &out);
+  } else if (strcmp(call, "merge") == 0) {
+    name = "MPI_Intercomm_merge";
+    rc = MPI_Intercomm_merge(ic, color, &out);
+  } else {
+    name = "MPI_Comm_dup";
+    rc = MPI_Comm_dup(ic, &out);
+  }
+  CHECK(error_class(rc) == MPI_ERR_PROC_FAILED, "%s with a dead peer: class %d (rc %d)", name,
+        error_class(rc), rc);
+  CHECK(out == MPI_COMM_NULL, "%s set its output on a failed call", name);
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  CHECK(strstr(msg, name) != NULL, "the message '%s' does not name %s", msg, name);
+  CHECK(names_world_rank(msg, victim) || strstr(msg, "the local leader") != NULL,
+        "the message '%s' names neither world rank %d nor the local leader", msg, victim);
+  printf("INTERCOMM-DEADPEER-OK: world rank %d: %s\n", world_rank, msg);
+  fflush(stdout);
+  _exit(0); /* MPI_Finalize would wait for the dead rank */
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -60,6 +127,7 @@ int main(int argc, char** argv) {
   CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, color, world_rank, &local));
   MPI_Comm_set_errhandler(local, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (argc > 2 && strcmp(argv[1], "deadpeer") == 0) dead_peer(local, color, remote_leader, argv[2]);
   refused_creation(local, color, remote_leader, 0, 31);
   refused_creation(local, color, remote_leader, 1, 32);
   /* Nothing of the failed calls is left to match: a good creation works.

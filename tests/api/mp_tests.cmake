@@ -124,3 +124,19 @@ nicq_add_mp_test(api_session_buffers PROGRAM api_mp_session_buffers RANKS 2 3
 nicq_add_mp_program(api_mp_intercomm_refused SOURCES mp_intercomm_refused.c)
 nicq_add_mp_test(api_intercomm_refused PROGRAM api_mp_intercomm_refused RANKS 2 3 4
                  PROVIDERS shm tcp+ofi_rxm ENV NICQ_INTERCOMM_TIMEOUT=3 LABELS api TIMEOUT 60)
+# A rank exits while the other ranks split, merge or duplicate an
+# intercommunicator it belongs to: every survivor gets MPI_ERR_PROC_FAILED
+# (after NICQ_PEER_TIMEOUT) naming the call, instead of waiting forever.
+foreach(call split merge dup)
+  nicq_add_mp_test(api_intercomm_deadpeer_${call} PROGRAM api_mp_intercomm_refused
+                   ARGS deadpeer ${call} RANKS 2 4 PROVIDERS shm LABELS api TIMEOUT 60
+                   ENV NICQ_PEER_TIMEOUT=1)
+  nicq_add_mp_test(api_intercomm_deadpeer_${call} PROGRAM api_mp_intercomm_refused
+                   ARGS deadpeer ${call} RANKS 4 PROVIDERS tcp+ofi_rxm LABELS api TIMEOUT 60 NO_PERSONA
+                   ENV NICQ_PEER_TIMEOUT=1)
+  foreach(t shm.n2 shm.n4 tcp+ofi_rxm.n4)
+    set_tests_properties(mp.api_intercomm_deadpeer_${call}.${t} PROPERTIES
+      PASS_REGULAR_EXPRESSION "INTERCOMM-DEADPEER-OK"
+      FAIL_REGULAR_EXPRESSION "timeout after|exited with status [1-9]|killed by signal|check failed")
+  endforeach()
+endforeach()

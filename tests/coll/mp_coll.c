@@ -222,6 +222,51 @@ static void test_ops_types(MPI_Comm comm) {
   MPI_Type_free(&vec);
 }
 
+/* Types that differ between ranks with the same signature (3 ints): rank 0
+ * receives each block as one strided vector (elements 0, 2, 4 of an extent
+ * of 5 ints) and rank 1 sends one, the others use 3 MPI_INTs. Every rank
+ * must take the same algorithm whatever its own layout; the gaps keep
+ * their values. */
+static void check_blocks(int rank, const int* r, int p, const char* what) {
+  for (int q = 0; q < p; ++q)
+    for (int i = 0; i < 3; ++i) {
+      const int at = rank == 0 ? q * 5 + 2 * i : q * 3 + i;
+      CHECK(r[at] == val(q, i), "%s: block %d [%d] = %d", what, q, i, r[at]);
+    }
+  if (rank == 0)
+    for (int q = 0; q < p; ++q)
+      CHECK(r[q * 5 + 1] == -7 && r[q * 5 + 3] == -7, "%s: gap of block %d written", what, q);
+}
+
+static void test_mixed_layouts(MPI_Comm comm) {
+  int rank, p;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &p);
+  CHECK(p <= 8, "mixed layouts: at most 8 ranks");
+  MPI_Datatype vec;
+  CHECK_OK(MPI_Type_vector(3, 1, 2, MPI_INT, &vec));
+  CHECK_OK(MPI_Type_commit(&vec));
+  const MPI_Datatype st = rank == 1 ? vec : MPI_INT, rt = rank == 0 ? vec : MPI_INT;
+  const int sc = rank == 1 ? 1 : 3, rc = rank == 0 ? 1 : 3;
+  int s[5], r[5 * 8], cnt[8], dsp[8];
+  for (int i = 0; i < 5; ++i) s[i] = rank == 1 ? (i % 2 ? -1 : val(rank, i / 2)) : val(rank, i);
+  for (int q = 0; q < p; ++q) cnt[q] = rc, dsp[q] = q * rc;
+  for (int i = 0; i < 5 * p; ++i) r[i] = -7;
+  COLL(Allgather, Iallgather, s, sc, st, r, rc, rt, comm);
+  check_blocks(rank, r, p, "mixed-layout allgather");
+  for (int i = 0; i < 5 * p; ++i) r[i] = -7;
+  for (int i = 0; i < 3; ++i) r[rank == 0 ? 2 * i : rank * 3 + i] = val(rank, i);
+  COLL(Allgather, Iallgather, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, rc, rt, comm);
+  check_blocks(rank, r, p, "mixed-layout in-place allgather");
+  for (int i = 0; i < 5 * p; ++i) r[i] = -7;
+  COLL(Allgatherv, Iallgatherv, s, sc, st, r, cnt, dsp, rt, comm);
+  check_blocks(rank, r, p, "mixed-layout allgatherv");
+  for (int i = 0; i < 5 * p; ++i) r[i] = -7;
+  COLL(Gather, Igather, s, sc, st, r, rc, rt, 0, comm);
+  if (rank == 0) check_blocks(rank, r, p, "mixed-layout gather");
+  MPI_Type_free(&vec);
+}
+
 static void test_rooted(MPI_Comm comm, int n) {
   int rank, p;
   MPI_Comm_rank(comm, &rank);
@@ -457,6 +502,8 @@ int main(int argc, char** argv) {
       test_global(comms[ci], counts[k]);
     }
   if (!allreduce_only) test_ops_types(MPI_COMM_WORLD);
+  if (!allreduce_only) test_mixed_layouts(MPI_COMM_WORLD);
+  if (!allreduce_only && !quick) test_mixed_layouts(split);
   if (!allreduce_only && !quick) test_ops_types(split);
   if (!quick) test_large(MPI_COMM_WORLD);
   MPI_Comm_free(&split);

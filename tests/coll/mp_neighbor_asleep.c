@@ -1,10 +1,12 @@
 /* A queued chain of persistent neighborhood collectives completes while
  * every host thread sleeps (issue 17 item 2: the halo exchange as a
  * resident trigger plan). Usage: mp_neighbor_asleep [pairs] [kind]
- * (pairs: enqueued start/wait pairs per chain, default 16, as far as a
- * queue runs ahead; kind: alltoall, allgather, alltoallv, allgatherv,
+ * [offload] (pairs: enqueued start/wait pairs per chain, default 16, as far
+ * as a queue runs ahead; kind: alltoall, allgather, alltoallv, allgatherv,
  * alltoallw, both = the first two (the default), v = the two v forms,
- * w = alltoallw, or all). The v and w forms place each block one int apart
+ * w = alltoallw, or all; offload: every persistent request carries the info
+ * key nicq_algorithm=offload, which the emulated backend needs to take the
+ * plan where ranks outnumber cores). The v and w forms place each block one int apart
  * (displacements stride B + 1), and the gaps must keep their values.
  * Alltoallw gives its blocks three datatypes in turn, each one contiguous
  * run, as the plan takes them: B MPI_INTs, one contiguous type of B ints,
@@ -63,6 +65,10 @@ static Nb nbs[MAXP];
 static int is_cart;
 static int nprocs;
 static int stride; /* ints from one block to the next: B, or B + 1 (v forms) */
+/* The persistent requests' info: nicq_algorithm=offload with the third
+ * argument "offload" (the emulated backend declines the plan on its own
+ * where ranks outnumber cores), else MPI_INFO_NULL. */
+static MPI_Info g_plan_info = MPI_INFO_NULL;
 
 /* The block of `from`'s send buffer that lands in slot i of rank r. */
 static int paired_block(int r, int i, int alltoall) {
@@ -165,25 +171,25 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int 
     MPI_Datatype wtypes[MAXD];
     for (int k = 0; k < MAXD; k++) w_block(k, &wtypes[k], &wcounts[k], &wdispls[k]);
     CHECK_OK(MPI_Neighbor_alltoallw_init(x, wcounts, wdispls, wtypes, y, wcounts, wdispls, wtypes,
-                                         c, MPI_INFO_NULL, &req[0]));
+                                         c, g_plan_info, &req[0]));
     CHECK_OK(MPI_Neighbor_alltoallw_init(y, wcounts, wdispls, wtypes, x, wcounts, wdispls, wtypes,
-                                         c, MPI_INFO_NULL, &req[1]));
+                                         c, g_plan_info, &req[1]));
   } else if (v && alltoall) {
     CHECK_OK(MPI_Neighbor_alltoallv_init(x, counts, displs, MPI_INT, y, counts, displs, MPI_INT, c,
-                                         MPI_INFO_NULL, &req[0]));
+                                         g_plan_info, &req[0]));
     CHECK_OK(MPI_Neighbor_alltoallv_init(y, counts, displs, MPI_INT, x, counts, displs, MPI_INT, c,
-                                         MPI_INFO_NULL, &req[1]));
+                                         g_plan_info, &req[1]));
   } else if (v) {
-    CHECK_OK(MPI_Neighbor_allgatherv_init(x, B, MPI_INT, y, counts, displs, MPI_INT, c,
-                                          MPI_INFO_NULL, &req[0]));
-    CHECK_OK(MPI_Neighbor_allgatherv_init(y, B, MPI_INT, x, counts, displs, MPI_INT, c,
-                                          MPI_INFO_NULL, &req[1]));
+    CHECK_OK(MPI_Neighbor_allgatherv_init(x, B, MPI_INT, y, counts, displs, MPI_INT, c, g_plan_info,
+                                          &req[0]));
+    CHECK_OK(MPI_Neighbor_allgatherv_init(y, B, MPI_INT, x, counts, displs, MPI_INT, c, g_plan_info,
+                                          &req[1]));
   } else if (alltoall) {
-    CHECK_OK(MPI_Neighbor_alltoall_init(x, B, MPI_INT, y, B, MPI_INT, c, MPI_INFO_NULL, &req[0]));
-    CHECK_OK(MPI_Neighbor_alltoall_init(y, B, MPI_INT, x, B, MPI_INT, c, MPI_INFO_NULL, &req[1]));
+    CHECK_OK(MPI_Neighbor_alltoall_init(x, B, MPI_INT, y, B, MPI_INT, c, g_plan_info, &req[0]));
+    CHECK_OK(MPI_Neighbor_alltoall_init(y, B, MPI_INT, x, B, MPI_INT, c, g_plan_info, &req[1]));
   } else {
-    CHECK_OK(MPI_Neighbor_allgather_init(x, B, MPI_INT, y, B, MPI_INT, c, MPI_INFO_NULL, &req[0]));
-    CHECK_OK(MPI_Neighbor_allgather_init(y, B, MPI_INT, x, B, MPI_INT, c, MPI_INFO_NULL, &req[1]));
+    CHECK_OK(MPI_Neighbor_allgather_init(x, B, MPI_INT, y, B, MPI_INT, c, g_plan_info, &req[0]));
+    CHECK_OK(MPI_Neighbor_allgather_init(y, B, MPI_INT, x, B, MPI_INT, c, g_plan_info, &req[1]));
   }
   CHECK_OK(MPI_Match(&req[0]));
   CHECK_OK(MPI_Match(&req[1]));
@@ -267,7 +273,7 @@ static void check_mixed_types(void) {
   static int sbuf[MAXD * B], rbuf[MAXD * 2 * B];
   MPI_Request req;
   CHECK_OK(MPI_Neighbor_alltoall_init(sbuf, B, MPI_INT, rbuf, rank == 0 ? 1 : B,
-                                      rank == 0 ? strided : MPI_INT, c, MPI_INFO_NULL, &req));
+                                      rank == 0 ? strided : MPI_INT, c, g_plan_info, &req));
   for (int e = 0; e < 2; e++) {
     for (int k = 0; k < MAXD * B; k++) sbuf[k] = 100000 * e + 1000 * rank + k;
     for (int k = 0; k < MAXD * 2 * B; k++) rbuf[k] = -1;
@@ -318,7 +324,7 @@ static void check_mixed_w(void) {
   }
   MPI_Request req;
   CHECK_OK(MPI_Neighbor_alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-                                       rtypes, c, MPI_INFO_NULL, &req));
+                                       rtypes, c, g_plan_info, &req));
   for (int e = 0; e < 2; e++) {
     for (int k = 0; k < MAXD * B; k++) sbuf[k] = 100000 * e + 1000 * rank + k;
     for (int k = 0; k < MAXD * SLOT; k++) rbuf[k] = -1;
@@ -348,6 +354,10 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const int pairs = argc > 1 ? atoi(argv[1]) : 16;
   const char* kind = argc > 2 ? argv[2] : "both";
+  if (argc > 3 && strcmp(argv[3], "offload") == 0) {
+    CHECK_OK(MPI_Info_create(&g_plan_info));
+    CHECK_OK(MPI_Info_set(g_plan_info, "nicq_algorithm", "offload"));
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   CHECK(nprocs == MAXP, "run on %d ranks (got %d)", MAXP, nprocs);
@@ -386,6 +396,7 @@ int main(int argc, char** argv) {
   if (any_w) check_mixed_w();
   CHECK_OK(MPI_Type_free(&w_types[1]));
   CHECK_OK(MPI_Type_free(&w_types[2]));
+  if (g_plan_info != MPI_INFO_NULL) CHECK_OK(MPI_Info_free(&g_plan_info));
   MPI_Finalize();
   return 0;
 }
