@@ -29,8 +29,33 @@ struct Reduction {
   AtomicOp op = AtomicOp::kSum;
   std::size_t esize = 0;
   const char* input = nullptr;  // sendbuf, or recvbuf in place
+  // Bytes one atomic may carry (the backend's max_atomic_count items; cxi:
+  // one); 0: any. A longer block goes as several atomics, each counted.
+  std::size_t chunk = 0;
   offload::PeerId Peer(int r) const { return a->comm->world_ranks[r]; }
+  // Atomics that carry a block of `bytes` (> 0).
+  std::uint64_t Pieces(std::size_t bytes) const {
+    return chunk == 0 ? 1 : (bytes + chunk - 1) / chunk;
+  }
 };
+
+// Combines `bytes` at `src` into `to` as Pieces(bytes) atomics, each
+// waiting on `wait` after `deps`; appends them to *sent.
+void Combine(const Reduction& r, offload::Schedule* s, const char* src, std::size_t bytes,
+             RemoteBuffer to, const std::vector<StepId>& deps, offload::PlanCounter wait,
+             const std::string& label, std::vector<StepId>* sent) {
+  const std::size_t step = r.chunk == 0 ? bytes : r.chunk;
+  for (std::size_t off = 0; off < bytes; off += step) {
+    const std::size_t len = std::min(step, bytes - off);
+    const StepId at = s->Atomic(r.op, r.type, src + off, len,
+                                RemoteBuffer{to.peer, to.buffer, to.offset + off}, deps);
+    s->WaitOn(at, wait);
+    s->SetLabel(at, len == bytes ? label
+                                 : label + " (bytes " + std::to_string(off) + ".." +
+                                       std::to_string(off + len) + ")");
+    sent->push_back(at);
+  }
+}
 
 std::int64_t BlockCount(const Args& a, int j) {
   return a.kind == Kind::kReduceScatterBlock ? a.rcount : a.rcounts[j];
@@ -59,7 +84,7 @@ Status BuildReduceScatter(const Reduction& r, offload::Schedule* s) {
   // Counter and buffer indices must agree across ranks: ready, arrive,
   // self, moved; result, own block, recvbuf.
   const auto ready = s->AddCounter("ready", tokens_owed);
-  const auto arrive = s->AddCounter("arrive", mine > 0 ? std::uint64_t(p - 1) : 0);
+  const auto arrive = s->AddCounter("arrive", mine > 0 ? (p - 1) * r.Pieces(mine) : 0);
   const auto self = s->AddCounter("self", copy ? 1 : 0);
   const auto moved = s->AddCounter("moved", staged ? 1 : 0);
   void* result = mine == 0 ? s->AllocScratch(8) : staged ? s->AllocScratch(mine) : a.recvbuf;
@@ -90,11 +115,8 @@ Status BuildReduceScatter(const Reduction& r, offload::Schedule* s) {
     s->SetLabel(started, "start counted into ready");
     for (int j = 0; j < p; ++j) {
       if (j == me || bytes[j] == 0) continue;
-      const StepId op = s->Atomic(r.op, r.type, r.input + displ[j], bytes[j],
-                                  RemoteBuffer{r.Peer(j), res, 0}, {started});
-      s->WaitOn(op, ready);
-      s->SetLabel(op, "block " + std::to_string(j) + " combined into " + std::to_string(j));
-      sent.push_back(op);
+      Combine(r, s, r.input + displ[j], bytes[j], RemoteBuffer{r.Peer(j), res, 0}, {started}, ready,
+              "block " + std::to_string(j) + " combined into " + std::to_string(j), &sent);
     }
   }
   if (mine == 0) return Status::Ok();
@@ -121,7 +143,7 @@ Status BuildScan(const Reduction& r, offload::Schedule* s) {
   const bool copy = a.sendbuf != kInPlace;
   // Counter and buffer indices must agree across ranks: ready, arrive, self; recvbuf, own.
   const auto ready = s->AddCounter("ready", has_next ? 1 : 0);
-  const auto arrive = s->AddCounter("arrive", has_prev ? 1 : 0);
+  const auto arrive = s->AddCounter("arrive", has_prev ? r.Pieces(n) : 0);
   const auto self = s->AddCounter("self", copy ? 1 : 0);
   const auto res = s->ExposeBuffer("recvbuf", a.recvbuf, n, arrive);
   const auto own = s->ExposeBuffer("own input", a.recvbuf, n, self);
@@ -150,12 +172,10 @@ Status BuildScan(const Reduction& r, offload::Schedule* s) {
     prefix = s->Nop({});
     s->SetLabel(prefix, "start (in place)");
   }
-  if (has_next) {
-    const StepId at =
-        s->Atomic(r.op, r.type, a.recvbuf, n, RemoteBuffer{r.Peer(me + 1), res, 0}, {prefix});
-    s->WaitOn(at, ready);
-    s->SetLabel(at, "prefix combined into " + std::to_string(me + 1));
-  }
+  std::vector<StepId> sent;
+  if (has_next)
+    Combine(r, s, static_cast<const char*>(a.recvbuf), n, RemoteBuffer{r.Peer(me + 1), res, 0},
+            {prefix}, ready, "prefix combined into " + std::to_string(me + 1), &sent);
   return Status::Ok();
 }
 
@@ -173,7 +193,8 @@ Status BuildExscan(const Reduction& r, offload::Schedule* s) {
   // Counter and buffer indices must agree across ranks: ready, arrive,
   // self; recvbuf, prefix, own.
   const auto ready = s->AddCounter("ready", last ? 0 : 1);
-  const auto arrive = s->AddCounter("arrive", first ? 0 : middle ? 2 : 1);
+  // A middle rank receives the exclusive prefix (one put) and combines it.
+  const auto arrive = s->AddCounter("arrive", first ? 0 : middle ? 1 + r.Pieces(n) : 1);
   const auto self = s->AddCounter("self", middle ? 1 : 0);
   const auto res =
       s->ExposeBuffer("recvbuf", first ? s->AllocScratch(8) : a.recvbuf, first ? 8 : n, arrive);
@@ -208,16 +229,14 @@ Status BuildExscan(const Reduction& r, offload::Schedule* s) {
     s->WaitOn(prefix, arrive);
     s->SetLabel(prefix, "prefix of ranks 0.." + std::to_string(me) + " complete");
   }
-  const void* src = first ? static_cast<const void*>(r.input) : incl;
+  const char* src = first ? r.input : static_cast<const char*>(incl);
   const StepId put = s->Put(src, n, RemoteBuffer{r.Peer(me + 1), res, 0}, {prefix});
   s->WaitOn(put, ready);
   s->SetLabel(put, "prefix -> recvbuf of " + std::to_string(me + 1));
-  if (me + 2 < p) {
-    const StepId at =
-        s->Atomic(r.op, r.type, src, n, RemoteBuffer{r.Peer(me + 1), acc, 0}, {prefix});
-    s->WaitOn(at, ready);
-    s->SetLabel(at, "prefix combined into " + std::to_string(me + 1) + "'s");
-  }
+  std::vector<StepId> sent;
+  if (me + 2 < p)
+    Combine(r, s, src, n, RemoteBuffer{r.Peer(me + 1), acc, 0}, {prefix}, ready,
+            "prefix combined into " + std::to_string(me + 1) + "'s", &sent);
   return Status::Ok();
 }
 
@@ -252,8 +271,7 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be, Reduction* r
       std::strcmp(rt::ProviderName(), "shm") == 0)
     return "the shm provider's remote atomics lose updates when several land in one buffer at "
            "once";
-  if (!caps.AtomicFits(r->type, largest))
-    return "a block of " + std::to_string(largest) + " bytes is longer than one atomic";
+  r->chunk = caps.max_atomic_count * r->esize;
   if (caps.max_msg_bytes != 0 && largest > caps.max_msg_bytes)
     return "a block of " + std::to_string(largest) + " bytes is larger than one put (" +
            std::to_string(caps.max_msg_bytes) + ")";

@@ -8,7 +8,7 @@
 // scan, exscan"):
 //   reduce_scatter(_block)  flat: my own block moves into my result buffer
 //       (a NIC put to myself; nothing when it is already in place), then a
-//       ready token to every other rank; my block j goes as one remote atomic
+//       ready token to every other rank; my block j goes as a remote atomic
 //       into rank j's result buffer once my start and every token owed to me
 //       are in. An arrival counter counts the p - 1 atomics. In place, rank
 //       r's own block sits at its displacement in recvbuf while the other
@@ -23,8 +23,10 @@
 //       prefix into rank i's recvbuf (the exclusive result) and combines it
 //       into i's scratch. The last rank needs no scratch, rank 0's recvbuf
 //       is not touched.
+// A block longer than one atomic may carry (the backend's max_atomic_count;
+// cxi: one item) goes as several atomics, each counted on arrival.
 // Anything the plan cannot take (another type or op, a single rank, nothing
-// to reduce, a block larger than one atomic or put, too many ops for the
+// to reduce, a block larger than one put, too many ops for the
 // trigger slots) leaves *out null on every rank alike, with one
 // NICQ_LOG=info:coll line naming the reason.
 #pragma once
