@@ -462,8 +462,8 @@ int main(int argc, char** argv) {
   };
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     const int red = is_reduction(forms[i].name);
-    if (!strcmp(kind, "all") || !strcmp(kind, forms[i].name) ||
-        (!strcmp(kind, "dense") && !red) || (!strcmp(kind, "reductions") && red))
+    if (!strcmp(kind, "all") || !strcmp(kind, forms[i].name) || (!strcmp(kind, "dense") && !red) ||
+        (!strcmp(kind, "reductions") && red))
       run_form(&forms[i], pairs);
   }
   if (!strcmp(kind, "all") || !strcmp(kind, "dense") || !strcmp(kind, "mixed")) check_mixed();
