@@ -12,7 +12,8 @@
  *
  * Usage: nicq_asleep [--kind K[,K...]] [-m bytes] [--pairs W] [--rounds R]
  *   K: allreduce bcast reduce barrier allgather alltoall gather scatter
- *      neighbor_alltoall (a periodic 2D grid of all ranks); default all.
+ *      neighbor_alltoall (a periodic 2D grid of all ranks)
+ *      reduce_scatter_block scan exscan; default all.
  *   bytes: per rank's block (doubles, at least one); default 8. */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,10 +21,11 @@
 #include <string.h>
 #include <time.h>
 
-enum { kMaxKinds = 9 };
-static const char* const kKinds[kMaxKinds] = {"allreduce", "bcast",     "reduce",
-                                              "barrier",   "allgather", "alltoall",
-                                              "gather",    "scatter",   "neighbor_alltoall"};
+enum { kMaxKinds = 12 };
+static const char* const kKinds[kMaxKinds] = {
+    "allreduce", "bcast",  "reduce",  "barrier",           "allgather",
+    "alltoall",  "gather", "scatter", "neighbor_alltoall", "reduce_scatter_block",
+    "scan",      "exscan"};
 
 static void Check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
@@ -72,6 +74,12 @@ static void Init(const char* kind, int count, int size, double* s, double* r, MP
     rc = MPI_Gather_init(s, count, MPI_DOUBLE, r, count, MPI_DOUBLE, 0, w, i, req);
   else if (!strcmp(kind, "scatter"))
     rc = MPI_Scatter_init(s, count, MPI_DOUBLE, r, count, MPI_DOUBLE, 0, w, i, req);
+  else if (!strcmp(kind, "reduce_scatter_block"))
+    rc = MPI_Reduce_scatter_block_init(s, r, count, MPI_DOUBLE, MPI_SUM, w, i, req);
+  else if (!strcmp(kind, "scan"))
+    rc = MPI_Scan_init(s, r, count, MPI_DOUBLE, MPI_SUM, w, i, req);
+  else if (!strcmp(kind, "exscan"))
+    rc = MPI_Exscan_init(s, r, count, MPI_DOUBLE, MPI_SUM, w, i, req);
   else {
     int dims[2] = {0, 0}, periods[2] = {1, 1};
     Check(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");

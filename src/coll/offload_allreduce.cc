@@ -18,14 +18,11 @@
 #include "runtime/runtime.h"
 
 namespace nicq::coll {
-namespace {
 
 using offload::AtomicOp;
 using offload::AtomicType;
 
-// The MPI types whose items the NIC can combine (the provider's own table,
-// Caps().SupportsAtomic, then decides per op and type).
-bool MapType(int handle, AtomicType* t) {
+bool NicAtomicType(int handle, AtomicType* t) {
   switch (handle) {
     case MPI_DOUBLE:
       *t = AtomicType::kDouble;
@@ -80,10 +77,7 @@ bool MapType(int handle, AtomicType* t) {
   }
 }
 
-// Every predefined reduction but MINLOC/MAXLOC (pairs) and REPLACE/NO_OP
-// (not reductions of allreduce); MPI's own argument check has already
-// refused an op the type does not admit (MPI 4.1 6.9.2).
-bool MapOp(int handle, AtomicOp* o) {
+bool NicAtomicOp(int handle, AtomicOp* o) {
   switch (handle) {
     case MPI_SUM:
       *o = AtomicOp::kSum;
@@ -119,8 +113,6 @@ bool MapOp(int handle, AtomicOp* o) {
       return false;
   }
 }
-
-}  // namespace
 
 // nic_tree (offload/algorithms/allreduce_nic_tree.cc) with the initial
 // copy (not in place) as a put to this rank's own exposed buffer.
@@ -229,7 +221,7 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   AtomicType type;
   AtomicOp op;
   if ((a.kind != Kind::kAllreduce && a.kind != Kind::kReduce) || a.comm->size < 2 ||
-      !MapType(a.rtype->handle, &type) || !MapOp(a.op, &op) || a.rcount <= 0)
+      !NicAtomicType(a.rtype->handle, &type) || !NicAtomicOp(a.op, &op) || a.rcount <= 0)
     return Status::Ok();
   // A communicator smaller than world (split, create, a dup of a part)
   // uses the context MPI_Init made on every rank; making it here would be

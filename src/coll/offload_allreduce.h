@@ -19,6 +19,15 @@
 
 namespace nicq::coll {
 
+// The MPI types whose items the NIC can combine (the provider's own table,
+// Caps().SupportsAtomic, then decides per op and type): predefined
+// integers of 8 to 64 bits, float and double.
+bool NicAtomicType(int handle, offload::AtomicType* t);
+// Every predefined reduction but MINLOC/MAXLOC (pairs) and REPLACE/NO_OP
+// (not reductions of allreduce); MPI's own argument check has already
+// refused an op the type does not admit (MPI 4.1 6.9.2).
+bool NicAtomicOp(int handle, offload::AtomicOp* o);
+
 // One rank's part of the nic_tree plan (offload/algorithms' k-ary NIC tree;
 // the contribution is already in recvbuf when the start counter moves).
 // Exposed for the NIC simulator tests at scale.

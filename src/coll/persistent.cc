@@ -18,6 +18,7 @@
 #include "coll/offload_allreduce.h"
 #include "coll/offload_dense.h"
 #include "coll/offload_neighbor.h"
+#include "coll/offload_reduce_scan.h"
 #include "coll/select.h"
 #include "dtype/reduce.h"
 #include "queue/enqueueable.h"
@@ -300,6 +301,7 @@ Status InitPersistent(const Args& in, Request* req) {
   if (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce)
     NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
   if (IsDenseExchangeKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedDense(a, &P->off));
+  if (IsReductionPlanKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedReduction(a, &P->off));
   if (!P->off && (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce || a.kind == Kind::kBcast ||
                   a.kind == Kind::kBarrier))
     NICQ_RETURN_IF_ERROR(NodeSlotCollective::Create(a, &P->node));
@@ -307,8 +309,9 @@ Status InitPersistent(const Args& in, Request* req) {
   if (P->off) {
     P->sched.algorithm = a.kind == Kind::kAllreduce || a.kind == Kind::kReduce
                              ? "nic_tree (offloaded)"
-                         : IsNeighborKind(a.kind) ? "neighbor puts (offloaded)"
-                                                  : DenseExchangeAlgorithm(a.kind);
+                         : IsNeighborKind(a.kind)      ? "neighbor puts (offloaded)"
+                         : IsReductionPlanKind(a.kind) ? ReductionPlanAlgorithm(a.kind)
+                                                       : DenseExchangeAlgorithm(a.kind);
   } else {
     NICQ_RETURN_IF_ERROR(Build(a, &P->sched));
     P->sched.EndPhase();

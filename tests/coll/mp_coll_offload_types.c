@@ -6,16 +6,23 @@
  * its receive buffer until the exact result is there (the NIC ran the
  * whole plan; bounded at 30 s), then MPI_Wait, and the result is checked
  * again. The same cases as a persistent reduce to the last rank, whose
- * result must arrive while every rank makes no MPI call. Run with
- * NICQ_PLAN_DUMP=text: the harness counts one "plan allreduce nic_tree"
- * and one "plan reduce nic_tree" per case and rank. */
+ * result must arrive while every rank makes no MPI call, and as the plans
+ * of remote atomics (src/coll/offload_reduce_scan.h): reduce_scatter_block
+ * (kCount items per rank), scan and exscan (rank 0's buffer must stay as
+ * it was). Run with NICQ_PLAN_DUMP=text: the harness counts one plan line
+ * per form, case and rank ("plan allreduce nic_tree", "plan reduce
+ * nic_tree", "plan reduce_scatter_block", "plan scan", "plan exscan"). */
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 
 #include "coll_check.h"
 
-enum { kCount = 4, kStarts = 3 };
+enum { kCount = 4, kStarts = 3, kMaxP = 4 };
+
+enum Form { kAllreduce, kReduce, kReduceScatterBlock, kScan, kExscan, kForms };
+static const char* const kFormNames[] = {"allreduce", "reduce", "reduce_scatter_block", "scan",
+                                         "exscan"};
 
 struct Case {
   MPI_Datatype type;
@@ -70,10 +77,24 @@ static long long Fold(const struct Case* c, long long a, long long b) {
   return a ^ b;
 }
 
-static long long Expected(const struct Case* c, int i, int s) {
-  long long v = Input(c, 0, i, s);
-  for (int r = 1; r < g_p; ++r) v = Fold(c, v, Input(c, r, i, s));
+/* Item i of this rank's result: the fold of ranks [0, upto) over the
+ * item `at` of their input. */
+static long long Folded(const struct Case* c, int at, int s, int upto) {
+  long long v = Input(c, 0, at, s);
+  for (int r = 1; r < upto; ++r) v = Fold(c, v, Input(c, r, at, s));
   return v;
+}
+static long long Expected(const struct Case* c, enum Form f, int i, int s) {
+  switch (f) {
+    case kReduceScatterBlock:
+      return Folded(c, g_rank * kCount + i, s, g_p);
+    case kScan:
+      return Folded(c, i, s, g_rank + 1);
+    case kExscan:
+      return Folded(c, i, s, g_rank);
+    default:
+      return Folded(c, i, s, g_p);
+  }
 }
 
 static void Store(const struct Case* c, void* buf, int i, long long v) {
@@ -106,9 +127,9 @@ static int Holds(const struct Case* c, const void* buf, int i, long long v) {
   return memcmp((const char*)buf + (size_t)i * (size_t)c->bytes, want, (size_t)c->bytes) == 0;
 }
 
-static int AllThere(const struct Case* c, const void* out, int s) {
+static int AllThere(const struct Case* c, enum Form f, const void* out, int s) {
   for (int i = 0; i < kCount; ++i)
-    if (!Holds(c, out, i, Expected(c, i, s))) return 0;
+    if (!Holds(c, out, i, Expected(c, f, i, s))) return 0;
   return 1;
 }
 
@@ -118,48 +139,63 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &g_p);
   const int ncases = (int)(sizeof kCases / sizeof kCases[0]);
   const int root = g_p - 1;
-  for (int form = 0; form < 2; ++form) { /* 0: allreduce, 1: reduce to the last rank */
+  for (int form = 0; form < kForms; ++form) {
+    const enum Form f = (enum Form)form;
+    const char* fname = kFormNames[form];
     for (int k = 0; k < ncases; ++k) {
       const struct Case* c = &kCases[k];
-      char in[kCount * 8], out[kCount * 8];
+      char in[kMaxP * kCount * 8], out[kCount * 8];
+      const int items = f == kReduceScatterBlock ? g_p * kCount : kCount;
       MPI_Request req;
-      if (form == 0)
-        CHECK_OK(MPI_Allreduce_init(in, out, kCount, c->type, c->op, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                    &req));
+      MPI_Comm w = MPI_COMM_WORLD;
+      if (f == kAllreduce)
+        CHECK_OK(MPI_Allreduce_init(in, out, kCount, c->type, c->op, w, MPI_INFO_NULL, &req));
+      else if (f == kReduce)
+        CHECK_OK(MPI_Reduce_init(in, out, kCount, c->type, c->op, root, w, MPI_INFO_NULL, &req));
+      else if (f == kReduceScatterBlock)
+        CHECK_OK(
+            MPI_Reduce_scatter_block_init(in, out, kCount, c->type, c->op, w, MPI_INFO_NULL, &req));
+      else if (f == kScan)
+        CHECK_OK(MPI_Scan_init(in, out, kCount, c->type, c->op, w, MPI_INFO_NULL, &req));
       else
-        CHECK_OK(MPI_Reduce_init(in, out, kCount, c->type, c->op, root, MPI_COMM_WORLD,
-                                 MPI_INFO_NULL, &req));
-      const int has_result = form == 0 || g_rank == root;
+        CHECK_OK(MPI_Exscan_init(in, out, kCount, c->type, c->op, w, MPI_INFO_NULL, &req));
+      const int has_result = (f != kReduce || g_rank == root) && (f != kExscan || g_rank > 0);
       for (int s = 0; s < kStarts; ++s) {
-        for (int i = 0; i < kCount; ++i) Store(c, in, i, Input(c, g_rank, i, s));
+        for (int i = 0; i < items; ++i) Store(c, in, i, Input(c, g_rank, i, s));
         memset(out, 0x5a, sizeof out);
         CHECK_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every peer's buffers are ready */
         CHECK_OK(MPI_Start(&req));
         /* No MPI call until the result is there: only the NIC can put it
-         * (a reduce's other ranks make none for 300 ms either). */
+         * (a rank without a result makes none for 300 ms either). */
         const struct timespec nap = {0, 2000000};
         int there = !has_result;
         for (int t = 0; t < 15000 && !there; ++t) {
           nanosleep(&nap, NULL);
-          there = AllThere(c, out, s);
+          there = AllThere(c, f, out, s);
         }
         if (!has_result) {
           const struct timespec rest = {0, 300000000};
           nanosleep(&rest, NULL);
         }
-        CHECK(there, "%s %s start %d: the result did not arrive without MPI calls in 30 s",
-              form ? "reduce" : "allreduce", c->name, s);
+        CHECK(there, "%s %s start %d: the result did not arrive without MPI calls in 30 s", fname,
+              c->name, s);
         CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
         for (int i = 0; i < kCount && has_result; ++i)
-          CHECK(Holds(c, out, i, Expected(c, i, s)), "%s %s start %d: item %d is not %lld",
-                form ? "reduce" : "allreduce", c->name, s, i, Expected(c, i, s));
+          CHECK(Holds(c, out, i, Expected(c, f, i, s)), "%s %s start %d: item %d is not %lld",
+                fname, c->name, s, i, Expected(c, f, i, s));
+        if (f == kExscan && g_rank == 0)
+          for (int i = 0; i < (int)sizeof out; ++i)
+            CHECK(out[i] == 0x5a, "exscan %s start %d: rank 0's buffer was written (byte %d)",
+                  c->name, s, i);
       }
       CHECK_OK(MPI_Request_free(&req));
     }
   }
   if (g_rank == 0)
-    printf("coll_offload_types: %d type/op cases, allreduce and reduce, offloaded on %d ranks\n",
-           ncases, g_p);
+    printf(
+        "coll_offload_types: %d type/op cases, allreduce, reduce, reduce_scatter_block, scan "
+        "and exscan, offloaded on %d ranks\n",
+        ncases, g_p);
   MPI_Finalize();
   return 0;
 }

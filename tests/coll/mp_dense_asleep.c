@@ -1,9 +1,20 @@
 /* Persistent dense collectives as resident exchange plans on the native
- * backend (src/coll/offload_dense.h). Usage: mp_dense_asleep [pairs] [kind]
+ * backend (src/coll/offload_dense.h), and the reductions reduce_scatter_block,
+ * reduce_scatter, scan and exscan as plans of remote atomics
+ * (src/coll/offload_reduce_scan.h). Usage: mp_dense_asleep [pairs] [kind]
  * [force] (kind: barrier, bcast, gather, gatherv, scatter, scatterv, allgather,
- * allgatherv, alltoall, alltoallv, or all; default all; pairs: enqueued
- * start/wait pairs per chain, default 16; force: every request's info sets
- * nicq_algorithm=offload, which takes the plan on any backend).
+ * allgatherv, alltoall, alltoallv, reduce_scatter_block, reduce_scatter,
+ * scan, exscan, dense (the first ten), reductions (the last four), or all;
+ * default all; pairs: enqueued start/wait pairs per chain, default 16;
+ * force: every request's info sets nicq_algorithm=offload, which takes the
+ * plan on any backend).
+ *
+ * Reductions (MPI_UNSIGNED, MPI_SUM; in place on every rank too): every
+ * rank steps all ranks' buffers through MPI's definition to know what its
+ * own must hold (in place, each epoch reads what the previous one wrote, so
+ * the queued chain's result depends on how many epochs ran).
+ * reduce_scatter's counts are vcount(r): rank 1's block is empty; exscan's
+ * rank 0 buffer must stay as it was.
  *
  * For each kind, and for its in-place form where MPI has one (allgather(v)
  * on every rank, gather(v) and scatter(v) at the root), on a root that is
@@ -89,6 +100,72 @@ typedef struct {
 
 static int sbuf[SZ], rbuf[SZ], want[SZ];
 static int scounts[MAXP], sdispls[MAXP], rcounts[MAXP], rdispls[MAXP];
+/* Epochs the next check expects to have run on the prepared data: in
+ * place, each reduction epoch reads what the previous one wrote. */
+static int g_epochs = 1;
+
+static int is_reduction(const char* n) {
+  return !strncmp(n, "reduce_scatter", 14) || !strcmp(n, "scan") || !strcmp(n, "exscan");
+}
+/* Reductions: MPI_UNSIGNED with MPI_SUM (in place the values grow epoch
+ * after epoch and wrap, as unsigned sums do on both sides). Items rank j
+ * contributes: reduce_scatter_block B per block, reduce_scatter vcount(r)
+ * for block r (rank 1's block is empty), scan/exscan B. */
+static int red_block(const char* n, int r) {
+  return !strcmp(n, "reduce_scatter") ? vcount(r) : B;
+}
+static int red_items(const char* n) {
+  if (strncmp(n, "reduce_scatter", 14)) return B;
+  int t = 0;
+  for (int r = 0; r < nprocs; r++) t += red_block(n, r);
+  return t;
+}
+/* Every rank's buffers, stepped through `g_epochs` epochs of MPI's
+ * definition; this rank's row is what the plan must leave. */
+static void simulate_reduction(const Form* f, int me, int e) {
+  static unsigned in[MAXP][SZ], out[MAXP][SZ], res[MAXP][SZ];
+  const char* n = f->name;
+  const int items = red_items(n);
+  for (int j = 0; j < nprocs; j++)
+    for (int k = 0; k < SZ; k++) {
+      in[j][k] = k < items ? (unsigned)val(e, j, k) : (unsigned)-1;
+      out[j][k] = f->in_place ? in[j][k] : (unsigned)-1;
+    }
+  for (int ep = 0; ep < g_epochs; ep++) {
+    for (int r = 0; r < nprocs; r++) {
+      if (!strncmp(n, "reduce_scatter", 14)) {
+        int displ = 0;
+        for (int q = 0; q < r; q++) displ += red_block(n, q);
+        for (int k = 0; k < red_block(n, r); k++) {
+          unsigned acc = 0;
+          for (int j = 0; j < nprocs; j++)
+            acc += f->in_place ? out[j][displ + k] : in[j][displ + k];
+          res[r][k] = acc;
+        }
+      } else {
+        const int upto = !strcmp(n, "scan") ? r : r - 1;
+        for (int k = 0; k < B; k++) {
+          unsigned acc = 0;
+          for (int j = 0; j <= upto; j++) acc += f->in_place ? out[j][k] : in[j][k];
+          res[r][k] = acc;
+        }
+      }
+    }
+    for (int r = 0; r < nprocs; r++) {
+      const int c = !strncmp(n, "reduce_scatter", 14) ? red_block(n, r)
+                    : !strcmp(n, "exscan") && r == 0  ? 0
+                                                      : B;
+      for (int k = 0; k < c; k++) out[r][k] = res[r][k];
+    }
+  }
+  for (int k = 0; k < SZ; k++) {
+    want[k] = (int)out[me][k];
+    if (f->in_place)
+      rbuf[k] = (int)in[me][k];
+    else
+      sbuf[k] = (int)in[me][k];
+  }
+}
 
 /* Fills the send side of epoch e (and, in place, the rank's own block in
  * rbuf), resets rbuf elsewhere to -1, and computes `want`. */
@@ -96,7 +173,9 @@ static void prepare(const Form* f, int me, int e) {
   const int is_root = me == root;
   for (int k = 0; k < SZ; k++) sbuf[k] = rbuf[k] = want[k] = -1;
   const char* n = f->name;
-  if (!strcmp(n, "bcast")) {
+  if (is_reduction(n)) {
+    simulate_reduction(f, me, e);
+  } else if (!strcmp(n, "bcast")) {
     for (int k = 0; k < B; k++) {
       want[k] = val(e, root, k);
       if (is_root) rbuf[k] = want[k];
@@ -148,7 +227,9 @@ static void prepare(const Form* f, int me, int e) {
 static void make_request(const Form* f, int me, MPI_Request* req) {
   const char* n = f->name;
   const int is_root = me == root;
-  void* s = f->in_place && (is_root || !strncmp(n, "allgather", 9)) ? MPI_IN_PLACE : sbuf;
+  void* s = f->in_place && (is_root || !strncmp(n, "allgather", 9) || is_reduction(n))
+                ? MPI_IN_PLACE
+                : sbuf;
   MPI_Comm c = MPI_COMM_WORLD;
   MPI_Info i = g_info;
   if (!strcmp(n, "barrier")) {
@@ -177,6 +258,14 @@ static void make_request(const Form* f, int me, MPI_Request* req) {
   } else if (!strcmp(n, "alltoallv")) {
     CHECK_OK(MPI_Alltoallv_init(sbuf, scounts, sdispls, MPI_INT, rbuf, rcounts, rdispls, MPI_INT, c,
                                 i, req));
+  } else if (!strcmp(n, "reduce_scatter_block")) {
+    CHECK_OK(MPI_Reduce_scatter_block_init(s, rbuf, B, MPI_UNSIGNED, MPI_SUM, c, i, req));
+  } else if (!strcmp(n, "reduce_scatter")) {
+    CHECK_OK(MPI_Reduce_scatter_init(s, rbuf, rcounts, MPI_UNSIGNED, MPI_SUM, c, i, req));
+  } else if (!strcmp(n, "scan")) {
+    CHECK_OK(MPI_Scan_init(s, rbuf, B, MPI_UNSIGNED, MPI_SUM, c, i, req));
+  } else if (!strcmp(n, "exscan")) {
+    CHECK_OK(MPI_Exscan_init(s, rbuf, B, MPI_UNSIGNED, MPI_SUM, c, i, req));
   } else {
     CHECK(0, "unknown kind %s", n);
   }
@@ -263,7 +352,9 @@ static void run_form(const Form* f, int pairs) {
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   long long done0 = 0, enq0 = 0, done = 0, enq = 0;
   CHECK_OK(NICQX_Queue_waits_completed(q, &done0, &enq0));
+  g_epochs = pairs;
   prepare(f, me, e + 1);
+  g_epochs = 1;
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   for (int i = 0; i < pairs; i++) {
     CHECK_OK(MPI_Enqueue_start(&q, &req));
@@ -344,14 +435,38 @@ int main(int argc, char** argv) {
   }
   CHECK_OK(MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD));
   static const Form forms[] = {
-      {"barrier", 0, 0},    {"bcast", 0, 0},      {"gather", 0, 0},    {"gather", 0, 1},
-      {"gatherv", 1, 0},    {"gatherv", 1, 1},    {"scatter", 0, 0},   {"scatter", 0, 1},
-      {"scatterv", 1, 0},   {"scatterv", 1, 1},   {"allgather", 0, 0}, {"allgather", 0, 1},
-      {"allgatherv", 1, 0}, {"allgatherv", 1, 1}, {"alltoall", 0, 0},  {"alltoallv", 1, 0},
+      {"barrier", 0, 0},
+      {"bcast", 0, 0},
+      {"gather", 0, 0},
+      {"gather", 0, 1},
+      {"gatherv", 1, 0},
+      {"gatherv", 1, 1},
+      {"scatter", 0, 0},
+      {"scatter", 0, 1},
+      {"scatterv", 1, 0},
+      {"scatterv", 1, 1},
+      {"allgather", 0, 0},
+      {"allgather", 0, 1},
+      {"allgatherv", 1, 0},
+      {"allgatherv", 1, 1},
+      {"alltoall", 0, 0},
+      {"alltoallv", 1, 0},
+      {"reduce_scatter_block", 0, 0},
+      {"reduce_scatter_block", 0, 1},
+      {"reduce_scatter", 1, 0},
+      {"reduce_scatter", 1, 1},
+      {"scan", 0, 0},
+      {"scan", 0, 1},
+      {"exscan", 0, 0},
+      {"exscan", 0, 1},
   };
-  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
-    if (!strcmp(kind, "all") || !strcmp(kind, forms[i].name)) run_form(&forms[i], pairs);
-  if (!strcmp(kind, "all") || !strcmp(kind, "mixed")) check_mixed();
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+    const int red = is_reduction(forms[i].name);
+    if (!strcmp(kind, "all") || !strcmp(kind, forms[i].name) || (!strcmp(kind, "dense") && !red) ||
+        (!strcmp(kind, "reductions") && red))
+      run_form(&forms[i], pairs);
+  }
+  if (!strcmp(kind, "all") || !strcmp(kind, "dense") || !strcmp(kind, "mixed")) check_mixed();
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (g_rank == 0) {
     char path[300];
