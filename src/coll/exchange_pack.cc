@@ -42,12 +42,15 @@ void RunUnpacks(void* arg) {
   }
 }
 
+}  // namespace
+
 bool NeedsPacking(const TypedBlock& b) {
   std::int64_t run = 0;
-  return b.type != nullptr && !OneRun(b, &run);
+  if (b.type == nullptr) return false;
+  // A run that starts below the buffer's address is packed too: a put
+  // lands only at or past the start of its receiver's exposed buffer.
+  return !OneRun(b, &run) || b.displ + run < 0;
 }
-
-}  // namespace
 
 bool OneRun(const TypedBlock& b, std::int64_t* run) {
   *run = 0;
@@ -60,7 +63,8 @@ bool OneRun(const TypedBlock& b, std::int64_t* run) {
 
 std::string LayoutNote(const TypedBlock& b) {
   std::int64_t run = 0;
-  if (!OneRun(b, &run)) return "noncontiguous type, packed";
+  if (NeedsPacking(b)) return "noncontiguous type, packed";
+  (void)OneRun(b, &run);
   if (b.type->IsContiguous()) return "contiguous type";
   return "derived type, one run at +" + std::to_string(run);
 }

@@ -55,12 +55,15 @@ struct TypedBlock {
 // bytes from the block's position to the run's first byte. Any other
 // layout is packed (or unpacked) by a host step of the plan.
 bool OneRun(const TypedBlock& b, std::int64_t* run);
+// Whether the plan packs (or unpacks) the block: it is not one run, or its
+// run starts below the buffer's address.
+bool NeedsPacking(const TypedBlock& b);
 // How the plan dump names a block's layout.
 std::string LayoutNote(const TypedBlock& b);
 
 // Where each in-edge's block lands in the exposed receive buffer, in bytes
 // from its start, into *at; returns true when that buffer is plan scratch
-// (some block is not one run): then blocks lie back to back in in-edge
+// (some block NeedsPacking): then blocks lie back to back in in-edge
 // order, every edge keeping its place, null edges too, so equal blocks land
 // at slot * block bytes. Otherwise each block lands where MPI puts it in
 // the user's buffer.
@@ -86,8 +89,8 @@ struct ExchangePlanArgs {
   // Per out-edge, optional: how its block is laid out (alltoallw), for the
   // put's label in the plan dump.
   std::vector<std::string> send_notes;
-  // Per out-edge, optional: the block in the user's buffer. One that is not
-  // one run is packed at the start into plan scratch (the same block for
+  // Per out-edge, optional: the block in the user's buffer. One that
+  // NeedsPacking is packed at the start into plan scratch (the same block for
   // several edges, once) and its put goes from there; send_blocks[j] is
   // then ignored.
   std::vector<TypedBlock> send_layout;

@@ -184,15 +184,10 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be, Layout* l) {
   const std::size_t max_msg = be->Caps().max_msg_bytes;
   for (const SendEdge& e : l->send) {
     if (e.bytes < 0) continue;
-    std::int64_t run = 0;
-    // A packed block goes out from plan scratch.
-    if (OneRun(e.block, &run) && e.block.displ + run < 0) return "a negative send displacement";
     if (max_msg != 0 && std::size_t(e.bytes) > max_msg)
       return "a block of " + std::to_string(e.bytes) + " bytes is larger than one put (" +
              std::to_string(max_msg) + ")";
   }
-  for (const RecvEdge& e : l->recv)
-    if (e.bytes >= 0 && e.landing < 0) return "a negative receive displacement";
   return "";
 }
 

@@ -27,10 +27,9 @@
 // Taken when the process backend is native (as the offloaded allreduce:
 // before the same-node area, which cannot progress with hosts asleep) or
 // when the request's info forces it (nicq_algorithm=offload, on any
-// backend with remote counters). Anything the plan cannot take (a
-// negative displacement of a contiguous block, a block larger than one
-// put, too many ops for the trigger slots, in-place alltoall(v/w), a single
-// rank) leaves *out null on every rank alike, with one NICQ_LOG=info:coll
+// backend with remote counters). Anything the plan cannot take (a block
+// larger than one put, too many ops for the trigger slots, in-place
+// alltoall(v/w), a single rank) leaves *out null on every rank alike, with one NICQ_LOG=info:coll
 // line naming the reason.
 #pragma once
 

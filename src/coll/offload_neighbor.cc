@@ -83,17 +83,10 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
   const std::size_t max_msg = be->Caps().max_msg_bytes;
   for (int j = 0; j < a.outdegree; ++j) {
     const TypedBlock b = SendBlock(a, j);
-    std::int64_t run = 0;
-    // A packed block goes out from plan scratch.
-    if (OneRun(b, &run) && b.displ + run < 0) return "a negative send displacement";
     if (max_msg != 0 && std::size_t(b.Bytes()) > max_msg)
       return "a block of " + std::to_string(b.Bytes()) + " bytes is larger than one put (" +
              std::to_string(max_msg) + ")";
   }
-  std::vector<std::int64_t> at;
-  (void)ReceiveOffsets(RecvBlocks(a), &at);
-  for (int i = 0; i < a.indegree; ++i)
-    if (at[i] < 0) return "a negative receive displacement";
   return "";
 }
 

@@ -1,7 +1,9 @@
 /* Persistent dense collectives as resident exchange plans on the native
  * backend (src/coll/offload_dense.h). Usage: mp_dense_asleep [pairs] [kind]
  * [force] (kind: barrier, bcast, gather, gatherv, scatter, scatterv, allgather,
- * allgatherv, alltoall, alltoallv, or all; default all; pairs: enqueued
+ * allgatherv, alltoall, alltoallv, alltoallw, bcast_vec, allgather_vec,
+ * alltoall_vec, vec (the three _vec forms), mixed, or all; default all;
+ * pairs: enqueued
  * start/wait pairs per chain, default 16; force: every request's info sets
  * nicq_algorithm=offload, which takes the plan on any backend).
  *
@@ -21,17 +23,29 @@
  * rank 1 contributes nothing; alltoallv: the edge s -> r carries
  * (s + r) % 3 ints), blocks one int apart in reverse rank order, and for
  * allgatherv receive displacements that differ per rank.
+ * Alltoallw: the edge s -> r carries 2 * ((s + r) % 3) ints (zero for
+ * some), sent as MPI_INTs to even ranks and as pairs (a contiguous type of
+ * two ints) to odd ones, received the other way round, at byte
+ * displacements laid out as alltoallv's. The _vec forms move strided
+ * vectors (B ints two apart): bcast on both sides, allgather into them,
+ * alltoall from and into them; their plans pack and unpack in host steps,
+ * which on native run only in the host's progress, so there the chain is
+ * checked at the fence (every wait complete, then the data) instead of
+ * asleep.
  * Barrier: before each MPI_Start a rank (one per epoch in turn, after a
  * short sleep) writes the epoch into its own file in a shared directory;
  * after MPI_Wait every rank's file must hold at least that epoch.
  *
  * Last (kind all or mixed), a gather the root receives as strided
- * vectors runs on the host on every rank, with the right data.
+ * vectors (only its plan unpacks), an alltoallv at negative displacements
+ * (packed and unpacked), and an in-place alltoall on the host schedule,
+ * each with the right data.
  *
  * The ctest run (NICQ_PLAN_DUMP=text) counts the dump lines naming the
  * request's algorithm "<kind> puts (offloaded)" with a trigger plan, so a
- * kind that silently falls back to the host schedule fails; on native with
- * no progress thread the asleep check fails too. */
+ * kind that silently falls back to the host schedule fails, and the
+ * pack/unpack host steps of the plans; on native with no progress thread
+ * the asleep check fails too. */
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -379,6 +393,40 @@ static void check_mixed(void) {
   if (me == 0) printf("dense_asleep: a gather only the root unpacks, data right\n");
 }
 
+/* Alltoallv whose buffers are passed one int in, so block 0's send and
+ * receive displacements are -1 int: a put cannot land below its
+ * receiver's buffer, so every rank packs and unpacks in host steps (a
+ * one-run block otherwise needs neither), and the data must be right, the
+ * int around each block untouched. */
+static void check_negative(void) {
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  static int s[MAXP * B + 1], r[MAXP * B + 2];
+  int counts[MAXP], displs[MAXP];
+  for (int j = 0; j < nprocs; j++) {
+    counts[j] = B;
+    displs[j] = j * B - 1;
+  }
+  MPI_Request req;
+  CHECK_OK(MPI_Alltoallv_init(s + 1, counts, displs, MPI_INT, r + 1, counts, displs, MPI_INT,
+                              MPI_COMM_WORLD, g_info, &req));
+  for (int e = 0; e < 2; e++) {
+    for (int j = 0; j < nprocs; j++)
+      for (int k = 0; k < B; k++) s[j * B + k] = val(e, me, 10 * j + k);
+    for (int k = 0; k < MAXP * B + 2; k++) r[k] = -1;
+    CHECK_OK(MPI_Start(&req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int k = 0; k < MAXP * B + 2; k++) {
+      const int j = k / B, want = k < nprocs * B ? val(e, j, 10 * me + k % B) : -1;
+      CHECK(r[k] == want, "negative displacements, epoch %d: int %d is %d, want %d", e, k, r[k],
+            want);
+    }
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  }
+  CHECK_OK(MPI_Request_free(&req));
+  if (me == 0) printf("dense_asleep: an alltoallv at negative displacements, data right\n");
+}
+
 /* In-place alltoall, which the plan cannot take (a block could be
  * overwritten before it went out): the host schedule runs it on every
  * rank (no "puts (offloaded)" dump line), with the right data. */
@@ -444,6 +492,7 @@ int main(int argc, char** argv) {
       run_form(&forms[i], pairs);
   if (!strcmp(kind, "all") || !strcmp(kind, "mixed")) {
     check_mixed();
+    check_negative();
     check_fallback();
   }
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
