@@ -45,10 +45,22 @@ std::string ExecutorName(const OffloadBackend* backend) {
   return name + " (software counters, fired by the emulator)";
 }
 
+// Who runs a plan's host steps (pack, unpack, reduce), for dumps: whether
+// the plan still progresses with every host thread asleep.
+std::string HostStepRunner(const OffloadBackend* backend) {
+  if (backend == nullptr) return "not bound";
+  if (backend->Caps().native_triggers || backend->HostDriven())
+    return "the host's progress (MPI calls)";
+  return "the emulator's agent";
+}
+
 std::string TriggerPlan::DumpText() const {
   std::ostringstream o;
   o << "plan " << name_ << ": " << proto_.size() << " ops, " << counters_.size() << " counters, "
-    << slots_needed() << " trigger slots per epoch, executor " << ExecutorName(backend_) << "\n";
+    << slots_needed() << " trigger slots per epoch, executor " << ExecutorName(backend_);
+  if (!host_tasks_.empty())
+    o << "; host steps " << host_tasks_.size() << ", run by " << HostStepRunner(backend_);
+  o << "\n";
   for (std::size_t c = 0; c < counters_.size(); ++c) {
     o << "  c" << c << " " << CounterRoleName(counters_[c].role) << " '" << counters_[c].name
       << "' +" << counters_[c].delta << "/epoch\n";

@@ -182,5 +182,9 @@ void MaybeDumpPlan(const TriggerPlan& plan, int rank);
 // Who fires a plan's ops on `backend`, for dumps: "native (triggered ops on
 // the NIC)", "emulated (software counters, fired by the emulator)".
 std::string ExecutorName(const OffloadBackend* backend);
+// Who runs a plan's host steps on `backend`, for dumps: "the emulator's
+// agent" (the plan progresses with the host asleep) or "the host's
+// progress (MPI calls)".
+std::string HostStepRunner(const OffloadBackend* backend);
 
 }  // namespace nicq::offload

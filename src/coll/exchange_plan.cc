@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "coll/exchange_pack.h"
 #include "coll/offload_agree.h"
 #include "core/log.h"
 
@@ -54,6 +55,11 @@ Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s) {
     s->SetLabel(started, "start counted into ready");
     puts_after.push_back(started);
   }
+  // Every put waits on the pack step (the steps waiting on `ready` must
+  // share their inputs); it reads the user's send buffer at the start.
+  std::vector<const void*> src;
+  offload::StepId packed = 0;
+  if (AddPackStep(a, s, &src, &packed)) puts_after.push_back(packed);
   for (std::size_t i = 0; i < a.sources.size(); ++i) {
     if (!live_in(i) || a.sources[i] == self) continue;
     const auto t = s->RemoteCounterAdd(offload::RemoteCounter{a.sources[i], ready}, 1, {});
@@ -63,15 +69,18 @@ Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s) {
   for (std::size_t j = 0; j < a.destinations.size(); ++j) {
     if (!live_out(j)) continue;  // MPI_PROC_NULL or empty: nothing moves
     const offload::PeerId dst = a.destinations[j];
-    const auto p = s->Put(a.send_blocks[j], a.send_bytes[j],
+    const auto p = s->Put(src[j], a.send_bytes[j],
                           offload::RemoteBuffer{dst, recv, a.remote_offset[j]}, puts_after);
     if (tokens_owed) s->WaitOn(p, ready);
     std::string label = "block " + std::to_string(j) + " -> " + std::to_string(dst) + " at byte " +
                         std::to_string(a.remote_offset[j]);
     if (j < a.send_notes.size()) label += " (" + a.send_notes[j] + ")";
+    if (src[j] != a.send_blocks[j]) label += " from the packed copy";
     s->SetLabel(p, label);
   }
-  if (in_edges) {
+  if (in_edges && a.unpack) {
+    (void)AddUnpackStep(a, static_cast<const char*>(recv_at), arrive, s);
+  } else if (in_edges) {
     const auto arrived = s->Nop({});
     s->WaitOn(arrived, arrive);
     s->SetLabel(arrived, std::to_string(in_edges) + " blocks arrived");

@@ -32,11 +32,42 @@
 
 #include "coll/offload_allreduce.h"
 #include "core/status.h"
+#include "dtype/datatype.h"
 #include "offload/schedule.h"
 #include "offload/trigger_plan.h"
 #include "runtime/comm.h"
 
 namespace nicq::coll {
+
+// One edge's block in a user buffer: `count` items of `type` whose first
+// item starts `displ` bytes past `base`.
+struct TypedBlock {
+  const char* base = nullptr;
+  const dtype::Type* type = nullptr;
+  std::int64_t count = 0;
+  std::int64_t displ = 0;
+  std::int64_t Bytes() const { return type ? count * type->size : 0; }
+};
+
+// Whether the block's data is one contiguous run of bytes (a contiguous
+// type, or a derived one whose items are one block each that abut: a
+// resized type, a struct with one field, a contiguous type of such); *run:
+// bytes from the block's position to the run's first byte. Any other
+// layout is packed (or unpacked) by a host step of the plan.
+bool OneRun(const TypedBlock& b, std::int64_t* run);
+// Whether the plan packs (or unpacks) the block: it is not one run, or its
+// run starts below the buffer's address.
+bool NeedsPacking(const TypedBlock& b);
+// How the plan dump names a block's layout.
+std::string LayoutNote(const TypedBlock& b);
+
+// Where each in-edge's block lands in the exposed receive buffer, in bytes
+// from its start, into *at; returns true when that buffer is plan scratch
+// (some block NeedsPacking): then blocks lie back to back in in-edge
+// order, every edge keeping its place, null edges too, so equal blocks land
+// at slot * block bytes. Otherwise each block lands where MPI puts it in
+// the user's buffer.
+bool ReceiveOffsets(const std::vector<TypedBlock>& in, std::vector<std::int64_t>* at);
 
 // One rank's part of an exchange, in backend terms (world ranks). Exposed
 // for unit tests of the schedule shape.
@@ -58,6 +89,17 @@ struct ExchangePlanArgs {
   // Per out-edge, optional: how its block is laid out (alltoallw), for the
   // put's label in the plan dump.
   std::vector<std::string> send_notes;
+  // Per out-edge, optional: the block in the user's buffer. One that
+  // NeedsPacking is packed at the start into plan scratch (the same block for
+  // several edges, once) and its put goes from there; send_blocks[j] is
+  // then ignored.
+  std::vector<TypedBlock> send_layout;
+  // Set with recvbuf null: the in-edges land in plan scratch of recv_len
+  // bytes at recv_offset[i] and the unpack step scatters every live one
+  // into recv_layout[i] (ReceiveOffsets returned true).
+  bool unpack = false;
+  std::vector<std::uint64_t> recv_offset;  // per in-edge, with unpack
+  std::vector<TypedBlock> recv_layout;     // per in-edge, with unpack
 };
 Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s);
 

@@ -17,27 +17,27 @@ namespace {
 // This rank's edges, by comm rank. An edge with bytes < 0 does not exist;
 // one with 0 bytes exists and moves nothing (a zero count of a v form).
 struct SendEdge {
-  const char* base = nullptr;  // null: the plan's one-byte scratch (barrier)
-  std::int64_t offset = 0, bytes = -1;
+  TypedBlock block;  // base null: the plan's one-byte scratch (barrier)
+  std::int64_t bytes = -1;
 };
 struct RecvEdge {
-  std::int64_t offset = 0, bytes = -1;
+  TypedBlock block;  // type null: a barrier's byte
+  std::int64_t bytes = -1;
+  std::int64_t landing = 0;  // bytes from the start of the exposed buffer
 };
 struct Layout {
   std::vector<SendEdge> send;  // per destination
   std::vector<RecvEdge> recv;  // per source
+  bool unpack = false;         // the blocks land in plan scratch (ReceiveOffsets)
 };
 
 std::string TypeReason(const dtype::Type* t, const char* which) {
-  if (t == nullptr) return std::string("no ") + which + " datatype";
-  if (!t->IsContiguous() || t->lb != 0)
-    return std::string("noncontiguous ") + which + " datatype (or a nonzero lower bound)";
-  return "";
+  return t == nullptr ? std::string("no ") + which + " datatype" : "";
 }
 
 // Fills this rank's edges from the kind, root and buffers; returns why the
 // plan cannot take them ("" when it can). Displacements are the types'
-// extents apart, sizes the types' sizes (equal for a contiguous type).
+// extents apart (bytes for alltoallw), sizes the types' sizes.
 std::string DenseLayout(const Args& a, Layout* l) {
   const int p = a.comm->size, me = a.comm->rank;
   const bool root = me == a.root;
@@ -45,11 +45,14 @@ std::string DenseLayout(const Args& a, Layout* l) {
   const bool recv_in_place = a.recvbuf == kInPlace;
   l->send.assign(p, SendEdge{});
   l->recv.assign(p, RecvEdge{});
-  auto send = [&](int r, const void* base, std::int64_t off, std::int64_t bytes) {
-    l->send[r] = SendEdge{static_cast<const char*>(base), off, bytes};
+  auto send = [&](int r, const void* base, std::int64_t displ, const dtype::Type* t,
+                  std::int64_t count) {
+    const TypedBlock b{static_cast<const char*>(base), t, count, displ};
+    l->send[r] = SendEdge{b, b.Bytes()};
   };
-  auto recv = [&](int j, std::int64_t off, std::int64_t bytes) {
-    l->recv[j] = RecvEdge{off, bytes};
+  auto recv = [&](int j, std::int64_t displ, const dtype::Type* t, std::int64_t count) {
+    const TypedBlock b{static_cast<const char*>(a.recvbuf), t, count, displ};
+    l->recv[j] = RecvEdge{b, b.Bytes()};
   };
   const dtype::Type* st = a.stype;
   const dtype::Type* rt = a.rtype;
@@ -58,17 +61,16 @@ std::string DenseLayout(const Args& a, Layout* l) {
     case Kind::kBarrier:
       for (int r = 0; r < p; ++r) {
         if (r == me) continue;
-        send(r, nullptr, 0, 1);
-        recv(r, r, 1);
+        l->send[r] = SendEdge{TypedBlock{}, 1};
+        l->recv[r] = RecvEdge{TypedBlock{nullptr, nullptr, 0, r}, 1};
       }
       return "";
     case Kind::kBcast: {
       if (!(why = TypeReason(st, "buffer")).empty()) return why;
-      const std::int64_t bytes = a.scount * st->size;
       for (int r = 0; r < p; ++r) {
         if (r == a.root) continue;
-        if (root) send(r, a.sendbuf, 0, bytes);
-        if (r == me) recv(a.root, 0, bytes);
+        if (root) send(r, a.sendbuf, 0, st, a.scount);
+        if (r == me) recv(a.root, 0, st, a.scount);
       }
       return "";
     }
@@ -79,13 +81,13 @@ std::string DenseLayout(const Args& a, Layout* l) {
         if (!(why = TypeReason(rt, "receive")).empty()) return why;
         for (int j = 0; j < p; ++j) {
           if (j == me && send_in_place) continue;  // the root's own block stays
-          const std::int64_t n = v ? a.rcounts[j] : a.rcount;
-          recv(j, (v ? std::int64_t(a.rdispls[j]) : j * a.rcount) * rt->extent, n * rt->size);
+          recv(j, (v ? std::int64_t(a.rdispls[j]) : j * a.rcount) * rt->extent, rt,
+               v ? a.rcounts[j] : a.rcount);
         }
       }
       if (!(root && send_in_place)) {
         if (!(why = TypeReason(st, "send")).empty()) return why;
-        send(a.root, a.sendbuf, 0, a.scount * st->size);
+        send(a.root, a.sendbuf, 0, st, a.scount);
       }
       return "";
     }
@@ -96,14 +98,13 @@ std::string DenseLayout(const Args& a, Layout* l) {
         if (!(why = TypeReason(st, "send")).empty()) return why;
         for (int r = 0; r < p; ++r) {
           if (r == me && recv_in_place) continue;  // the root's own block stays
-          const std::int64_t n = v ? a.scounts[r] : a.scount;
-          send(r, a.sendbuf, (v ? std::int64_t(a.sdispls[r]) : r * a.scount) * st->extent,
-               n * st->size);
+          send(r, a.sendbuf, (v ? std::int64_t(a.sdispls[r]) : r * a.scount) * st->extent, st,
+               v ? a.scounts[r] : a.scount);
         }
       }
       if (!(root && recv_in_place)) {
         if (!(why = TypeReason(rt, "receive")).empty()) return why;
-        recv(a.root, 0, a.rcount * rt->size);
+        recv(a.root, 0, rt, a.rcount);
       }
       return "";
     }
@@ -112,39 +113,62 @@ std::string DenseLayout(const Args& a, Layout* l) {
       const bool v = a.kind == Kind::kAllgatherv;
       if (!(why = TypeReason(rt, "receive")).empty()) return why;
       auto at = [&](int j) { return (v ? std::int64_t(a.rdispls[j]) : j * a.rcount) * rt->extent; };
-      auto size = [&](int j) { return (v ? a.rcounts[j] : a.rcount) * rt->size; };
-      // In place, my block is already at my displacement of recvbuf and
-      // goes out from there.
-      const void* base = send_in_place ? static_cast<const void*>(a.recvbuf) : a.sendbuf;
-      const std::int64_t off = send_in_place ? at(me) : 0;
+      auto count = [&](int j) -> std::int64_t { return v ? a.rcounts[j] : a.rcount; };
       if (!send_in_place && !(why = TypeReason(st, "send")).empty()) return why;
-      const std::int64_t bytes = send_in_place ? size(me) : a.scount * st->size;
       for (int r = 0; r < p; ++r) {
         if (r == me && send_in_place) continue;
-        send(r, base, off, bytes);
-        recv(r, at(r), size(r));
+        // In place, my block is already at my displacement of recvbuf and
+        // goes out from there.
+        if (send_in_place)
+          send(r, a.recvbuf, at(me), rt, count(me));
+        else
+          send(r, a.sendbuf, 0, st, a.scount);
+        recv(r, at(r), rt, count(r));
       }
       return "";
     }
     case Kind::kAlltoall:
-    case Kind::kAlltoallv: {
-      const bool v = a.kind == Kind::kAlltoallv;
+    case Kind::kAlltoallv:
+    case Kind::kAlltoallw: {
+      const bool v = a.kind == Kind::kAlltoallv, w = a.kind == Kind::kAlltoallw;
       // The send and receive regions are the same memory: a block could be
       // overwritten before it went out.
       if (send_in_place) return "in-place alltoall (send and receive blocks share memory)";
-      if (!(why = TypeReason(st, "send")).empty()) return why;
-      if (!(why = TypeReason(rt, "receive")).empty()) return why;
       for (int r = 0; r < p; ++r) {
-        send(r, a.sendbuf, (v ? std::int64_t(a.sdispls[r]) : r * a.scount) * st->extent,
-             (v ? a.scounts[r] : a.scount) * st->size);
-        recv(r, (v ? std::int64_t(a.rdispls[r]) : r * a.rcount) * rt->extent,
-             (v ? a.rcounts[r] : a.rcount) * rt->size);
+        const dtype::Type* sr = w ? a.stypes[r] : st;
+        const dtype::Type* rr = w ? a.rtypes[r] : rt;
+        if (!(why = TypeReason(sr, "send")).empty()) return why;
+        if (!(why = TypeReason(rr, "receive")).empty()) return why;
+        // Alltoallw's displacements are bytes.
+        send(r, a.sendbuf,
+             w   ? std::int64_t(a.sdispls[r])
+             : v ? std::int64_t(a.sdispls[r]) * sr->extent
+                 : r * a.scount * sr->extent,
+             sr, v || w ? a.scounts[r] : a.scount);
+        recv(r,
+             w   ? std::int64_t(a.rdispls[r])
+             : v ? std::int64_t(a.rdispls[r]) * rr->extent
+                 : r * a.rcount * rr->extent,
+             rr, v || w ? a.rcounts[r] : a.rcount);
       }
       return "";
     }
     default:
       return std::string(KindName(a.kind)) + " has no exchange plan";
   }
+}
+
+// Where each existing in-edge's block lands (plan scratch when one is not
+// one run of bytes).
+void PlaceReceives(Layout* l) {
+  std::vector<TypedBlock> in;
+  for (const RecvEdge& e : l->recv)
+    if (e.bytes >= 0) in.push_back(e.block);
+  std::vector<std::int64_t> at;
+  l->unpack = ReceiveOffsets(in, &at);
+  std::size_t k = 0;
+  for (RecvEdge& e : l->recv)
+    if (e.bytes >= 0) e.landing = at[k++];
 }
 
 // Why this rank cannot take the plan ("" when it can).
@@ -156,16 +180,14 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be, Layout* l) {
   if (!be->Caps().remote_counters) return "the backend has no remote counters (ready tokens)";
   std::string why = DenseLayout(a, l);
   if (!why.empty()) return why;
+  PlaceReceives(l);
   const std::size_t max_msg = be->Caps().max_msg_bytes;
   for (const SendEdge& e : l->send) {
     if (e.bytes < 0) continue;
-    if (e.offset < 0) return "a negative send displacement";
     if (max_msg != 0 && std::size_t(e.bytes) > max_msg)
       return "a block of " + std::to_string(e.bytes) + " bytes is larger than one put (" +
              std::to_string(max_msg) + ")";
   }
-  for (const RecvEdge& e : l->recv)
-    if (e.bytes >= 0 && e.offset < 0) return "a negative receive displacement";
   return "";
 }
 
@@ -187,13 +209,16 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const Layout& l,
   const char* token_byte = static_cast<const char*>(s.AllocScratch(1));
   ExchangePlanArgs x;
   x.self = a.comm->world_ranks[me];
-  x.recvbuf = a.kind == Kind::kBarrier ? nullptr : a.recvbuf;
+  x.recvbuf = a.kind == Kind::kBarrier || l.unpack ? nullptr : a.recvbuf;
+  x.unpack = l.unpack;
   for (int j = 0; j < p; ++j) {
     const RecvEdge& e = l.recv[j];
     if (e.bytes < 0) continue;
     x.sources.push_back(a.comm->world_ranks[j]);
     x.recv_bytes.push_back(std::size_t(e.bytes));
-    if (e.bytes > 0) x.recv_len = std::max<std::size_t>(x.recv_len, e.offset + e.bytes);
+    x.recv_offset.push_back(std::uint64_t(e.landing));
+    x.recv_layout.push_back(e.block);
+    if (e.bytes > 0) x.recv_len = std::max<std::size_t>(x.recv_len, e.landing + e.bytes);
   }
   for (int r = 0; r < p; ++r) {
     const SendEdge& e = l.send[r];
@@ -206,9 +231,13 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const Layout& l,
                                    " bytes from this rank, which sends " +
                                    std::to_string(std::max<std::int64_t>(e.bytes, 0)));
     if (e.bytes < 0) continue;
+    std::int64_t run = 0;
+    (void)OneRun(e.block, &run);
     x.destinations.push_back(a.comm->world_ranks[r]);
-    x.send_blocks.push_back(e.base ? e.base + e.offset : token_byte);
+    x.send_blocks.push_back(e.block.base ? e.block.base + e.block.displ + run : token_byte);
     x.send_bytes.push_back(std::size_t(e.bytes));
+    x.send_layout.push_back(e.block);
+    if (a.kind == Kind::kAlltoallw) x.send_notes.push_back(LayoutNote(e.block));
     x.remote_offset.push_back(std::uint64_t(theirs(r)[me]));
   }
   NICQ_RETURN_IF_ERROR(BuildExchangePlan(x, &s));
@@ -229,6 +258,7 @@ bool IsDenseExchangeKind(Kind k) {
     case Kind::kAllgatherv:
     case Kind::kAlltoall:
     case Kind::kAlltoallv:
+    case Kind::kAlltoallw:
       return true;
     default:
       return false;
@@ -257,6 +287,8 @@ const char* DenseExchangeAlgorithm(Kind k) {
       return "alltoall puts (offloaded)";
     case Kind::kAlltoallv:
       return "alltoallv puts (offloaded)";
+    case Kind::kAlltoallw:
+      return "alltoallw puts (offloaded)";
     default:
       return "";
   }
@@ -283,7 +315,7 @@ Status CreateOffloadedDense(const Args& a, std::unique_ptr<OffloadedAllreduce>* 
   mine[0] = why.empty() ? 1 : 0;
   if (why.empty())
     for (int j = 0; j < p; ++j) {
-      mine[1 + j] = l.recv[j].offset;
+      mine[1 + j] = l.recv[j].landing;
       mine[1 + p + j] = l.recv[j].bytes;
     }
   NICQ_RETURN_IF_ERROR(Exchange(a.comm, mine.data(), stride * sizeof(std::int64_t), all.data()));

@@ -1,15 +1,18 @@
 // Persistent dense collectives on an intracommunicator as resident
-// exchange plans (exchange_plan.h): allgather(v), alltoall(v), gather(v),
+// exchange plans (exchange_plan.h): allgather(v), alltoall(v/w), gather(v),
 // scatter(v), bcast and barrier. After init a start is one counter add and
 // every block moves as a put into its receiver's exposed buffer, gated on
-// the receiver's ready token, with no host step inside an epoch; so a
-// queued chain of epochs completes with every host thread asleep on the
-// native backend. The edges (docs/collectives.md, "Offloaded dense
-// collectives"):
+// the receiver's ready token; with contiguous blocks there is no host step
+// inside an epoch, so a queued chain of epochs completes with every host
+// thread asleep on the native backend. A block whose datatype is not one
+// run of bytes adds a pack (or unpack) host step (exchange_plan.h), which
+// the emulator's agent runs, and on native the host's progress. The edges (docs/collectives.md,
+// "Offloaded dense collectives"):
 //   allgather(v)  complete graph: my block to every rank's recvbuf at my
 //                 displacement there (to myself too: the NIC's put is the
 //                 local copy; MPI_IN_PLACE: no self edge, my block is in place);
-//   alltoall(v)   block j to rank j at my slot there (MPI_IN_PLACE: host);
+//   alltoall(v/w) block j to rank j at my slot there (MPI_IN_PLACE: host);
+//                 alltoallw: per-peer types and byte displacements;
 //   gather(v)     every rank's block to the root (in place at the root: its
 //                 own block stays);
 //   scatter(v)    the root's block r to rank r;
@@ -24,11 +27,10 @@
 // Taken when the process backend is native (as the offloaded allreduce:
 // before the same-node area, which cannot progress with hosts asleep) or
 // when the request's info forces it (nicq_algorithm=offload, on any
-// backend with remote counters). Anything the plan cannot take (a
-// noncontiguous datatype or one with a nonzero lower bound, a negative
-// displacement, a block larger than one put, too many ops for the trigger
-// slots, in-place alltoall, a single rank) leaves *out null on every rank
-// alike, with one NICQ_LOG=info:coll line naming the reason.
+// backend with remote counters). Anything the plan cannot take (a block
+// larger than one put, too many ops for the trigger slots, in-place
+// alltoall(v/w), a single rank) leaves *out null on every rank alike, with one NICQ_LOG=info:coll
+// line naming the reason.
 #pragma once
 
 #include <memory>

@@ -22,20 +22,6 @@ bool VariableBlocks(Kind k) {
          k == Kind::kNeighborAlltoallw;
 }
 
-// Whether `count` items of `t` are one contiguous run of bytes, and where
-// it starts relative to the items' buffer position: a contiguous type, or
-// a derived one whose items are one block each that abut (a resized or
-// struct type with one field, a contiguous type of such). Alltoallw blocks
-// that are such a run go on the plan; any other layout needs packing,
-// which the plan has no host step for.
-bool OneRun(const dtype::Type* t, std::int64_t count, std::int64_t* offset) {
-  *offset = 0;
-  if (t->size * count == 0) return true;
-  if (t->blocks.size() != 1 || (count > 1 && t->size != t->extent)) return false;
-  *offset = t->blocks[0].offset;
-  return true;
-}
-
 // Alltoallw: edge j's (or i's) type and count; the other forms have one type.
 const dtype::Type* SendType(const Args& a, int j) {
   return a.kind == Kind::kNeighborAlltoallw ? a.stypes[j] : a.stype;
@@ -51,45 +37,35 @@ std::int64_t RecvCount(const Args& a, int i) {
   return VariableBlocks(a.kind) ? a.rcounts[i] : a.rcount;
 }
 
-// Out-edge j: where its bytes start in sendbuf (the run's first byte),
-// and how many.
-std::int64_t SendOffset(const Args& a, int j) {
-  std::int64_t run = 0;
+// Out-edge j's block in sendbuf.
+TypedBlock SendBlock(const Args& a, int j) {
+  std::int64_t displ = 0;  // allgather(v): one block for every destination
   switch (a.kind) {
     case Kind::kNeighborAlltoall:
-      return j * a.scount * a.stype->extent;
+      displ = j * a.scount * a.stype->extent;
+      break;
     case Kind::kNeighborAlltoallv:
-      return std::int64_t(a.sdispls[j]) * a.stype->extent;
+      displ = std::int64_t(a.sdispls[j]) * a.stype->extent;
+      break;
     case Kind::kNeighborAlltoallw:
-      (void)OneRun(a.stypes[j], a.scounts[j], &run);
-      return a.sbyte_displs[j] + run;
-    default:  // allgather(v): one block for every destination
-      return 0;
+      displ = a.sbyte_displs[j];
+      break;
+    default:
+      break;
   }
+  return TypedBlock{static_cast<const char*>(a.sendbuf), SendType(a, j), SendCount(a, j), displ};
 }
-std::int64_t SendBytes(const Args& a, int j) {
-  return SendCount(a, j) * SendType(a, j)->size;
+// In-edge i's block in recvbuf.
+TypedBlock RecvBlock(const Args& a, int i) {
+  const std::int64_t displ = a.kind == Kind::kNeighborAlltoallw ? a.rbyte_displs[i]
+                             : VariableBlocks(a.kind) ? std::int64_t(a.rdispls[i]) * a.rtype->extent
+                                                      : i * a.rcount * a.rtype->extent;
+  return TypedBlock{static_cast<const char*>(a.recvbuf), RecvType(a, i), RecvCount(a, i), displ};
 }
-// In-edge i: where its bytes land in recvbuf, and how many.
-std::int64_t RecvOffset(const Args& a, int i) {
-  if (a.kind == Kind::kNeighborAlltoallw) {
-    std::int64_t run = 0;
-    (void)OneRun(a.rtypes[i], a.rcounts[i], &run);
-    return a.rbyte_displs[i] + run;
-  }
-  return VariableBlocks(a.kind) ? std::int64_t(a.rdispls[i]) * a.rtype->extent
-                                : i * a.rcount * a.rtype->extent;
-}
-std::int64_t RecvBytes(const Args& a, int i) {
-  return RecvCount(a, i) * RecvType(a, i)->size;
-}
-
-// How the dump names the layout of an alltoallw edge's block.
-std::string LayoutNote(const dtype::Type* t, std::int64_t count) {
-  std::int64_t run = 0;
-  (void)OneRun(t, count, &run);
-  if (t->IsContiguous()) return "contiguous type";
-  return "derived type, one run at +" + std::to_string(run);
+std::vector<TypedBlock> RecvBlocks(const Args& a) {
+  std::vector<TypedBlock> in;
+  for (int i = 0; i < a.indegree; ++i) in.push_back(RecvBlock(a, i));
+  return in;
 }
 
 // Why this rank cannot take the plan ("" when it can), from its own arguments.
@@ -112,30 +88,13 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
       a.algo != "offload")
     return "the emulated backend's agent threads share oversubscribed cores (more ranks than "
            "cores on this node)";
-  if (a.kind == Kind::kNeighborAlltoallw) {
-    std::int64_t run = 0;
-    for (int j = 0; j < a.outdegree; ++j)
-      if (!OneRun(a.stypes[j], a.scounts[j], &run))
-        return "alltoallw send block " + std::to_string(j) +
-               ": its datatype is not one contiguous run (the plan cannot pack)";
-    for (int i = 0; i < a.indegree; ++i)
-      if (!OneRun(a.rtypes[i], a.rcounts[i], &run))
-        return "alltoallw receive block " + std::to_string(i) +
-               ": its datatype is not one contiguous run (the plan cannot unpack)";
-  } else {
-    for (const dtype::Type* t : {a.stype, a.rtype}) {
-      if (!t->IsContiguous() || t->lb != 0) return "noncontiguous datatype";
-    }
-  }
   const std::size_t max_msg = be->Caps().max_msg_bytes;
   for (int j = 0; j < a.outdegree; ++j) {
-    if (SendOffset(a, j) < 0) return "a negative send displacement";
-    if (max_msg != 0 && std::size_t(SendBytes(a, j)) > max_msg)
-      return "a block of " + std::to_string(SendBytes(a, j)) + " bytes is larger than one put (" +
+    const TypedBlock b = SendBlock(a, j);
+    if (max_msg != 0 && std::size_t(b.Bytes()) > max_msg)
+      return "a block of " + std::to_string(b.Bytes()) + " bytes is larger than one put (" +
              std::to_string(max_msg) + ")";
   }
-  for (int i = 0; i < a.indegree; ++i)
-    if (RecvOffset(a, i) < 0) return "a negative receive displacement";
   return "";
 }
 
@@ -165,32 +124,40 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<s
                  int max_in, std::unique_ptr<offload::TriggerPlan>* plan) {
   ExchangePlanArgs n;
   n.self = a.comm->world_ranks[a.comm->rank];
-  n.recvbuf = a.recvbuf;
   auto world = [&](int r) { return r < 0 ? offload::PeerId(-1) : a.comm->world_ranks[r]; };
+  n.recv_layout = RecvBlocks(a);
+  std::vector<std::int64_t> at;
+  n.unpack = ReceiveOffsets(n.recv_layout, &at);
+  n.recvbuf = n.unpack ? nullptr : a.recvbuf;
   for (int i = 0; i < a.indegree; ++i) {
+    const std::int64_t bytes = n.recv_layout[i].Bytes();
     n.sources.push_back(world(a.sources[i]));
-    n.recv_bytes.push_back(std::size_t(RecvBytes(a, i)));
-    if (a.sources[i] >= 0 && RecvBytes(a, i) > 0)
-      n.recv_len = std::max<std::size_t>(n.recv_len, RecvOffset(a, i) + RecvBytes(a, i));
+    n.recv_bytes.push_back(std::size_t(bytes));
+    n.recv_offset.push_back(std::uint64_t(at[i]));
+    if (a.sources[i] >= 0 && bytes > 0)
+      n.recv_len = std::max<std::size_t>(n.recv_len, at[i] + bytes);
   }
   for (int j = 0; j < a.outdegree; ++j) {
     const int peer = a.destinations[j];
+    const TypedBlock b = SendBlock(a, j);
+    std::int64_t run = 0;
+    (void)OneRun(b, &run);
     n.destinations.push_back(world(peer));
-    n.send_blocks.push_back(static_cast<const char*>(a.sendbuf) + SendOffset(a, j));
-    n.send_bytes.push_back(std::size_t(SendBytes(a, j)));
-    std::uint64_t at = 0;
+    n.send_blocks.push_back(b.base + b.displ + run);
+    n.send_bytes.push_back(std::size_t(b.Bytes()));
+    n.send_layout.push_back(b);
+    std::uint64_t land = 0;
     if (peer >= 0) {
       const int slot = LandingOf(a, j, peers.data(), max_in);
       if (slot < 0)
         return Error(Code::kTopology,
                      "rank " + std::to_string(peer) + " does not list this rank as a source");
-      // Equal blocks: the receiver's slot times the block (= our block).
-      at = peers.empty() ? std::uint64_t(slot) * SendBytes(a, j)
-                         : std::uint64_t(peers[std::size_t(peer) * 2 * max_in + max_in + slot]);
+      // Equal contiguous blocks: the receiver's slot times the block (= our block).
+      land = peers.empty() ? std::uint64_t(slot) * b.Bytes()
+                           : std::uint64_t(peers[std::size_t(peer) * 2 * max_in + max_in + slot]);
     }
-    n.remote_offset.push_back(at);
-    if (a.kind == Kind::kNeighborAlltoallw)
-      n.send_notes.push_back(LayoutNote(a.stypes[j], a.scounts[j]));
+    n.remote_offset.push_back(land);
+    if (a.kind == Kind::kNeighborAlltoallw) n.send_notes.push_back(LayoutNote(b));
   }
   const char* form = a.kind == Kind::kNeighborAllgather    ? "allgather"
                      : a.kind == Kind::kNeighborAllgatherv ? "allgatherv"
@@ -211,24 +178,32 @@ Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce
   std::string why = LocalReason(a, be);
   // 1. Every rank must agree to offload (a put meets no posted receive),
   // and learn every rank's in-edges for the graph pairing.
-  const std::uint64_t head[2] = {why.empty() ? 1u : 0u, std::uint64_t(a.indegree)};
-  std::vector<std::uint64_t> heads(2 * a.comm->size);
+  // A receive type that is not contiguous lands its blocks elsewhere than
+  // slot * block bytes (a gap, or plan scratch): its offsets must travel.
+  const bool own_offsets = !a.rtype || !a.rtype->IsContiguous();
+  const std::uint64_t head[3] = {why.empty() ? 1u : 0u, std::uint64_t(a.indegree),
+                                 own_offsets ? 1u : 0u};
+  std::vector<std::uint64_t> heads(3 * a.comm->size);
   NICQ_RETURN_IF_ERROR(Exchange(a.comm, head, sizeof head, heads.data()));
   int max_in = 1;
+  bool any_offsets = false;
   for (int r = 0; r < a.comm->size; ++r) {
-    if (!heads[2 * r]) {
+    if (!heads[3 * r]) {
       LogHostSchedule(a, why.empty() ? "rank " + std::to_string(r) + " cannot take it" : why);
       return Status::Ok();
     }
-    max_in = std::max<int>(max_in, int(heads[2 * r + 1]));
+    max_in = std::max<int>(max_in, int(heads[3 * r + 1]));
+    any_offsets |= heads[3 * r + 2] != 0;
   }
   // Graphs pair edges by the peers' source lists; unequal blocks land at
   // the peers' receive displacements: both come from every rank.
   std::vector<std::int64_t> mine(2 * max_in, -2), peers;
-  if (!a.cartesian_pairs || VariableBlocks(a.kind)) {
+  if (!a.cartesian_pairs || VariableBlocks(a.kind) || any_offsets) {
+    std::vector<std::int64_t> at;
+    (void)ReceiveOffsets(RecvBlocks(a), &at);
     for (int i = 0; i < a.indegree; ++i) {
       mine[i] = a.sources[i];
-      mine[max_in + i] = RecvOffset(a, i);
+      mine[max_in + i] = at[i];
     }
     peers.resize(std::size_t(2 * max_in) * a.comm->size);
     NICQ_RETURN_IF_ERROR(

@@ -11,14 +11,14 @@
 // a block whose layout is one contiguous run of bytes (a contiguous type,
 // or a derived type whose items are single abutting blocks) is one put
 // from (or into) that run, and the plan dump's put label says which kind
-// of type it was; a block that would need packing sends the whole
-// collective to the host schedule (the plan has no host step to pack).
+// of type it was. A block of any form that is not one run (or whose run
+// starts below its buffer's address) is packed into
+// plan scratch by a host step at the start, or lands in plan scratch and is
+// unpacked by a host step once every block arrived (exchange_plan.h).
 //
-// Anything the plan cannot take (no offload context, a noncontiguous
-// datatype, a negative displacement, too many ops for the trigger slots,
-// blocks larger than one put, an intercommunicator) leaves *out null: the
-// host schedule runs it, on every rank alike, with one NICQ_LOG=info line
-// naming the reason (for alltoallw, the first block that is not one run).
+// Anything the plan cannot take (no offload context, too many ops for the
+// trigger slots, blocks larger than one put, an intercommunicator) leaves *out null: the host
+// schedule runs it, on every rank alike, with one NICQ_LOG=info line naming the reason.
 #pragma once
 
 #include <memory>

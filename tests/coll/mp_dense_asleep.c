@@ -3,11 +3,13 @@
  * reduce_scatter, scan and exscan as plans of remote atomics
  * (src/coll/offload_reduce_scan.h). Usage: mp_dense_asleep [pairs] [kind]
  * [force] (kind: barrier, bcast, gather, gatherv, scatter, scatterv, allgather,
- * allgatherv, alltoall, alltoallv, reduce_scatter_block, reduce_scatter,
- * scan, exscan, dense (the first ten), reductions (the last four), or all;
- * default all; pairs: enqueued start/wait pairs per chain, default 16;
- * force: every request's info sets nicq_algorithm=offload, which takes the
- * plan on any backend).
+ * allgatherv, alltoall, alltoallv, alltoallw, bcast_vec, allgather_vec,
+ * alltoall_vec, reduce_scatter_block, reduce_scatter, scan, exscan, vec (the
+ * three _vec forms), mixed, dense (every form but the reductions, with the
+ * mixed, negative-displacement and fallback checks), reductions (the last
+ * four), or all; default all; pairs: enqueued start/wait pairs per chain,
+ * default 16; force: every request's info sets nicq_algorithm=offload, which
+ * takes the plan on any backend).
  *
  * Reductions (MPI_UNSIGNED, MPI_SUM; in place on every rank too): every
  * rank steps all ranks' buffers through MPI's definition to know what its
@@ -32,17 +34,29 @@
  * rank 1 contributes nothing; alltoallv: the edge s -> r carries
  * (s + r) % 3 ints), blocks one int apart in reverse rank order, and for
  * allgatherv receive displacements that differ per rank.
+ * Alltoallw: the edge s -> r carries 2 * ((s + r) % 3) ints (zero for
+ * some), sent as MPI_INTs to even ranks and as pairs (a contiguous type of
+ * two ints) to odd ones, received the other way round, at byte
+ * displacements laid out as alltoallv's. The _vec forms move strided
+ * vectors (B ints two apart): bcast on both sides, allgather into them,
+ * alltoall from and into them; their plans pack and unpack in host steps,
+ * which on native run only in the host's progress, so there the chain is
+ * checked at the fence (every wait complete, then the data) instead of
+ * asleep.
  * Barrier: before each MPI_Start a rank (one per epoch in turn, after a
  * short sleep) writes the epoch into its own file in a shared directory;
  * after MPI_Wait every rank's file must hold at least that epoch.
  *
  * Last (kind all or mixed), a gather the root receives as strided
- * vectors runs on the host on every rank, with the right data.
+ * vectors (only its plan unpacks), an alltoallv at negative displacements
+ * (packed and unpacked), and an in-place alltoall on the host schedule,
+ * each with the right data.
  *
  * The ctest run (NICQ_PLAN_DUMP=text) counts the dump lines naming the
  * request's algorithm "<kind> puts (offloaded)" with a trigger plan, so a
- * kind that silently falls back to the host schedule fails; on native with
- * no progress thread the asleep check fails too. */
+ * kind that silently falls back to the host schedule fails, and the
+ * pack/unpack host steps of the plans; on native with no progress thread
+ * the asleep check fails too. */
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -56,6 +70,8 @@
 #define SZ (MAXP * (2 * B + 2) + 2) /* ints per buffer, gaps included */
 
 static int nprocs, root;
+/* NICQ_OFFLOAD=native: the NIC runs the plans, host steps wait for MPI calls. */
+static int native;
 /* MPI_INFO_NULL, or nicq_algorithm=offload ("force": any backend). */
 static MPI_Info g_info = MPI_INFO_NULL;
 
@@ -71,6 +87,16 @@ static int vcount(int j) {
 static int vcount2(int s, int r) {
   return (s + r) % 3;
 }
+/* alltoallw: the edge s -> r carries 2 * ((s + r) % 3) ints, as MPI_INTs
+ * or as pairs (a contiguous type of two ints), by the peer's parity. */
+static int wcount2(int s, int r) {
+  return 2 * ((s + r) % 3);
+}
+/* The edge counts of the alltoall(v/w) form running. */
+static int (*edge_count)(int, int) = vcount2;
+/* B ints two apart (a gap after each but the last): SEXT ints of extent. */
+#define SEXT (2 * B - 1)
+static MPI_Datatype strided, int_pair;
 /* Where rank j's block lands on receiver `me` (v forms): reverse rank
  * order, one int of gap after each block, shifted by one int on odd ranks
  * (allgatherv's displacements then differ per rank). `cnt(j)` = block size. */
@@ -83,19 +109,22 @@ static int cnt_v(int j, int unused) {
   (void)unused;
   return vcount(j);
 }
-static int cnt_recv2(int j, int me) {
-  return vcount2(j, me);
+static int cnt_edge(int j, int me) {
+  return edge_count(j, me);
 }
-/* alltoallv sender layout: blocks in rank order, one int gap each. */
+/* alltoall(v/w) sender layout: blocks in rank order, one int gap each. */
 static int fwd_displ(int me, int r) {
   int at = 0;
-  for (int k = 0; k < r; k++) at += vcount2(me, k) + 1;
+  for (int k = 0; k < r; k++) at += edge_count(me, k) + 1;
   return at;
 }
 
 typedef struct {
   const char* name;
   int v, in_place;
+  /* The form's blocks are strided vectors: its plan packs and unpacks in
+   * host steps. */
+  int strided;
 } Form;
 
 static int sbuf[SZ], rbuf[SZ], want[SZ];
@@ -175,6 +204,20 @@ static void prepare(const Form* f, int me, int e) {
   const char* n = f->name;
   if (is_reduction(n)) {
     simulate_reduction(f, me, e);
+  } else if (!strcmp(n, "bcast_vec")) {
+    for (int k = 0; k < B; k++) {
+      want[2 * k] = val(e, root, k);
+      if (is_root) rbuf[2 * k] = want[2 * k];
+    }
+  } else if (!strcmp(n, "allgather_vec")) {
+    for (int k = 0; k < B; k++) sbuf[k] = val(e, me, k);
+    for (int j = 0; j < nprocs; j++)
+      for (int k = 0; k < B; k++) want[j * SEXT + 2 * k] = val(e, j, k);
+  } else if (!strcmp(n, "alltoall_vec")) {
+    for (int r = 0; r < nprocs; r++)
+      for (int k = 0; k < B; k++) sbuf[r * SEXT + 2 * k] = val(e, me, 10 * r + k);
+    for (int j = 0; j < nprocs; j++)
+      for (int k = 0; k < B; k++) want[j * SEXT + 2 * k] = val(e, j, 10 * me + k);
   } else if (!strcmp(n, "bcast")) {
     for (int k = 0; k < B; k++) {
       want[k] = val(e, root, k);
@@ -212,13 +255,15 @@ static void prepare(const Form* f, int me, int e) {
       if (j == me && f->in_place)
         for (int k = 0; k < c; k++) rbuf[at + k] = want[at + k];
     }
-  } else if (!strcmp(n, "alltoall") || !strcmp(n, "alltoallv")) {
+  } else if (!strncmp(n, "alltoall", 8)) {
+    /* alltoallw's displacements are bytes; its ints sit where alltoallv's would. */
     for (int r = 0; r < nprocs; r++) {
-      const int at = f->v ? sdispls[r] : r * B, c = f->v ? vcount2(me, r) : B;
+      const int at = f->v ? fwd_displ(me, r) : r * B, c = f->v ? edge_count(me, r) : B;
       for (int k = 0; k < c; k++) sbuf[at + k] = val(e, me, 10 * r + k);
     }
     for (int j = 0; j < nprocs; j++) {
-      const int at = f->v ? rdispls[j] : j * B, c = f->v ? vcount2(j, me) : B;
+      const int at = f->v ? rev_displ(me, j, cnt_edge, me) : j * B,
+                c = f->v ? edge_count(j, me) : B;
       for (int k = 0; k < c; k++) want[at + k] = val(e, j, 10 * me + k);
     }
   }
@@ -234,6 +279,25 @@ static void make_request(const Form* f, int me, MPI_Request* req) {
   MPI_Info i = g_info;
   if (!strcmp(n, "barrier")) {
     CHECK_OK(MPI_Barrier_init(c, i, req));
+  } else if (!strcmp(n, "bcast_vec")) {
+    CHECK_OK(MPI_Bcast_init(rbuf, 1, strided, root, c, i, req));
+  } else if (!strcmp(n, "allgather_vec")) {
+    CHECK_OK(MPI_Allgather_init(sbuf, B, MPI_INT, rbuf, 1, strided, c, i, req));
+  } else if (!strcmp(n, "alltoall_vec")) {
+    CHECK_OK(MPI_Alltoall_init(sbuf, 1, strided, rbuf, 1, strided, c, i, req));
+  } else if (!strcmp(n, "alltoallw")) {
+    /* To (from) an even rank: MPI_INTs (pairs); odd: pairs (MPI_INTs). */
+    int sc[MAXP], sd[MAXP], rc[MAXP], rd[MAXP];
+    MPI_Datatype st[MAXP], rt[MAXP];
+    for (int r = 0; r < nprocs; r++) {
+      st[r] = r % 2 ? int_pair : MPI_INT;
+      sc[r] = edge_count(me, r) / (r % 2 ? 2 : 1);
+      sd[r] = (int)sizeof(int) * fwd_displ(me, r);
+      rt[r] = r % 2 ? MPI_INT : int_pair;
+      rc[r] = edge_count(r, me) / (r % 2 ? 1 : 2);
+      rd[r] = (int)sizeof(int) * rev_displ(me, r, cnt_edge, me);
+    }
+    CHECK_OK(MPI_Alltoallw_init(sbuf, sc, sd, st, rbuf, rc, rd, rt, c, i, req));
   } else if (!strcmp(n, "bcast")) {
     CHECK_OK(MPI_Bcast_init(rbuf, B, MPI_INT, root, c, i, req));
   } else if (!strcmp(n, "gather")) {
@@ -311,11 +375,12 @@ static void run_form(const Form* f, int pairs) {
   const int barrier = !strcmp(f->name, "barrier");
   /* v layouts. */
   for (int j = 0; j < nprocs; j++) {
+    edge_count = !strcmp(f->name, "alltoallw") ? wcount2 : vcount2;
     if (!strcmp(f->name, "alltoallv")) {
       scounts[j] = vcount2(me, j);
       sdispls[j] = fwd_displ(me, j);
       rcounts[j] = vcount2(j, me);
-      rdispls[j] = rev_displ(me, j, cnt_recv2, me);
+      rdispls[j] = rev_displ(me, j, cnt_edge, me);
     } else {
       scounts[j] = rcounts[j] = vcount(j);
       sdispls[j] = rdispls[j] = rev_displ(me, j, cnt_v, 0);
@@ -360,61 +425,123 @@ static void run_form(const Form* f, int pairs) {
     CHECK_OK(MPI_Enqueue_start(&q, &req));
     CHECK_OK(MPI_Enqueue_wait(&q, &req, MPI_STATUS_IGNORE));
   }
-  /* No MPI call from here to the fence but the non-progressing read. */
-  const double slept = sleep_while_chain_runs(q, done0, pairs, chain, &done, &enq);
-  CHECK(enq - enq0 == pairs, "%s: %lld waits enqueued, expected %d", f->name, enq - enq0, pairs);
-  CHECK(done - done0 == pairs,
-        "%s%s: %lld of %d enqueued waits completed while the host slept %.1f s (the chain did "
-        "not advance without MPI calls)",
-        f->name, f->in_place ? " (in place)" : "", done - done0, pairs, slept);
-  CHECK_OK(MPI_Queue_fence(&q));
-  check_data(f, me, "after the asleep chain", e + 1);
+  if (f->strided && native) {
+    /* The NIC cannot pack: the plan's host steps run in the host's
+     * progress, so the chain completes in the fence's. */
+    CHECK_OK(MPI_Queue_fence(&q));
+    CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
+    CHECK(done - done0 == pairs && enq - enq0 == pairs,
+          "%s: %lld of %lld enqueued waits completed at the fence, expected %d", f->name,
+          done - done0, enq - enq0, pairs);
+    check_data(f, me, "after the chain's fence", e + 1);
+  } else {
+    /* No MPI call from here to the fence but the non-progressing read. */
+    const double slept = sleep_while_chain_runs(q, done0, pairs, chain, &done, &enq);
+    CHECK(enq - enq0 == pairs, "%s: %lld waits enqueued, expected %d", f->name, enq - enq0, pairs);
+    CHECK(done - done0 == pairs,
+          "%s%s: %lld of %d enqueued waits completed while the host slept %.1f s (the chain did "
+          "not advance without MPI calls)",
+          f->name, f->in_place ? " (in place)" : "", done - done0, pairs, slept);
+    CHECK_OK(MPI_Queue_fence(&q));
+    check_data(f, me, "after the asleep chain", e + 1);
+  }
   CHECK_OK(MPI_Queue_free(&q));
   CHECK_OK(MPI_Request_free(&req));
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (me == 0)
-    printf("dense_asleep: %s%s: 4 started epochs and %d enqueued pairs asleep, data right\n",
-           f->name, f->in_place ? " (in place)" : "", pairs);
+    printf("dense_asleep: %s%s: 4 started epochs and %d enqueued pairs %s, data right\n", f->name,
+           f->in_place ? " (in place)" : "", pairs,
+           f->strided && native ? "at the fence" : "asleep");
 }
 
-/* The root gathers each block as one strided vector: the plan takes only
- * contiguous blocks, so every rank runs the host schedule together (no
- * "puts (offloaded)" dump line), and the data must be right, the
- * vector's gaps untouched. (A gather, not an allgather: the host's
- * persistent recursive-doubling allgather with one rank receiving strided
- * blocks hangs on 4 ranks, on tcp as on sockets; see the report of this
- * change.) */
+/* The root gathers each block as one strided vector, the others send
+ * contiguous ints: only the root's plan has a host step (the unpack), and
+ * the data must be right, the vector's gaps untouched. */
 static void check_mixed(void) {
   int me;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Datatype strided;
-  CHECK_OK(MPI_Type_vector(B, 1, 2, MPI_INT, &strided));
-  CHECK_OK(MPI_Type_commit(&strided));
-  const int ext = 2 * B - 1; /* ints per strided block */
-  static int s[B], r[MAXP * (2 * B - 1)];
+  static int s[B], r[MAXP * SEXT];
   MPI_Request req;
-  CHECK_OK(
-      MPI_Gather_init(s, B, MPI_INT, r, 1, strided, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+  CHECK_OK(MPI_Gather_init(s, B, MPI_INT, r, 1, strided, root, MPI_COMM_WORLD, g_info, &req));
   for (int e = 0; e < 2; e++) {
     for (int k = 0; k < B; k++) s[k] = val(e, me, k);
-    for (int k = 0; k < MAXP * ext; k++) r[k] = -1;
+    for (int k = 0; k < MAXP * SEXT; k++) r[k] = -1;
     CHECK_OK(MPI_Start(&req));
     CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
     if (me == root) {
       for (int j = 0; j < nprocs; j++) {
         for (int k = 0; k < B; k++)
-          CHECK(r[j * ext + 2 * k] == val(e, j, k),
+          CHECK(r[j * SEXT + 2 * k] == val(e, j, k),
                 "mixed gather epoch %d: block %d item %d is %d, want %d", e, j, k,
-                r[j * ext + 2 * k], val(e, j, k));
-        for (int g = 1; g < ext; g += 2)
-          CHECK(r[j * ext + g] == -1, "mixed gather: a gap of block %d was written", j);
+                r[j * SEXT + 2 * k], val(e, j, k));
+        for (int g = 1; g < SEXT; g += 2)
+          CHECK(r[j * SEXT + g] == -1, "mixed gather: a gap of block %d was written", j);
       }
     }
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   }
   CHECK_OK(MPI_Request_free(&req));
-  CHECK_OK(MPI_Type_free(&strided));
-  if (me == 0) printf("dense_asleep: a gather the root cannot take runs on the host\n");
+  if (me == 0) printf("dense_asleep: a gather only the root unpacks, data right\n");
+}
+
+/* Alltoallv whose buffers are passed one int in, so block 0's send and
+ * receive displacements are -1 int: a put cannot land below its
+ * receiver's buffer, so every rank packs and unpacks in host steps (a
+ * one-run block otherwise needs neither), and the data must be right, the
+ * int around each block untouched. */
+static void check_negative(void) {
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  static int s[MAXP * B + 1], r[MAXP * B + 2];
+  int counts[MAXP], displs[MAXP];
+  for (int j = 0; j < nprocs; j++) {
+    counts[j] = B;
+    displs[j] = j * B - 1;
+  }
+  MPI_Request req;
+  CHECK_OK(MPI_Alltoallv_init(s + 1, counts, displs, MPI_INT, r + 1, counts, displs, MPI_INT,
+                              MPI_COMM_WORLD, g_info, &req));
+  for (int e = 0; e < 2; e++) {
+    for (int j = 0; j < nprocs; j++)
+      for (int k = 0; k < B; k++) s[j * B + k] = val(e, me, 10 * j + k);
+    for (int k = 0; k < MAXP * B + 2; k++) r[k] = -1;
+    CHECK_OK(MPI_Start(&req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int k = 0; k < MAXP * B + 2; k++) {
+      const int j = k / B, want = k < nprocs * B ? val(e, j, 10 * me + k % B) : -1;
+      CHECK(r[k] == want, "negative displacements, epoch %d: int %d is %d, want %d", e, k, r[k],
+            want);
+    }
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  }
+  CHECK_OK(MPI_Request_free(&req));
+  if (me == 0) printf("dense_asleep: an alltoallv at negative displacements, data right\n");
+}
+
+/* In-place alltoall, which the plan cannot take (a block could be
+ * overwritten before it went out): the host schedule runs it on every
+ * rank (no "puts (offloaded)" dump line), with the right data. */
+static void check_fallback(void) {
+  int me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  static int r[MAXP * B];
+  MPI_Request req;
+  CHECK_OK(MPI_Alltoall_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, B, MPI_INT, MPI_COMM_WORLD,
+                             g_info, &req));
+  for (int e = 0; e < 2; e++) {
+    for (int j = 0; j < nprocs; j++)
+      for (int k = 0; k < B; k++) r[j * B + k] = val(e, me, 10 * j + k);
+    CHECK_OK(MPI_Start(&req));
+    CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int j = 0; j < nprocs; j++)
+      for (int k = 0; k < B; k++)
+        CHECK(r[j * B + k] == val(e, j, 10 * me + k),
+              "in-place alltoall epoch %d: block %d item %d is %d, want %d", e, j, k, r[j * B + k],
+              val(e, j, 10 * me + k));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  }
+  CHECK_OK(MPI_Request_free(&req));
+  if (me == 0) printf("dense_asleep: an in-place alltoall runs on the host\n");
 }
 
 int main(int argc, char** argv) {
@@ -434,39 +561,54 @@ int main(int argc, char** argv) {
     CHECK(mkdtemp(dir) != NULL, "mkdtemp failed");
   }
   CHECK_OK(MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD));
+  const char* offload = getenv("NICQ_OFFLOAD");
+  native = offload && !strcmp(offload, "native");
+  CHECK_OK(MPI_Type_vector(B, 1, 2, MPI_INT, &strided));
+  CHECK_OK(MPI_Type_commit(&strided));
+  CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &int_pair));
+  CHECK_OK(MPI_Type_commit(&int_pair));
   static const Form forms[] = {
-      {"barrier", 0, 0},
-      {"bcast", 0, 0},
-      {"gather", 0, 0},
-      {"gather", 0, 1},
-      {"gatherv", 1, 0},
-      {"gatherv", 1, 1},
-      {"scatter", 0, 0},
-      {"scatter", 0, 1},
-      {"scatterv", 1, 0},
-      {"scatterv", 1, 1},
-      {"allgather", 0, 0},
-      {"allgather", 0, 1},
-      {"allgatherv", 1, 0},
-      {"allgatherv", 1, 1},
-      {"alltoall", 0, 0},
-      {"alltoallv", 1, 0},
-      {"reduce_scatter_block", 0, 0},
-      {"reduce_scatter_block", 0, 1},
-      {"reduce_scatter", 1, 0},
-      {"reduce_scatter", 1, 1},
-      {"scan", 0, 0},
-      {"scan", 0, 1},
-      {"exscan", 0, 0},
-      {"exscan", 0, 1},
+      {"barrier", 0, 0, 0},
+      {"bcast", 0, 0, 0},
+      {"gather", 0, 0, 0},
+      {"gather", 0, 1, 0},
+      {"gatherv", 1, 0, 0},
+      {"gatherv", 1, 1, 0},
+      {"scatter", 0, 0, 0},
+      {"scatter", 0, 1, 0},
+      {"scatterv", 1, 0, 0},
+      {"scatterv", 1, 1, 0},
+      {"allgather", 0, 0, 0},
+      {"allgather", 0, 1, 0},
+      {"allgatherv", 1, 0, 0},
+      {"allgatherv", 1, 1, 0},
+      {"alltoall", 0, 0, 0},
+      {"alltoallv", 1, 0, 0},
+      {"alltoallw", 1, 0, 0},
+      {"bcast_vec", 0, 0, 1},
+      {"allgather_vec", 0, 0, 1},
+      {"alltoall_vec", 0, 0, 1},
+      {"reduce_scatter_block", 0, 0, 0},
+      {"reduce_scatter_block", 0, 1, 0},
+      {"reduce_scatter", 1, 0, 0},
+      {"reduce_scatter", 1, 1, 0},
+      {"scan", 0, 0, 0},
+      {"scan", 0, 1, 0},
+      {"exscan", 0, 0, 0},
+      {"exscan", 0, 1, 0},
   };
+  /* "vec": the strided forms. */
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     const int red = is_reduction(forms[i].name);
     if (!strcmp(kind, "all") || !strcmp(kind, forms[i].name) || (!strcmp(kind, "dense") && !red) ||
-        (!strcmp(kind, "reductions") && red))
+        (!strcmp(kind, "reductions") && red) || (!strcmp(kind, "vec") && forms[i].strided))
       run_form(&forms[i], pairs);
   }
-  if (!strcmp(kind, "all") || !strcmp(kind, "dense") || !strcmp(kind, "mixed")) check_mixed();
+  if (!strcmp(kind, "all") || !strcmp(kind, "dense") || !strcmp(kind, "mixed")) {
+    check_mixed();
+    check_negative();
+    check_fallback();
+  }
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (g_rank == 0) {
     char path[300];
@@ -476,6 +618,8 @@ int main(int argc, char** argv) {
     }
     rmdir(dir);
   }
+  CHECK_OK(MPI_Type_free(&strided));
+  CHECK_OK(MPI_Type_free(&int_pair));
   if (g_info != MPI_INFO_NULL) CHECK_OK(MPI_Info_free(&g_info));
   MPI_Finalize();
   return 0;

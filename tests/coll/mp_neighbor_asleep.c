@@ -9,9 +9,13 @@
  * plan where ranks outnumber cores). The v and w forms place each block one int apart
  * (displacements stride B + 1), and the gaps must keep their values.
  * Alltoallw gives its blocks three datatypes in turn, each one contiguous
- * run, as the plan takes them: B MPI_INTs, one contiguous type of B ints,
- * and one struct type whose B ints start one int after its origin (at a
- * byte displacement one int lower).
+ * run, which the plan puts as they are: B MPI_INTs, one contiguous type of
+ * B ints, and one struct type whose B ints start one int after its origin
+ * (at a byte displacement one int lower). Then (w, strided blocks) every
+ * second of the three is a vector of B ints two apart instead: the plan
+ * packs those blocks at the start and unpacks them once they arrived, in
+ * host steps, which on native run in the host's progress (the chain is
+ * checked at the fence, not asleep) and elsewhere on the emulator's agent.
  *
  * Two persistent requests ping-pong the data: A sends from X and receives
  * into Y, B sends from Y and receives into X (alltoall: block j of the send
@@ -37,11 +41,10 @@
  * through NICQX_Queue_waits_completed (which drives no progress), that
  * every enqueued wait completed. Then the fence and every block is checked.
  *
- * Last, a plan one rank cannot take (rank 0 receives into a strided
+ * Last, plans only one rank unpacks (rank 0 receives into a strided
  * datatype; with w, also an alltoallw whose one block on rank 0 is
- * strided) must run on the host on every rank, with no error and the same
- * data (MPI_Start/MPI_Wait, two epochs); the ctest run counts the plans
- * dumped, which this request must not add to.
+ * strided) must give the same data, the vector's gaps untouched
+ * (MPI_Start/MPI_Wait, two epochs).
  * Runs where the plan is executed by the NIC (native on sockets) or the
  * emulator's agent (NICQ_PROGRESS_THREAD=1); where only host calls advance
  * it, it fails at the completion check. */
@@ -69,6 +72,16 @@ static int stride; /* ints from one block to the next: B, or B + 1 (v forms) */
  * argument "offload" (the emulated backend declines the plan on its own
  * where ranks outnumber cores), else MPI_INFO_NULL. */
 static MPI_Info g_plan_info = MPI_INFO_NULL;
+/* Alltoallw with strided blocks (every third block a vector of B ints two
+ * apart): those blocks' ints sit at 2 * item from the block's start. */
+static int strided_w;
+/* NICQ_OFFLOAD=native: the NIC runs the plans, host steps wait for MPI calls. */
+static int native;
+
+/* Where item b of block k sits, in ints from the block's start. */
+static int item_at(int k, int b) {
+  return strided_w && k % 3 == 1 ? 2 * b : b;
+}
 
 /* The block of `from`'s send buffer that lands in slot i of rank r. */
 static int paired_block(int r, int i, int alltoall) {
@@ -91,7 +104,8 @@ static void model_epoch(int (*send)[SZ], int (*recv)[SZ], int alltoall) {
       const int q = nbs[r].src[i];
       if (q < 0) continue; /* MPI_PROC_NULL: the block keeps its value */
       const int j = paired_block(r, i, alltoall);
-      memcpy(&recv[r][i * stride], &send[q][j * stride], B * sizeof(int));
+      for (int b = 0; b < B; b++)
+        recv[r][i * stride + item_at(i, b)] = send[q][j * stride + item_at(j, b)];
     }
   }
 }
@@ -113,9 +127,9 @@ static void run_chain(MPI_Queue q, MPI_Request* r, int pairs) {
 
 /* Alltoallw's per-block datatypes (see the header): block k's type, count
  * and byte displacement when the block's B ints start at int k * stride. */
-static MPI_Datatype w_types[3];
+static MPI_Datatype w_types[4]; /* [3]: the strided vector */
 static void w_block(int k, MPI_Datatype* type, int* count, MPI_Aint* disp) {
-  *type = w_types[k % 3];
+  *type = w_types[strided_w && k % 3 == 1 ? 3 : k % 3];
   *count = k % 3 == 0 ? B : 1;
   *disp = (MPI_Aint)sizeof(int) * (k * stride - (k % 3 == 2));
 }
@@ -127,8 +141,10 @@ static void make_w_types(void) {
   MPI_Aint at = sizeof(int);
   MPI_Datatype in = MPI_INT;
   CHECK_OK(MPI_Type_create_struct(1, &len, &at, &in, &w_types[2]));
+  CHECK_OK(MPI_Type_vector(B, 1, 2, MPI_INT, &w_types[3]));
   CHECK_OK(MPI_Type_commit(&w_types[1]));
   CHECK_OK(MPI_Type_commit(&w_types[2]));
+  CHECK_OK(MPI_Type_commit(&w_types[3]));
 }
 
 static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int w, int pairs) {
@@ -216,15 +232,25 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int 
     CHECK(done0 == enq0, "%s round %d: %lld of %lld waits complete after a fence", where, round,
           done0, enq0);
     run_chain(q, req, pairs);
-    /* No MPI call from here to the fence but the non-progressing read. */
-    const double slept = sleep_while_chain_runs(q, done0, pairs, chain, &done, &enq);
-    CHECK(enq - enq0 == pairs, "%s round %d: %lld waits enqueued, expected %d", where, round,
-          enq - enq0, pairs);
-    CHECK(done - done0 == pairs,
-          "%s round %d: %lld of %d enqueued waits completed while the host slept %.1f s (the "
-          "chain did not advance without MPI calls)",
-          where, round, done - done0, pairs, slept);
-    CHECK_OK(MPI_Queue_fence(&q));
+    if (strided_w && native) {
+      /* The NIC cannot pack: the plans' host steps run in the host's
+       * progress, so the chain completes in the fence's. */
+      CHECK_OK(MPI_Queue_fence(&q));
+      CHECK_OK(NICQX_Queue_waits_completed(q, &done, &enq));
+      CHECK(done - done0 == pairs && enq - enq0 == pairs,
+            "%s round %d: %lld of %lld enqueued waits completed at the fence, expected %d", where,
+            round, done - done0, enq - enq0, pairs);
+    } else {
+      /* No MPI call from here to the fence but the non-progressing read. */
+      const double slept = sleep_while_chain_runs(q, done0, pairs, chain, &done, &enq);
+      CHECK(enq - enq0 == pairs, "%s round %d: %lld waits enqueued, expected %d", where, round,
+            enq - enq0, pairs);
+      CHECK(done - done0 == pairs,
+            "%s round %d: %lld of %d enqueued waits completed while the host slept %.1f s (the "
+            "chain did not advance without MPI calls)",
+            where, round, done - done0, pairs, slept);
+      CHECK_OK(MPI_Queue_fence(&q));
+    }
     for (int e = 0; e < pairs; e++) {
       if (e % 2 == 0)
         model_epoch(mx, my, alltoall);
@@ -242,11 +268,11 @@ static void check_chain(MPI_Comm c, const char* where, int alltoall, int v, int 
   CHECK_OK(MPI_Request_free(&req[1]));
   CHECK_OK(MPI_Queue_free(&q));
   if (rank == 0)
-    printf("neighbor_asleep: %s %s: 2 rounds of %d enqueued pairs complete asleep\n", where,
-           w          ? "alltoallw"
+    printf("neighbor_asleep: %s %s: 2 rounds of %d enqueued pairs complete %s\n", where,
+           w          ? (strided_w ? "alltoallw (strided blocks)" : "alltoallw")
            : alltoall ? (v ? "alltoallv" : "alltoall")
                       : (v ? "allgatherv" : "allgather"),
-           pairs);
+           pairs, strided_w && native ? "at the fence" : "asleep");
 }
 
 /* The periodic 2x2 grid, this rank in it, and the source of each of its
@@ -260,9 +286,8 @@ static MPI_Comm periodic_grid(int* rank, int src[MAXD]) {
   return c;
 }
 
-/* Rank 0 receives each block as one strided vector (B ints, stride 2): the
- * offload plan takes only contiguous blocks, so every rank falls back to
- * the host schedule together, and the data must still be right. */
+/* Rank 0 receives each block as one strided vector (B ints, stride 2):
+ * only its plan has a host step (the unpack), and the data must be right. */
 static void check_mixed_types(void) {
   int rank, src[MAXD];
   MPI_Comm c = periodic_grid(&rank, src);
@@ -295,12 +320,12 @@ static void check_mixed_types(void) {
   CHECK_OK(MPI_Request_free(&req));
   CHECK_OK(MPI_Type_free(&strided));
   CHECK_OK(MPI_Comm_free(&c));
-  if (rank == 0) printf("neighbor_asleep: a plan one rank cannot take runs on the host\n");
+  if (rank == 0) printf("neighbor_asleep: a plan only rank 0 unpacks gives the right data\n");
 }
 
 /* Alltoallw on the periodic grid where rank 0 receives block 1 as one
- * strided vector: that block needs unpacking, so every rank runs the host
- * schedule, and every block (and the vector's gaps) must be right. */
+ * strided vector: rank 0's blocks land in plan scratch and are unpacked,
+ * and every block (and the vector's gaps) must be right. */
 static void check_mixed_w(void) {
   int rank, src[MAXD];
   MPI_Comm c = periodic_grid(&rank, src);
@@ -347,7 +372,7 @@ static void check_mixed_w(void) {
   CHECK_OK(MPI_Request_free(&req));
   CHECK_OK(MPI_Type_free(&strided));
   CHECK_OK(MPI_Comm_free(&c));
-  if (rank == 0) printf("neighbor_asleep: an alltoallw one rank cannot take runs on the host\n");
+  if (rank == 0) printf("neighbor_asleep: an alltoallw only rank 0 unpacks gives the right data\n");
 }
 
 int main(int argc, char** argv) {
@@ -363,6 +388,8 @@ int main(int argc, char** argv) {
   CHECK(nprocs == MAXP, "run on %d ranks (got %d)", MAXP, nprocs);
   static const char* const kForms[5] = {"alltoall", "allgather", "alltoallv", "allgatherv",
                                         "alltoallw"};
+  const char* offload = getenv("NICQ_OFFLOAD");
+  native = offload && !strcmp(offload, "native");
   make_w_types();
   int any_w = 0;
   for (int form = 0; form < 5; form++) {
@@ -372,31 +399,35 @@ int main(int argc, char** argv) {
                        (strcmp(kind, "w") == 0 && w);
     if (!wanted) continue;
     any_w |= w;
-    for (int periodic = 1; periodic >= 0; periodic--) {
-      int dims[2] = {2, 2}, periods[2] = {periodic, periodic};
-      MPI_Comm c;
-      CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
-      is_cart = 1;
-      check_chain(c, periodic ? "periodic 2x2 grid" : "nonperiodic 2x2 grid", alltoall, v || w, w,
-                  pairs);
-      CHECK_OK(MPI_Comm_free(&c));
+    for (strided_w = 0; strided_w <= w; strided_w++) {
+      for (int periodic = 1; periodic >= 0; periodic--) {
+        int dims[2] = {2, 2}, periods[2] = {periodic, periodic};
+        MPI_Comm c;
+        CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+        is_cart = 1;
+        check_chain(c, periodic ? "periodic 2x2 grid" : "nonperiodic 2x2 grid", alltoall, v || w, w,
+                    pairs);
+        CHECK_OK(MPI_Comm_free(&c));
+      }
+      /* r -> r+1 (twice) and r -> r+2; in-edges listed in another order. */
+      const int r = g_rank, p = nprocs;
+      int dst[3] = {(r + 1) % p, (r + 2) % p, (r + 1) % p};
+      int src[3] = {(r + p - 2) % p, (r + p - 1) % p, (r + p - 1) % p};
+      MPI_Comm g;
+      CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, src, MPI_UNWEIGHTED, 3, dst,
+                                              MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
+      is_cart = 0;
+      check_chain(g, "dist graph with a multi-edge", alltoall, v || w, w, pairs);
+      CHECK_OK(MPI_Comm_free(&g));
     }
-    /* r -> r+1 (twice) and r -> r+2; in-edges listed in another order. */
-    const int r = g_rank, p = nprocs;
-    int dst[3] = {(r + 1) % p, (r + 2) % p, (r + 1) % p};
-    int src[3] = {(r + p - 2) % p, (r + p - 1) % p, (r + p - 1) % p};
-    MPI_Comm g;
-    CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, src, MPI_UNWEIGHTED, 3, dst,
-                                            MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
-    is_cart = 0;
-    check_chain(g, "dist graph with a multi-edge", alltoall, v || w, w, pairs);
-    CHECK_OK(MPI_Comm_free(&g));
   }
+  strided_w = 0;
   check_mixed_types();
   if (any_w) check_mixed_w();
   CHECK_OK(MPI_Type_free(&w_types[1]));
   CHECK_OK(MPI_Type_free(&w_types[2]));
   if (g_plan_info != MPI_INFO_NULL) CHECK_OK(MPI_Info_free(&g_plan_info));
+  CHECK_OK(MPI_Type_free(&w_types[3]));
   MPI_Finalize();
   return 0;
 }
