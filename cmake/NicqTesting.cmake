@@ -36,7 +36,8 @@ endfunction()
 # (and NICQ_SHM=off except in the shm column).
 # Provider names with ';' are written with '+' (e.g. tcp+ofi_rxm) in test names.
 function(nicq_add_mp_test name)
-  cmake_parse_arguments(A "NO_PERSONA" "PROGRAM;TIMEOUT" "RANKS;PROVIDERS;ARGS;LABELS;ENV" ${ARGN})
+  cmake_parse_arguments(A "NO_PERSONA" "PROGRAM;TIMEOUT"
+                        "RANKS;PROVIDERS;ARGS;PERSONA_ARGS;LABELS;ENV" ${ARGN})
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 120)
   endif()
@@ -73,6 +74,11 @@ function(nicq_add_mp_test name)
   # ops under cxi's rules), what runs on tcp;ofi_rxm on the verbs persona
   # (emulated backend under verbs;ofi_rxm's rules). Label `persona`.
   # NO_PERSONA: the test checks something of the core provider itself.
+  # PERSONA_ARGS: the program's arguments there instead of ARGS (a smaller
+  # sample where the persona's manual progress makes every step slower).
+  if(NOT A_PERSONA_ARGS)
+    set(A_PERSONA_ARGS ${A_ARGS})
+  endif()
   if(NICQ_PERSONA_TESTS AND NOT A_NO_PERSONA)
     set(_personas "")
     if("sockets" IN_LIST A_PROVIDERS)
@@ -86,7 +92,7 @@ function(nicq_add_mp_test name)
         set(tname "mp.${name}.${prov}.n${n}")
         add_test(NAME ${tname}
                  COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT}
-                         ${CMAKE_BINARY_DIR}/tests/${A_PROGRAM} ${A_ARGS})
+                         ${CMAKE_BINARY_DIR}/tests/${A_PROGRAM} ${A_PERSONA_ARGS})
         set_tests_properties(${tname} PROPERTIES
           ENVIRONMENT "NICQ_PROVIDER=${prov};NICQ_SHM=off;${A_ENV}"
           LABELS "mp;${prov};persona;${A_LABELS}"
