@@ -107,7 +107,7 @@ void LogHostSchedule(const Args& a, const std::string& why) {
 
 Status AdoptExchangePlan(const Args& a, const Status& built,
                          std::unique_ptr<offload::TriggerPlan> plan,
-                         std::unique_ptr<OffloadedAllreduce>* out) {
+                         std::unique_ptr<OffloadedPlan>* out) {
   out->reset();
   if (!built.ok()) {
     LogHostSchedule(a, built.message());
@@ -121,7 +121,7 @@ Status AdoptExchangePlan(const Args& a, const Status& built,
     return Status::Ok();
   }
   offload::MaybeDumpPlan(*plan, a.comm->rank);
-  *out = OffloadedAllreduce::Adopt(std::move(plan));
+  *out = OffloadedPlan::Adopt(std::move(plan));
   return Status::Ok();
 }
 

@@ -121,6 +121,6 @@ void LogHostSchedule(const Args& a, const std::string& why);
 // build or had a plan to give up says why (LogHostSchedule).
 Status AdoptExchangePlan(const Args& a, const Status& built,
                          std::unique_ptr<offload::TriggerPlan> plan,
-                         std::unique_ptr<OffloadedAllreduce>* out);
+                         std::unique_ptr<OffloadedPlan>* out);
 
 }  // namespace nicq::coll

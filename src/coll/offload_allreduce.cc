@@ -193,8 +193,8 @@ namespace {
 // its sleep; a pass moves them into `active` under mu.
 struct Watch {
   std::mutex mu;
-  std::vector<OffloadedAllreduce*> active;
-  std::atomic<OffloadedAllreduce*> pending{nullptr};
+  std::vector<OffloadedPlan*> active;
+  std::atomic<OffloadedPlan*> pending{nullptr};
   // Started plans not done yet (in active or pending), read without mu:
   // PollOffloaded runs on every progress pass (schedule.cc's hook) and
   // most programs never offload.
@@ -210,13 +210,13 @@ Watch& W() {
 // Under W().mu: the starts pushed since the last pass join `active`
 // (which keeps room for every live plan).
 void DrainPending(Watch& w) {
-  OffloadedAllreduce* op = w.pending.exchange(nullptr, std::memory_order_acquire);
+  OffloadedPlan* op = w.pending.exchange(nullptr, std::memory_order_acquire);
   for (; op != nullptr; op = op->watch_next()) w.active.push_back(op);
 }
 
 }  // namespace
 
-Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllreduce>* out) {
+Status OffloadedPlan::Create(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   out->reset();
   AtomicType type;
   AtomicOp op;
@@ -262,7 +262,7 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
              "updates when several land in one buffer at once); host schedule");
     ok = false;
   }
-  auto self = std::make_unique<OffloadedAllreduce>();
+  auto self = std::make_unique<OffloadedPlan>();
   if (ok) {
     Status st = self->BuildPlan(a, be, type, op, bytes);
     if (!st.ok()) {
@@ -288,8 +288,8 @@ Status OffloadedAllreduce::Create(const Args& a, std::unique_ptr<OffloadedAllred
   return Status::Ok();
 }
 
-Status OffloadedAllreduce::BuildPlan(const Args& a, offload::OffloadBackend* be, AtomicType type,
-                                     AtomicOp op, std::size_t bytes) {
+Status OffloadedPlan::BuildPlan(const Args& a, offload::OffloadBackend* be, AtomicType type,
+                                AtomicOp op, std::size_t bytes) {
   const bool in_place = a.sendbuf == kInPlace || a.sendbuf == a.recvbuf;
   const bool reduce = a.kind == Kind::kReduce;
   offload::Schedule s(
@@ -326,21 +326,20 @@ Status OffloadedAllreduce::BuildPlan(const Args& a, offload::OffloadBackend* be,
   return plan_->Bind(be, kPlanDepth);  // refuses ops the backend cannot run (CheckOps)
 }
 
-OffloadedAllreduce::~OffloadedAllreduce() {
+OffloadedPlan::~OffloadedPlan() {
   if (!watched_) return;
   std::lock_guard<std::mutex> lock(W().mu);
   --W().plans;
 }
 
-std::unique_ptr<OffloadedAllreduce> OffloadedAllreduce::Adopt(
-    std::unique_ptr<offload::TriggerPlan> plan) {
-  auto self = std::make_unique<OffloadedAllreduce>();
+std::unique_ptr<OffloadedPlan> OffloadedPlan::Adopt(std::unique_ptr<offload::TriggerPlan> plan) {
+  auto self = std::make_unique<OffloadedPlan>();
   self->plan_ = std::move(plan);
   self->CountWatched();
   return self;
 }
 
-void OffloadedAllreduce::CountWatched() {
+void OffloadedPlan::CountWatched() {
   {
     std::lock_guard<std::mutex> lock(W().mu);
     W().active.reserve(++W().plans);
@@ -349,14 +348,14 @@ void OffloadedAllreduce::CountWatched() {
   progress::RegisterSleeper(&SleepOnOffloaded);
 }
 
-Status OffloadedAllreduce::Start(Request* owner) {
+Status OffloadedPlan::Start(Request* owner) {
   owner_ = owner;
   NICQ_RETURN_IF_ERROR(StartNow());
   WatchOffloaded(this);
   return Status::Ok();
 }
 
-Status OffloadedAllreduce::StartNow() {
+Status OffloadedPlan::StartNow() {
   Status st = plan_->ArmNext();
   for (rt::Backoff b; st.code() == Code::kAgain;) {  // previous epoch's ops still draining
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
@@ -366,16 +365,16 @@ Status OffloadedAllreduce::StartNow() {
   return StartArmed();
 }
 
-Status OffloadedAllreduce::StartArmed() {
+Status OffloadedPlan::StartArmed() {
   return plan_->backend()->AddCounter(plan_->start_counter(), 1);
 }
 
-void WatchOffloaded(OffloadedAllreduce* op) {
+void WatchOffloaded(OffloadedPlan* op) {
   EnsureHook();
   // Not in active or pending: its request was inactive, and only a pass
   // that saw it done drops it.
   Watch& w = W();
-  OffloadedAllreduce* head = w.pending.load(std::memory_order_relaxed);
+  OffloadedPlan* head = w.pending.load(std::memory_order_relaxed);
   do {
     op->set_watch_next(head);
   } while (!w.pending.compare_exchange_weak(head, op, std::memory_order_release,
@@ -406,7 +405,7 @@ bool PollOffloaded() {
   DrainPending(w);
   bool any = false;
   for (std::size_t i = 0; i < w.active.size();) {
-    OffloadedAllreduce* op = w.active[i];
+    OffloadedPlan* op = w.active[i];
     op->plan().backend()->Progress();  // software parts (emulator without a thread)
     if (!op->plan().Poll()) {  // done: the plan re-arms its window here, not in the next start
       ++i;

@@ -47,16 +47,19 @@ struct NicTreeArgs {
 };
 Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s);
 
-class OffloadedAllreduce {
+// A persistent collective's resident trigger plan and its start, match and
+// enqueue paths: the nic_tree allreduce/reduce that Create builds, or any
+// other resolved plan (exchange, reduction) that Adopt takes over.
+class OffloadedPlan {
  public:
   // Collective over a.comm (all ranks decide alike from the checked
   // arguments). *out stays null when the host engine should run it.
-  static Status Create(const Args& a, std::unique_ptr<OffloadedAllreduce>* out);
-  ~OffloadedAllreduce();
+  static Status Create(const Args& a, std::unique_ptr<OffloadedPlan>* out);
+  ~OffloadedPlan();
   // Any other resolved resident plan whose epoch is one start-counter add
   // (the neighbour exchange, offload_neighbor.h) runs through the same
   // Start, match and enqueue paths.
-  static std::unique_ptr<OffloadedAllreduce> Adopt(std::unique_ptr<offload::TriggerPlan> plan);
+  static std::unique_ptr<OffloadedPlan> Adopt(std::unique_ptr<offload::TriggerPlan> plan);
 
   // MPI_Start: arms the next epoch and bumps the start counter; the
   // request `owner` is marked done by the progress hook.
@@ -70,8 +73,8 @@ class OffloadedAllreduce {
   Request* owner() const { return owner_; }
   offload::TriggerPlan& plan() { return *plan_; }
   // The next plan on the progress watch's stack of new starts.
-  OffloadedAllreduce* watch_next() const { return watch_next_; }
-  void set_watch_next(OffloadedAllreduce* next) { watch_next_ = next; }
+  OffloadedPlan* watch_next() const { return watch_next_; }
+  void set_watch_next(OffloadedPlan* next) { watch_next_ = next; }
 
  private:
   // Descriptor arrays per plan: as many epochs as a queue may run ahead
@@ -89,12 +92,12 @@ class OffloadedAllreduce {
   std::unique_ptr<offload::TriggerPlan> plan_;
   std::vector<int> tree_world_;  // tree rank -> world rank (the plan's peers)
   Request* owner_ = nullptr;
-  bool watched_ = false;                      // counted in the watch list's reserved room
-  OffloadedAllreduce* watch_next_ = nullptr;  // see watch_next()
+  bool watched_ = false;                 // counted in the watch list's reserved room
+  OffloadedPlan* watch_next_ = nullptr;  // see watch_next()
 };
 
 // Engine hooks: offloaded requests whose done counter the progress hook watches.
-void WatchOffloaded(OffloadedAllreduce* op);
+void WatchOffloaded(OffloadedPlan* op);
 bool PollOffloaded();
 // progress::SleepInEngine's sleeper: waits on a started plan's done counter.
 bool SleepOnOffloaded(int timeout_ms);

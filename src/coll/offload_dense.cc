@@ -294,7 +294,7 @@ const char* DenseExchangeAlgorithm(Kind k) {
   }
 }
 
-Status CreateOffloadedDense(const Args& a, std::unique_ptr<OffloadedAllreduce>* out) {
+Status CreateOffloadedDense(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   out->reset();
   if (a.comm->inter || !IsDenseExchangeKind(a.kind)) return Status::Ok();
   offload::OffloadBackend* be = queue::Backend();

@@ -51,6 +51,6 @@ const char* DenseExchangeAlgorithm(Kind k);
 // *out stays null when the host schedule (or the same-node area) should
 // run it. The result runs through the same Start, match and enqueue paths
 // as the offloaded allreduce.
-Status CreateOffloadedDense(const Args& a, std::unique_ptr<OffloadedAllreduce>* out);
+Status CreateOffloadedDense(const Args& a, std::unique_ptr<OffloadedPlan>* out);
 
 }  // namespace nicq::coll

@@ -171,7 +171,7 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<s
 
 }  // namespace
 
-Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce>* out) {
+Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   out->reset();
   if (a.comm->inter || !IsNeighborKind(a.kind)) return Status::Ok();
   offload::OffloadBackend* be = queue::Backend();

@@ -33,6 +33,6 @@ namespace nicq::coll {
 // the argument checks (CheckNeighborSizes); *out stays null when the host
 // schedule should run it. The result runs through the same Start, match
 // and enqueue paths as the offloaded allreduce.
-Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedAllreduce>* out);
+Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedPlan>* out);
 
 }  // namespace nicq::coll

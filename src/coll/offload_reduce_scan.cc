@@ -313,7 +313,7 @@ const char* ReductionPlanAlgorithm(Kind k) {
   }
 }
 
-Status CreateOffloadedReduction(const Args& a, std::unique_ptr<OffloadedAllreduce>* out) {
+Status CreateOffloadedReduction(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   out->reset();
   if (a.comm->inter || !IsReductionPlanKind(a.kind)) return Status::Ok();
   offload::OffloadBackend* be = queue::Backend();

@@ -48,6 +48,6 @@ const char* ReductionPlanAlgorithm(Kind k);
 // *out stays null when the host schedule should run it. The result runs
 // through the same Start, match and enqueue paths as the offloaded
 // allreduce.
-Status CreateOffloadedReduction(const Args& a, std::unique_ptr<OffloadedAllreduce>* out);
+Status CreateOffloadedReduction(const Args& a, std::unique_ptr<OffloadedPlan>* out);
 
 }  // namespace nicq::coll

@@ -299,7 +299,7 @@ Status InitPersistent(const Args& in, Request* req) {
   // the same-node area (the next choice) cannot. Every rank decides alike,
   // so every rank takes the same path.
   if (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce)
-    NICQ_RETURN_IF_ERROR(OffloadedAllreduce::Create(a, &P->off));
+    NICQ_RETURN_IF_ERROR(OffloadedPlan::Create(a, &P->off));
   if (IsDenseExchangeKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedDense(a, &P->off));
   if (IsReductionPlanKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedReduction(a, &P->off));
   if (!P->off && (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce || a.kind == Kind::kBcast ||

@@ -53,7 +53,7 @@ struct Persistent final : queue::Enqueueable {
   std::vector<const dtype::Type*> stypes, rtypes;
   std::vector<dtype::Type*> retained;
   Schedule sched;
-  std::unique_ptr<OffloadedAllreduce> off;  // set: runs as a NIC trigger plan
+  std::unique_ptr<OffloadedPlan> off;  // set: runs as a NIC trigger plan
   // Set: every start runs on the same-node area: MPI_Start, and once
   // matched the enqueued ones too (a rank may start one epoch with
   // MPI_Start where a peer enqueues it, so both forms take one path). The
