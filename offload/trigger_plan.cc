@@ -159,7 +159,9 @@ Status TriggerPlan::Resolve(const std::function<const PlanExports*(PeerId)>& exp
       if (ref.index >= e->buffers.size())
         return Error(Code::kMatch, ctx + ": peer has no such buffer");
       const PlanExports::Buffer& b = e->buffers[ref.index];
-      if (ref.offset + op.bytes > b.len) {
+      // Written so that no sum wraps: a negative displacement arrives as a
+      // huge offset.
+      if (ref.offset > b.len || op.bytes > b.len - ref.offset) {
         return Error(Code::kMatch, ctx + ": " + std::to_string(op.bytes) + " bytes at offset " +
                                        std::to_string(ref.offset) +
                                        " overrun the peer's buffer of " + std::to_string(b.len));

@@ -194,6 +194,38 @@ TEST(PersistentP2p, EachStartIsOneWriteGatedOnBothSides) {
   }
 }
 
+// A put that would land outside the peer's exposed buffer is refused at
+// Resolve: past its end, and before its start (a negative displacement
+// reaches the plan as a huge unsigned offset, which must not wrap around
+// the bounds check).
+TEST(PersistentP2p, ResolveRefusesAPutOutsideThePeersBuffer) {
+  auto world = sim::SimWorld::Make(fwsim::LogGP{}, 2);
+  sim::SimBackend b0(world, 0), b1(world, 1);
+  std::vector<std::int64_t> src(4), dst(4, 0);
+  Schedule rs("precv");
+  ASSERT_TRUE(BuildPersistentRecv(0, dst.data(), 4 * 8, &rs).ok());
+  std::unique_ptr<TriggerPlan> recv;
+  ASSERT_TRUE(Lower(rs, &recv).ok());
+  ASSERT_TRUE(recv->Bind(&b1).ok());
+  const std::uint64_t offsets[] = {8, ~std::uint64_t{0} - 7, 0};
+  for (std::uint64_t offset : offsets) {
+    Schedule ss("psend");
+    const StepId put = ss.Put(src.data(), 4 * 8, RemoteBuffer{1, 0, offset}, {});
+    (void)put;
+    std::unique_ptr<TriggerPlan> send;
+    ASSERT_TRUE(Lower(ss, &send).ok());
+    ASSERT_TRUE(send->Bind(&b0).ok());
+    const PlanExports e[2] = {send->Exports(), recv->Exports()};
+    Status st = send->Resolve([&](PeerId p) { return &e[p]; });
+    if (offset == 0) {
+      EXPECT_TRUE(st.ok()) << st.message();
+    } else {
+      EXPECT_EQ(st.code(), Code::kMatch) << "offset " << offset;
+      EXPECT_NE(st.message().find("overrun"), std::string::npos) << st.message();
+    }
+  }
+}
+
 // MatchPlan over an in-process "allgather": each rank's call hands in its
 // words; the exchange completes when the last rank has contributed.
 TEST(PlanMatch, ExchangesExportsAndResolvesEveryRank) {
