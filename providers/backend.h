@@ -144,6 +144,12 @@ struct Capabilities {
   // holds: on a NIC that cannot withdraw deferred work (cxi), an epoch armed
   // but never started would hold its trigger entries until the process ends.
   bool withdraws_unfired_ops = false;
+  // Two peers' atomics that land in one buffer in the same epoch may lose
+  // or double a contribution (emulated over libfabric 1.17's shm: the
+  // nic_tree allreduce at 3 ranks gave wrong sums). Plans whose atomics
+  // converge on one buffer stay on the host there; chains that land one
+  // atomic per buffer and epoch are safe.
+  bool converging_atomics_lose_updates = false;
 
   void AllowAtomic(AtomicOp op, AtomicType t) {
     atomic_mask[static_cast<int>(op)] |= std::uint64_t{1} << static_cast<int>(t);

@@ -48,6 +48,7 @@ Status EmulatedBackend::Init() {
   caps_.max_msg_bytes = ep_->info()->ep_attr->max_msg_size;
   inject_max_ = ep_->inject_size();
   caps_.memory_poll = std::string_view(ep_->provider_name()) == "shm";
+  caps_.converging_atomics_lose_updates = caps_.memory_poll;  // shm (backend.h)
   keys_ = MrKeyLayout(ep_->mr_key_bytes());
   NICQ_RETURN_IF_ERROR(ep_->RegisterMr(&doorbell_, sizeof(doorbell_), FI_REMOTE_WRITE,
                                        keys_.DoorbellKey(0), &doorbell_mr_));

@@ -251,15 +251,11 @@ Status OffloadedPlan::Create(const Args& a, std::unique_ptr<OffloadedPlan>* out)
   bool ok = be != nullptr && (forced || std::strcmp(queue::BackendName(), "native") == 0) &&
             offload::PickAllreduce(be->Caps(), a.comm->size, bytes, type, op) == "nic_tree";
   if (forced && be) ok = be->Caps().remote_counters && be->Caps().SupportsAtomic(op, type);
-  // The emulated backend over libfabric's shm provider loses or doubles a
-  // contribution when two children's atomics land in one parent's buffer
-  // in the same epoch (3 ranks, forced nic_tree, mp_coll_start_posts);
-  // offload_reduce_scan.cc declines its many-to-one atomics there too.
-  if (ok && a.comm->size > 2 && std::strcmp(queue::BackendName(), "emulated") == 0 &&
-      std::strcmp(rt::ProviderName(), "shm") == 0) {
+  // A parent with two children or more takes converging atomics.
+  if (ok && a.comm->size > 2 && be->Caps().converging_atomics_lose_updates) {
     NICQ_LOG(kInfo, kColl,
-             "persistent allreduce: NIC plan not used (the shm provider's remote atomics lose "
-             "updates when several land in one buffer at once); host schedule");
+             "persistent allreduce: NIC plan not used (the backend's remote atomics lose updates "
+             "when several land in one buffer at once); host schedule");
     ok = false;
   }
   auto self = std::make_unique<OffloadedPlan>();

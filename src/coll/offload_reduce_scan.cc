@@ -10,7 +10,6 @@
 #include "coll/offload_agree.h"
 #include "dtype/datatype.h"
 #include "queue/offload_context.h"
-#include "runtime/runtime.h"
 
 namespace nicq::coll {
 namespace {
@@ -263,14 +262,9 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be, Reduction* r
     total += b;
   }
   if (total == 0) return "nothing to reduce (every count is zero)";
-  // Seen on the emulated backend over libfabric's shm provider: when two
-  // ranks' atomics land in one buffer in the same epoch, one contribution
-  // is lost or doubled (the nic_tree allreduce at 3 ranks shows it too).
   // The scan chains land one atomic per buffer and per epoch.
-  if (rs && std::strcmp(queue::BackendName(), "emulated") == 0 &&
-      std::strcmp(rt::ProviderName(), "shm") == 0)
-    return "the shm provider's remote atomics lose updates when several land in one buffer at "
-           "once";
+  if (rs && caps.converging_atomics_lose_updates)
+    return "the backend's remote atomics lose updates when several land in one buffer at once";
   r->chunk = caps.max_atomic_count * r->esize;
   if (caps.max_msg_bytes != 0 && largest > caps.max_msg_bytes)
     return "a block of " + std::to_string(largest) + " bytes is larger than one put (" +
