@@ -39,7 +39,7 @@ struct Reduction {
 };
 
 // Combines `bytes` at `src` into `to` as Pieces(bytes) atomics, each
-// waiting on `wait` after `deps`; appends them to *sent.
+// waiting on `wait` after `deps`; appends them to *sent when given.
 void Combine(const Reduction& r, offload::Schedule* s, const char* src, std::size_t bytes,
              RemoteBuffer to, const std::vector<StepId>& deps, offload::PlanCounter wait,
              const std::string& label, std::vector<StepId>* sent) {
@@ -52,7 +52,7 @@ void Combine(const Reduction& r, offload::Schedule* s, const char* src, std::siz
     s->SetLabel(at, len == bytes ? label
                                  : label + " (bytes " + std::to_string(off) + ".." +
                                        std::to_string(off + len) + ")");
-    sent->push_back(at);
+    if (sent != nullptr) sent->push_back(at);
   }
 }
 
@@ -171,10 +171,9 @@ Status BuildScan(const Reduction& r, offload::Schedule* s) {
     prefix = s->Nop({});
     s->SetLabel(prefix, "start (in place)");
   }
-  std::vector<StepId> sent;
   if (has_next)
     Combine(r, s, static_cast<const char*>(a.recvbuf), n, RemoteBuffer{r.Peer(me + 1), res, 0},
-            {prefix}, ready, "prefix combined into " + std::to_string(me + 1), &sent);
+            {prefix}, ready, "prefix combined into " + std::to_string(me + 1), nullptr);
   return Status::Ok();
 }
 
@@ -232,10 +231,9 @@ Status BuildExscan(const Reduction& r, offload::Schedule* s) {
   const StepId put = s->Put(src, n, RemoteBuffer{r.Peer(me + 1), res, 0}, {prefix});
   s->WaitOn(put, ready);
   s->SetLabel(put, "prefix -> recvbuf of " + std::to_string(me + 1));
-  std::vector<StepId> sent;
   if (me + 2 < p)
     Combine(r, s, src, n, RemoteBuffer{r.Peer(me + 1), acc, 0}, {prefix}, ready,
-            "prefix combined into " + std::to_string(me + 1) + "'s", &sent);
+            "prefix combined into " + std::to_string(me + 1) + "'s", nullptr);
   return Status::Ok();
 }
 
