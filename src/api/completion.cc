@@ -1,21 +1,24 @@
-// Completion: wait/test in their single, all, any and some forms, request
-// free, status query and cancel. Null handles and inactive persistent
-// requests count as already complete with an empty status; blocking forms
-// loop on rt::ProgressWait so they spin briefly, then yield, then block.
+// Completion: wait/test in their single, all, any and some forms (request
+// free, status query and cancel: request_status.cc). Null handles and
+// inactive persistent requests count as already complete with an empty
+// status; blocking forms loop on rt::ProgressWait so they spin briefly, then
+// yield, then block.
 #include <string>
 
 #include "api/api_internal.h"
+#include "api/completion_util.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
+using namespace nicq::api::completion;
 using api::ApiRequest;
 using api::Call;
 
-namespace {
+namespace nicq::api::completion {
 
 // Looks up one handle: *r = nullptr for MPI_REQUEST_NULL. False (error
 // recorded) for a handle that is not a live request.
-bool RequestArg(Call& c, MPI_Request h, ApiRequest** r, int index = -1) {
+bool RequestArg(Call& c, MPI_Request h, ApiRequest** r, int index) {
   *r = nullptr;
   if (h == MPI_REQUEST_NULL) return true;
   *r = api::LookupRequest(h);
@@ -29,7 +32,7 @@ bool Pending(const ApiRequest* r) {
 }
 
 // `found` (may be null): receives the looked-up request of each handle.
-bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found = nullptr) {
+bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found) {
   if (!c.Init() || !c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests"))
     return false;
   for (int i = 0; i < count; ++i) {
@@ -42,31 +45,6 @@ bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found = null
 
 MPI_Status* At(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-}
-
-// One polling step of a blocking wait; false with the error raised.
-bool Step(Call& c, rt::Backoff& b, int* rc) {
-  Status st = rt::ProgressWait(b);
-  if (st.ok()) return true;
-  *rc = c.Fail(st);
-  return false;
-}
-
-// Completes every done, pending request in reqs; returns how many. Errors
-// go into per-request statuses (MPI_ERR_IN_STATUS handling).
-int CompleteDone(int count, MPI_Request reqs[], MPI_Status* statuses, int* indices, bool* error) {
-  int n = 0;
-  for (int i = 0; i < count; ++i) {
-    ApiRequest* r = api::LookupRequest(reqs[i]);
-    if (!Pending(r) || !r->req.IsDone()) continue;
-    MPI_Status* s = indices ? At(statuses, n) : At(statuses, i);
-    int code = api::CompleteRequest(r, &reqs[i], s, /*raise=*/false);
-    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
-    if (code != MPI_SUCCESS) *error = true;
-    if (indices) indices[n] = i;
-    ++n;
-  }
-  return n;
 }
 
 int InStatus(Call& c, const char* what) {
@@ -106,6 +84,35 @@ int Peek(Call& c, ApiRequest* r, MPI_Status* status) {
   return api::FinishP2pStatus(
       api::P2pCall{r->call, r->comm_handle, r->is_send, r->peer, r->tag, r->type, r->count},
       q.status, status, /*raise=*/false);
+}
+
+}  // namespace nicq::api::completion
+
+namespace {
+
+// One polling step of a blocking wait; false with the error raised.
+bool Step(Call& c, rt::Backoff& b, int* rc) {
+  Status st = rt::ProgressWait(b);
+  if (st.ok()) return true;
+  *rc = c.Fail(st);
+  return false;
+}
+
+// Completes every done, pending request in reqs; returns how many. Errors
+// go into per-request statuses (MPI_ERR_IN_STATUS handling).
+int CompleteDone(int count, MPI_Request reqs[], MPI_Status* statuses, int* indices, bool* error) {
+  int n = 0;
+  for (int i = 0; i < count; ++i) {
+    ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (!Pending(r) || !r->req.IsDone()) continue;
+    MPI_Status* s = indices ? At(statuses, n) : At(statuses, i);
+    int code = api::CompleteRequest(r, &reqs[i], s, /*raise=*/false);
+    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+    if (code != MPI_SUCCESS) *error = true;
+    if (indices) indices[n] = i;
+    ++n;
+  }
+  return n;
 }
 
 // MPI_Waitall over at most kWaitallBatch requests (an osu_bw window): each
@@ -344,139 +351,6 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
       !c.NotNull(incount ? indices : outcount, "array_of_indices"))
     return c.Fail();
   return SomeImpl(c, incount, reqs, outcount, indices, statuses, false);
-}
-
-int MPI_Request_free(MPI_Request* request) {
-  Call c("MPI_Request_free");
-  ApiRequest* r;
-  if (!c.Init() || !c.NotNull(request, "request") || !RequestArg(c, *request, &r)) return c.Fail();
-  if (!r) return c.Fail(Code::kRequest, "request is MPI_REQUEST_NULL");
-  UseCommOf(c, *request);
-  // MPI 4.1 7.12/7.13: freeing a nonblocking collective request, or an active
-  // persistent collective one, is erroneous (peers may still depend on it).
-  if (r->req.kind == ReqKind::kColl)
-    return c.Fail(
-        Code::kRequest,
-        "a nonblocking collective request cannot be freed; complete it with a wait or test");
-  if (r->req.kind == ReqKind::kPersistentColl && Pending(r))
-    return c.Fail(Code::kRequest,
-                  "an active persistent collective request cannot be freed; complete it first");
-  if (Pending(r) && !r->req.IsDone())
-    api::AddOrphan(r);  // finishes in the background; the slot is released then
-  else if (Pending(r)) {
-    // Done but not yet waited for: complete it (unpacks a receive), then release.
-    bool persistent = r->persistent;
-    (void)api::CompleteRequest(r, nullptr, MPI_STATUS_IGNORE, false);
-    if (persistent) api::FreeRequest(r);
-  } else {
-    // An engine may refuse (a match in progress): then nothing is released.
-    if (r->req.ops && r->req.ops->free) {
-      Status st = r->req.ops->free(&r->req);
-      if (!st.ok()) return c.Fail(st);
-      r->req.ops = nullptr;
-    }
-    api::FreeRequest(r);
-  }
-  *request = MPI_REQUEST_NULL;
-  return MPI_SUCCESS;
-}
-
-int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  Call c("MPI_Request_get_status");
-  ApiRequest* r;
-  if (!c.Init() || !c.NotNull(flag, "flag") || !RequestArg(c, request, &r)) return c.Fail();
-  if (Pending(r) && !r->req.IsDone()) {
-    Status st = rt::Progress();
-    if (!st.ok()) return c.Fail(st);
-  }
-  *flag = !Pending(r) || r->req.IsDone();
-  if (*flag) return Peek(c, r, status);
-  return MPI_SUCCESS;
-}
-
-int MPI_Request_get_status_all(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
-  Call c("MPI_Request_get_status_all");
-  if (!ArrayArgs(c, count, reqs) || !c.NotNull(flag, "flag")) return c.Fail();
-  Status st = rt::Progress();
-  if (!st.ok()) return c.Fail(st);
-  for (int i = 0; i < count; ++i) {
-    ApiRequest* r = api::LookupRequest(reqs[i]);
-    if (Pending(r) && !r->req.IsDone()) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
-  }
-  *flag = 1;
-  bool error = false;
-  for (int i = 0; i < count; ++i) {
-    MPI_Status* s = At(statuses, i);
-    int code = Peek(c, api::LookupRequest(reqs[i]), s);
-    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
-    error |= code != MPI_SUCCESS;
-  }
-  return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
-}
-
-int MPI_Request_get_status_any(int count, MPI_Request reqs[], int* index, int* flag,
-                               MPI_Status* status) {
-  Call c("MPI_Request_get_status_any");
-  if (!ArrayArgs(c, count, reqs) || !c.NotNull(index, "index") || !c.NotNull(flag, "flag"))
-    return c.Fail();
-  Status st = rt::Progress();
-  if (!st.ok()) return c.Fail(st);
-  bool any_pending = false;
-  for (int i = 0; i < count; ++i) {
-    ApiRequest* r = api::LookupRequest(reqs[i]);
-    if (!Pending(r)) continue;
-    any_pending = true;
-    if (!r->req.IsDone()) continue;
-    *index = i;
-    *flag = 1;
-    c.set_comm_handle(r->comm_handle);
-    return Peek(c, r, status);
-  }
-  *index = MPI_UNDEFINED;
-  *flag = any_pending ? 0 : 1;
-  if (!any_pending) api::EmptyStatus(status);
-  return MPI_SUCCESS;
-}
-
-int MPI_Request_get_status_some(int incount, MPI_Request reqs[], int* outcount, int indices[],
-                                MPI_Status statuses[]) {
-  Call c("MPI_Request_get_status_some");
-  if (!ArrayArgs(c, incount, reqs) || !c.NotNull(outcount, "outcount") ||
-      !c.NotNull(incount ? indices : outcount, "array_of_indices"))
-    return c.Fail();
-  Status st = rt::Progress();
-  if (!st.ok()) return c.Fail(st);
-  bool any_pending = false, error = false;
-  int n = 0;
-  for (int i = 0; i < incount; ++i) {
-    ApiRequest* r = api::LookupRequest(reqs[i]);
-    if (!Pending(r)) continue;
-    any_pending = true;
-    if (!r->req.IsDone()) continue;
-    MPI_Status* s = At(statuses, n);
-    int code = Peek(c, r, s);
-    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
-    error |= code != MPI_SUCCESS;
-    indices[n++] = i;
-  }
-  *outcount = any_pending ? n : MPI_UNDEFINED;
-  return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
-}
-
-int MPI_Cancel(MPI_Request* request) {
-  Call c("MPI_Cancel");
-  ApiRequest* r;
-  if (!c.Init() || !c.NotNull(request, "request") || !RequestArg(c, *request, &r)) return c.Fail();
-  if (!r) return c.Fail(Code::kRequest, "request is MPI_REQUEST_NULL");
-  c.set_comm_handle(r->comm_handle);
-  if (!Pending(r)) return c.Fail(Code::kRequest, "persistent request is not active");
-  // Too late: it completes normally; unless its engine refuses any cancel
-  // (match and collective requests cannot be cancelled, done or not).
-  if (r->req.IsDone() && !(r->req.ops && r->req.ops->cancel)) return MPI_SUCCESS;
-  return c.Fail(api::CancelRequest(r));
 }
 
 }  // extern "C"

@@ -1,0 +1,30 @@
+// Argument checks and status reads shared by the completion calls
+// (completion.cc: wait and test; request_status.cc: free, status query and
+// cancel).
+#pragma once
+
+#include "api/api_internal.h"
+
+namespace nicq::api::completion {
+
+// Looks up one handle: *r = nullptr for MPI_REQUEST_NULL. False (error
+// recorded) for a handle that is not a live request.
+bool RequestArg(Call& c, MPI_Request h, ApiRequest** r, int index = -1);
+// Whether a request has an operation to report: not MPI_REQUEST_NULL
+// (null), and not an inactive persistent request.
+bool Pending(const ApiRequest* r);
+// Checks count and every handle; `found` (may be null) receives the
+// looked-up request of each handle.
+bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found = nullptr);
+// The i-th status, or MPI_STATUS_IGNORE under MPI_STATUSES_IGNORE.
+MPI_Status* At(MPI_Status* statuses, int i);
+// Raises MPI_ERR_IN_STATUS, naming the array that holds the codes.
+int InStatus(Call& c, const char* what);
+// Raises on the request's communicator (MPI: errors of a completion call
+// belong to the request's communicator).
+void UseCommOf(Call& c, MPI_Request h);
+// The status of a request that is done (or inactive), leaving the request
+// as it is: returns the request's own error code (recorded, not raised).
+int Peek(Call& c, ApiRequest* r, MPI_Status* status);
+
+}  // namespace nicq::api::completion
