@@ -10,10 +10,18 @@
 // as ranks on different hosts would.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace nicq {
 
 std::string NodeName(int world_rank);
+
+// Which processes this one can see by pid: the kernel (its boot id) and the
+// pid namespace, hashed; equal for two processes exactly when a pid of one
+// names the same process for the other, whatever NodeName says (virtual
+// nodes share a kernel; containers on one node may not share a pid
+// namespace). 0 when it cannot be told.
+std::uint64_t PidSpaceId();
 
 }  // namespace nicq

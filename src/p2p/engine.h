@@ -90,12 +90,13 @@ class Engine {
 
   // Dead-peer handling: fails every operation that depends on `world`.
   void FailPeer(int world, const char* why);
-  // Whether a peer on this node has exited (no such process, or a zombie).
+  // Whether a peer this process can see by pid (PeerInfo::pid_visible) has
+  // exited (no such process, or a zombie).
   bool LocalPeerGone(int world_rank) const;
   // Cross-memory copy of a matched kRts into op's buffer, split with the
   // sender when the message is large; 0 or an errno.
   int CrossMemoryCopy(Op* op, std::uint64_t addr, std::uint32_t token);
-  // kill(pid, 0) for every peer on this node; returns true if one died.
+  // kill(pid, 0) for every peer visible by pid; returns true if one died.
   bool CheckLocalPeers();
   // The failed world ranks for an error message ("world rank 3", "world
   // ranks 1, 3"); empty when none failed.

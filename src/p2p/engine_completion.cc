@@ -252,7 +252,11 @@ std::string Engine::DescribeState() const {
 }
 
 bool Engine::LocalPeerGone(int w) const {
-  if (w < 0 || w == me_ || !fab_->peer(w).same_node) return false;
+  // Any process this one can see by pid, not only those of its node: ranks
+  // of another virtual node on this host would otherwise go unchecked, and a
+  // wait on one that exited would hang (a remote peer shows up as provider
+  // errors on our sends, a receive alone never fails).
+  if (w < 0 || w == me_ || !fab_->peer(w).pid_visible) return false;
   const int pid = fab_->peer(w).pid;
   if (kill(pid, 0) != 0 && errno == ESRCH) return true;
   // An exited child not yet reaped still answers kill().

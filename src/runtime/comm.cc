@@ -113,21 +113,24 @@ void DestroyComms() {
 
 }  // namespace detail
 
+// The errors of communicator creation carry no context of their own: the
+// MPI call that asked (MPI_Comm_dup, MPI_Comm_split, ...) names itself, and
+// the internal function names would only confuse its reader.
 Status CommSplit(Comm* parent, int color, int key, Comm** out) {
   *out = nullptr;
   if (!S().initialized) return Error(Code::kOther, "CommSplit: runtime not initialized");
   if (!parent) return Error(Code::kComm, "CommSplit: null parent communicator");
   CommAgreement* a = nullptr;
-  NICQ_RETURN_IF_ERROR(CommAgreementStart(parent, color, key, &a).WithContext("CommSplit"));
+  NICQ_RETURN_IF_ERROR(CommAgreementStart(parent, color, key, &a));
   Backoff bo;
   Status st = Status::Ok();
   while (st.ok() && !CommAgreementPoll(a)) st = ProgressWait(bo);
   if (!st.ok()) {
     // A dead peer: the agreement's requests may still be posted, so it is
     // left behind rather than freed under them.
-    return st.WithContext("CommSplit");
+    return st;
   }
-  return CommAgreementFinish(a, out).WithContext("CommSplit");
+  return CommAgreementFinish(a, out);
 }
 
 Status CommCreateFromRanks(Comm* parent, const int* parent_ranks, int n, Comm** out) {
@@ -140,12 +143,12 @@ Status CommCreateFromRanks(Comm* parent, const int* parent_ranks, int n, Comm** 
                                     ")");
     if (parent_ranks[i] == parent->rank) key = i;
   }
-  return CommSplit(parent, key < 0 ? -1 : 0, key, out).WithContext("CommCreateFromRanks");
+  return CommSplit(parent, key < 0 ? -1 : 0, key, out);
 }
 
 Status CommDup(Comm* parent, Comm** out) {
   if (!parent) return Error(Code::kComm, "CommDup: null parent communicator");
-  return CommSplit(parent, 0, parent->rank, out).WithContext("CommDup");
+  return CommSplit(parent, 0, parent->rank, out);
 }
 
 namespace {

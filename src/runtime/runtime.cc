@@ -351,7 +351,7 @@ Status ProgressWait(Backoff& b) {
              s.engine.DescribeState().c_str());
     if (s.engine.CheckLocalPeers())
       return Error(Code::kProcFailed,
-                   "a peer process on this node has exited (" + s.engine.DeadPeers() + ")");
+                   "a peer process on this host has exited (" + s.engine.DeadPeers() + ")");
   }
   return Status::Ok();
 }

@@ -190,7 +190,8 @@ int NodeIdOf(int world);
 // dst. Returns 0 or an errno (ESRCH: the process is gone).
 bool CrossMemoryReads();
 int ReadFromRank(int world, void* dst, std::uint64_t addr, std::size_t len);
-// Whether a rank on this node has exited (its process is gone or a zombie).
+// Whether a rank this process can see by pid (this host, this pid namespace)
+// has exited (its process is gone or a zombie).
 bool LocalProcessGone(int world);
 // More ranks on our CPUs than cores: waiters should yield rather than spin.
 bool Oversubscribed();

@@ -25,6 +25,7 @@ struct AddrBlob {
   std::uint32_t len;
   std::int32_t pid;
   std::uint64_t host_hash;
+  std::uint64_t pid_space;
   std::uint8_t name[kMaxName];
 };
 
@@ -199,6 +200,7 @@ Status Fabric::ExchangeAddresses(Bootstrap& boot) {
   mine.len = std::uint32_t(len);
   mine.pid = getpid();
   mine.host_hash = NodeHash(boot.Rank());
+  mine.pid_space = PidSpaceId();
   std::vector<std::uint8_t> all;
   NICQ_RETURN_IF_ERROR(boot.Allgather(&mine, sizeof mine, all));
   const int n = boot.Size();
@@ -213,6 +215,7 @@ Status Fabric::ExchangeAddresses(Bootstrap& boot) {
     peers_[r].pid = b.pid;
     peers_[r].same_node = b.host_hash == mine.host_hash;
     peers_[r].node_hash = b.host_hash;
+    peers_[r].pid_visible = mine.pid_space != 0 && b.pid_space == mine.pid_space;
   }
   return Status::Ok();
 }

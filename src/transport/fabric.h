@@ -30,6 +30,9 @@ struct PeerInfo {
   std::int32_t pid = 0;
   bool same_node = false;
   std::uint64_t node_hash = 0;  // core/node_name.h's node, hashed: equal on one node
+  // Its pid names it here (same kernel and pid namespace, PidSpaceId): a
+  // liveness check by pid is valid, also across virtual nodes.
+  bool pid_visible = false;
 };
 
 class Fabric {

@@ -113,6 +113,9 @@ static void dead_peer(MPI_Comm local, int color, int remote_leader, const char* 
             strstr(msg, "which has failed") != NULL,
         "the message '%s' names neither world rank %d, the local leader nor a failed rank", msg,
         victim);
+  /* The message speaks of the MPI call, not of nicq's internal functions. */
+  CHECK(strstr(msg, "CommSplit") == NULL && strstr(msg, "CommDup") == NULL,
+        "the message '%s' names an internal function", msg);
   printf("INTERCOMM-DEADPEER-OK: world rank %d: %s\n", world_rank, msg);
   fflush(stdout);
   _exit(0); /* MPI_Finalize would wait for the dead rank */

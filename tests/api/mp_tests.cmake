@@ -134,8 +134,17 @@ foreach(call split merge dup)
   nicq_add_mp_test(api_intercomm_deadpeer_${call} PROGRAM api_mp_intercomm_refused
                    ARGS deadpeer ${call} RANKS 4 PROVIDERS tcp+ofi_rxm LABELS api TIMEOUT 60 NO_PERSONA
                    ENV NICQ_PEER_TIMEOUT=1)
-  foreach(t shm.n2 shm.n4 tcp+ofi_rxm.n4)
-    set_tests_properties(mp.api_intercomm_deadpeer_${call}.${t} PROPERTIES
+  # Every rank on a virtual node of its own: the peer is reached through
+  # libfabric only, yet its process is visible by pid on this host.
+  nicq_add_mp_test(api_intercomm_deadpeer_vnode_${call} PROGRAM api_mp_intercomm_refused
+                   ARGS deadpeer ${call} RANKS 4 PROVIDERS tcp LABELS api TIMEOUT 60
+                   ENV NICQ_PEER_TIMEOUT=1 NICQ_NODE_RANKS=1)
+  foreach(t shm.n2 shm.n4 tcp+ofi_rxm.n4 vnode:tcp.n4)
+    string(REPLACE ":" "_${call}." _name "api_intercomm_deadpeer_${t}")
+    if(NOT t MATCHES ":")
+      set(_name "api_intercomm_deadpeer_${call}.${t}")
+    endif()
+    set_tests_properties(mp.${_name} PROPERTIES
       PASS_REGULAR_EXPRESSION "INTERCOMM-DEADPEER-OK"
       FAIL_REGULAR_EXPRESSION "timeout after|exited with status [1-9]|killed by signal|check failed")
   endforeach()
