@@ -521,13 +521,49 @@ static void check_negative(void) {
 /* In-place alltoall, which the plan cannot take (a block could be
  * overwritten before it went out): the host schedule runs it on every
  * rank (no "puts (offloaded)" dump line), with the right data. */
+/* Sends this process's stderr to a temporary file (the plan dump lines of
+ * what runs next) until end_capture, which returns what was written. */
+static int capture_stderr(FILE** file) {
+  fflush(stderr);
+  *file = tmpfile();
+  CHECK(*file != NULL, "tmpfile failed");
+  const int saved = dup(2);
+  CHECK(saved >= 0 && dup2(fileno(*file), 2) == 2, "redirecting stderr failed");
+  return saved;
+}
+
+static void end_capture(FILE* file, int saved, char* text, size_t cap) {
+  fflush(stderr);
+  CHECK(dup2(saved, 2) == 2, "restoring stderr failed");
+  close(saved);
+  rewind(file);
+  const size_t n = fread(text, 1, cap - 1, file);
+  text[n] = '\0';
+  fclose(file);
+}
+
 static void check_fallback(void) {
   int me;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   static int r[MAXP * B];
   MPI_Request req;
+  /* With plan dumps on, init prints the collective's plan line: it must be
+   * the host's, never a trigger plan's. */
+  const char* dump = getenv("NICQ_PLAN_DUMP");
+  const int dumps = dump && *dump && !getenv("NICQ_PLAN_DUMP_FILE");
+  FILE* captured = NULL;
+  const int saved = dumps ? capture_stderr(&captured) : -1;
   CHECK_OK(MPI_Alltoall_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, B, MPI_INT, MPI_COMM_WORLD,
                              g_info, &req));
+  if (dumps) {
+    static char text[1 << 16];
+    end_capture(captured, saved, text, sizeof text);
+    CHECK(strstr(text, "coll plan: alltoall") != NULL,
+          "in-place alltoall: init printed no plan line (got '%s')", text);
+    CHECK(strstr(text, "(offloaded)") == NULL && strstr(text, "engine=trigger plan") == NULL,
+          "in-place alltoall took a trigger plan: '%s'", text);
+    fputs(text, stderr);
+  }
   for (int e = 0; e < 2; e++) {
     for (int j = 0; j < nprocs; j++)
       for (int k = 0; k < B; k++) r[j * B + k] = val(e, me, 10 * j + k);
