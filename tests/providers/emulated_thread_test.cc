@@ -211,9 +211,9 @@ TEST_P(EmulatedThread, ReceiveIssueWaitsForTheProgressThreadsCqRead) {
 // On shm (no CQ wait object) an idle progress thread naps up to 1 ms
 // between CQ polls, but the hops that finish a started epoch (a peer's
 // ready token, its put) land in the CQ, which only a poll reads. While
-// ExpectCounter names a counter short of its value the naps stay at their
-// shortest, also once the counter moved part of the way; once it is
-// reached they grow again.
+// ExpectCounter names a counter short of its value the thread yields
+// between polls for a while and then naps at the shortest, also once the
+// counter moved part of the way; once it is reached the naps grow again.
 TEST(EmulatedThreadShm, AnExpectedEpochKeepsTheNapsShortUntilItsCounterIsReached) {
   auto b = Make("shm");
   ASSERT_TRUE(b);
