@@ -171,9 +171,6 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // Whether an epoch ExpectCounter named is still short of its value
   // (clears the slots of those that are not).
   bool AwaitingExpected();
-  // When the progress thread began yielding for an awaited epoch (0: not
-  // yielding); reset by anything a poll finds.
-  std::atomic<std::int64_t> await_since_ns_{0};
   alignas(8) std::uint64_t doorbell_ = 0;      // target of peers' doorbell writes
   static const std::uint64_t kDoorbellSource;  // 8 bytes we write to a doorbell
   fid_mr* doorbell_mr_ = nullptr;

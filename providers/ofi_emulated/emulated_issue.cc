@@ -1,7 +1,6 @@
 // The emulated backend's data path: issuing the ops that became ready,
 // reading the endpoint's completions (and the doorbells that carry remote
 // counter adds), and the progress thread's wait between them.
-#include <sched.h>
 #include <time.h>
 
 #include "core/config.h"
@@ -40,17 +39,6 @@ constexpr std::uint32_t kIdleReadEvery = 8;
 
 // Naps of the progress thread on a CQ without wait object (nap_us_).
 constexpr int kMinNapUs = 50, kMaxNapUs = 1000;
-// While a started epoch awaits its peers, the thread yields instead of
-// napping for this long after the last thing it saw happen (then 50 us
-// naps): a 50 us nap ends ~100 us later (timer slack), and an epoch's two
-// hops (token, put) each waited out one.
-constexpr std::int64_t kAwaitYieldNs = 2000000;
-
-std::int64_t MonotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 }  // namespace
 
@@ -74,10 +62,7 @@ bool EmulatedBackend::Progress() {
 bool EmulatedBackend::PollNow() {
   bool did = ReadCq() > 0;
   did |= Drain();
-  if (did) {
-    nap_us_.store(kMinNapUs, std::memory_order_relaxed);
-    await_since_ns_.store(0, std::memory_order_relaxed);  // a new yield window
-  }
+  if (did) nap_us_.store(kMinNapUs, std::memory_order_relaxed);
   return did;
 }
 
@@ -359,21 +344,8 @@ void EmulatedBackend::BlockInCq(int timeout_ms) {
     // completions, and while a started epoch awaits its peers' tokens and
     // puts (only polling the CQ finds those: with 1 ms naps a plan's epoch
     // took a nap per hop and did not progress while the host slept).
-    const bool awaited = AwaitingExpected();
-    if (awaited) {
-      const std::int64_t now = MonotonicNs();
-      std::int64_t since = await_since_ns_.load(std::memory_order_relaxed);
-      if (since == 0) await_since_ns_.store(since = now, std::memory_order_relaxed);
-      nap_us_.store(kMinNapUs, std::memory_order_relaxed);
-      if (now - since < kAwaitYieldNs) {
-        sched_yield();
-        return;
-      }
-    } else {
-      await_since_ns_.store(0, std::memory_order_relaxed);
-    }
     const int nap = nap_us_.load(std::memory_order_relaxed);
-    const bool soon = awaited || in_flight_.load(std::memory_order_relaxed) > 0;
+    const bool soon = in_flight_.load(std::memory_order_relaxed) > 0 || AwaitingExpected();
     const int cap = soon ? kMinNapUs : kMaxNapUs;
     nap_us_.store(std::min(nap * 2, cap), std::memory_order_relaxed);
     queue_.BeginSleep();
