@@ -6,7 +6,9 @@
  * bytes sent to each neighbor, 1 B to 1 MiB by default. Each size ends with
  * a checked run: every receive block must hold the pattern of the neighbor
  * that sent it, and for alltoall the block that neighbor addressed to this
- * rank (its +1 block lands in our -1 slot and vice versa). */
+ * rank (its +1 block lands in our -1 slot and vice versa). --algo NAME
+ * passes the info key nicq_algorithm=NAME to the persistent init (offload:
+ * the resident trigger plan even where the backend would not take it). */
 #include "osu_coll.h"
 
 #define NEIGHBORS 4
@@ -18,6 +20,7 @@ struct neighbor_ctx {
   int src[NEIGHBORS];
   char* sendbuf;
   char* recvbuf;
+  const char* algo; /* --algo: nicq_algorithm of the persistent init, or NULL */
 };
 
 /* The byte a rank sends in its block `slot` (allgather: one block, slot 0). */
@@ -67,11 +70,20 @@ static int begin(void* p, long size, MPI_Request* req) {
 #if OSU_HAVE_PERSISTENT_COLL
 static int init(void* p, long size, MPI_Request* req) {
   struct neighbor_ctx* b = p;
+  MPI_Info info = MPI_INFO_NULL;
+  if (b->algo) {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "nicq_algorithm", b->algo);
+  }
+  int rc;
   if (b->alltoall)
-    return MPI_Neighbor_alltoall_init(b->sendbuf, (int)size, MPI_CHAR, b->recvbuf, (int)size,
-                                      MPI_CHAR, b->grid, MPI_INFO_NULL, req);
-  return MPI_Neighbor_allgather_init(b->sendbuf, (int)size, MPI_CHAR, b->recvbuf, (int)size,
-                                     MPI_CHAR, b->grid, MPI_INFO_NULL, req);
+    rc = MPI_Neighbor_alltoall_init(b->sendbuf, (int)size, MPI_CHAR, b->recvbuf, (int)size,
+                                    MPI_CHAR, b->grid, info, req);
+  else
+    rc = MPI_Neighbor_allgather_init(b->sendbuf, (int)size, MPI_CHAR, b->recvbuf, (int)size,
+                                     MPI_CHAR, b->grid, info, req);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  return rc;
 }
 #endif
 
@@ -90,14 +102,19 @@ static void check(void* p, long size, struct osu_coll_state* s) {
 int main(int argc, char** argv) {
   /* static: its buffers stay reachable until exit (LeakSanitizer) */
   static struct neighbor_ctx b;
-  /* --coll is this program's own option: taken out before the shared parser. */
+  /* --coll and --algo are this program's own options: taken out before the
+   * shared parser. */
   int n = 0;
   for (int i = 0; i < argc; ++i) {
+    if (strcmp(argv[i], "--algo") == 0 && i + 1 < argc) {
+      b.algo = argv[++i];
+      continue;
+    }
     if (strcmp(argv[i], "--coll") == 0 && i + 1 < argc) {
       if (strcmp(argv[i + 1], "alltoall") == 0) {
         b.alltoall = 1;
       } else if (strcmp(argv[i + 1], "allgather") != 0) {
-        fprintf(stderr, "usage: %s --coll allgather|alltoall [options]\n", argv[0]);
+        fprintf(stderr, "usage: %s --coll allgather|alltoall [--algo NAME] [options]\n", argv[0]);
         return 1;
       }
       ++i;

@@ -279,6 +279,7 @@ Status TriggerPlan::ArmNext() {
   if (armed_upto_ <= next_epoch_) NICQ_RETURN_IF_ERROR(Arm(next_epoch_));  // not resident
   done_target_ = (next_epoch_ - epoch_base_ + 1) * counters_[1].delta;
   ++next_epoch_;
+  backend_->ExpectCounter(done_counter(), done_target_);
   return Status::Ok();
 }
 

@@ -252,6 +252,15 @@ class OffloadBackend {
   // starts and waits on the host instead of compiling them into counter
   // chains (src/queue/queue.h, "Host sequencing").
   virtual bool HostDriven() const { return false; }
+  // A started epoch is done when counter `id` reaches `value`, and its
+  // remaining hops (a peer's ready token, its put) arrive from other
+  // processes. A software agent that naps while idle polls promptly until
+  // then; a NIC needs no hint. Called on the hot path: no allocation, no
+  // lock, no system call.
+  virtual void ExpectCounter(CounterId id, std::uint64_t value) {
+    (void)id;
+    (void)value;
+  }
   // Trigger slots currently in use (for budgeting and nicq_info).
   virtual std::size_t SlotsInUse() const = 0;
   // Deferred-work requests handed to the NIC or the emulator since the

@@ -120,6 +120,29 @@ Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
   return Status::Ok();
 }
 
+void EmulatedBackend::ExpectCounter(CounterId id, std::uint64_t value) {
+  if (id >= (CounterId(1) << kExpectIdBits) || value >= (std::uint64_t(1) << kExpectValueBits))
+    return;  // no hint: naps then grow as usual
+  expect_[id % kExpectSlots].store((std::uint64_t(id) << kExpectValueBits) | value,
+                                   std::memory_order_relaxed);
+}
+
+bool EmulatedBackend::AwaitingExpected() {
+  constexpr std::uint64_t kValueMask = (std::uint64_t(1) << kExpectValueBits) - 1;
+  bool awaiting = false;
+  for (std::atomic<std::uint64_t>& slot : expect_) {
+    std::uint64_t w = slot.load(std::memory_order_relaxed);
+    if (w == 0) continue;
+    const auto id = CounterId(w >> kExpectValueBits);
+    if (queue_.CounterInUse(id) && queue_.Read(id) < (w & kValueMask) && queue_.Errors(id) == 0) {
+      awaiting = true;
+      continue;
+    }
+    slot.compare_exchange_strong(w, 0, std::memory_order_relaxed);  // a newer hint stays
+  }
+  return awaiting;
+}
+
 Status EmulatedBackend::WaitCounter(CounterId id, std::uint64_t value, int timeout_ms) {
   if (!queue_.CounterInUse(id))
     return Error(Code::kArg,

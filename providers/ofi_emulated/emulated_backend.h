@@ -74,6 +74,7 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // and then (emulated_issue.cc).
   bool Progress() override;
   bool HostDriven() const override { return !want_thread_; }
+  void ExpectCounter(offload::CounterId id, std::uint64_t value) override;
   std::size_t SlotsInUse() const override { return queue_.nodes_in_use(); }
   std::uint64_t WorkRequests() const override {
     return work_requests_.load(std::memory_order_relaxed);
@@ -95,6 +96,8 @@ class EmulatedBackend final : public offload::OffloadBackend {
   }
   bool progress_thread_running() const { return thread_.running(); }
   int progress_thread_pu() const { return thread_.bound_pu(); }
+  // Tests: the progress thread's next nap on a CQ without wait object (us).
+  int nap_us_for_test() const { return nap_us_.load(std::memory_order_relaxed); }
 
  private:
   EmulatedBackend(const EmulatedConfig& config);
@@ -157,6 +160,17 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // work comes, doubling to 1 ms while nothing does (an idle process then
   // wakes 1000 times a second, not 20000).
   std::atomic<int> nap_us_{50};
+  // Epochs started and not seen done (ExpectCounter): while one is, naps
+  // stay at their shortest, since the peers' tokens and puts that finish it
+  // land in the CQ, which only a poll reads (no wait object on shm). One
+  // word per slot, counter id in the top 16 bits and the value below; a
+  // counter hashes to its slot, and a collision only drops the older hint.
+  static constexpr std::size_t kExpectSlots = 32;
+  static constexpr int kExpectIdBits = 16, kExpectValueBits = 64 - kExpectIdBits;
+  std::atomic<std::uint64_t> expect_[kExpectSlots] = {};
+  // Whether an epoch ExpectCounter named is still short of its value
+  // (clears the slots of those that are not).
+  bool AwaitingExpected();
   alignas(8) std::uint64_t doorbell_ = 0;      // target of peers' doorbell writes
   static const std::uint64_t kDoorbellSource;  // 8 bytes we write to a doorbell
   fid_mr* doorbell_mr_ = nullptr;

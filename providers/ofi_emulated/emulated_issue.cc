@@ -341,9 +341,12 @@ void EmulatedBackend::BlockInCq(int timeout_ms) {
   if (!ep_->cq_waitable()) {
     // No wait object (shm): nap on the queue's change futex, which a post or
     // a counter change ends; naps stay at kMinNapUs while issued ops await
-    // completions (only polling the CQ finds those).
+    // completions, and while a started epoch awaits its peers' tokens and
+    // puts (only polling the CQ finds those: with 1 ms naps a plan's epoch
+    // took a nap per hop and did not progress while the host slept).
     const int nap = nap_us_.load(std::memory_order_relaxed);
-    const int cap = in_flight_.load(std::memory_order_relaxed) > 0 ? kMinNapUs : kMaxNapUs;
+    const bool soon = in_flight_.load(std::memory_order_relaxed) > 0 || AwaitingExpected();
+    const int cap = soon ? kMinNapUs : kMaxNapUs;
     nap_us_.store(std::min(nap * 2, cap), std::memory_order_relaxed);
     queue_.BeginSleep();
     const std::uint32_t e = queue_.epoch();

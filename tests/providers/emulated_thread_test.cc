@@ -208,6 +208,35 @@ TEST_P(EmulatedThread, ReceiveIssueWaitsForTheProgressThreadsCqRead) {
   EXPECT_EQ(std::memcmp(got, sent, sizeof got), 0);
 }
 
+// On shm (no CQ wait object) an idle progress thread naps up to 1 ms
+// between CQ polls, but the hops that finish a started epoch (a peer's
+// ready token, its put) land in the CQ, which only a poll reads. While
+// ExpectCounter names a counter short of its value the thread yields
+// between polls for a while and then naps at the shortest, also once the
+// counter moved part of the way; once it is reached the naps grow again.
+TEST(EmulatedThreadShm, AnExpectedEpochKeepsTheNapsShortUntilItsCounterIsReached) {
+  auto b = Make("shm");
+  ASSERT_TRUE(b);
+  CounterId done;
+  ASSERT_TRUE(b->AllocCounters(1, &done).ok());  // starts the progress thread
+  ASSERT_TRUE(b->progress_thread_running());
+  // Polls the thread's state until it shows `want` (or gives up after ~2 s).
+  auto nap_becomes = [&](int want) {
+    for (int i = 0; i < 8000 && b->nap_us_for_test() != want; ++i)
+      std::this_thread::sleep_for(std::chrono::microseconds(250));
+    return b->nap_us_for_test();
+  };
+  ASSERT_EQ(nap_becomes(1000), 1000) << "an idle progress thread naps up to 1 ms";
+  b->ExpectCounter(done, 2);
+  EXPECT_EQ(nap_becomes(50), 50) << "an awaited epoch did not shorten the naps";
+  ASSERT_TRUE(b->AddCounter(done, 1).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // many naps of the thread
+  EXPECT_EQ(b->nap_us_for_test(), 50) << "the naps grew while the epoch was still short";
+  ASSERT_TRUE(b->AddCounter(done, 1).ok());
+  EXPECT_EQ(nap_becomes(1000), 1000) << "the naps stayed short after the epoch was done";
+  EXPECT_EQ(b->ReadCounter(done), 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Providers, EmulatedThread, ::testing::Values("tcp;ofi_rxm", "shm"),
                          [](const auto& info) {
                            return std::string(info.param[0] == 's' ? "shm" : "tcp_rxm");
