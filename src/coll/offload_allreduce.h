@@ -60,6 +60,9 @@ class OffloadedPlan {
   // (the neighbour exchange, offload_neighbor.h) runs through the same
   // Start, match and enqueue paths.
   static std::unique_ptr<OffloadedPlan> Adopt(std::unique_ptr<offload::TriggerPlan> plan);
+  // Keeps `op` alive while the plan lives: its host steps call a user op,
+  // whose handle the program may free before the request.
+  void HoldOp(int op);
 
   // MPI_Start: arms the next epoch and bumps the start counter; the
   // request `owner` is marked done by the progress hook.
@@ -92,6 +95,7 @@ class OffloadedPlan {
   std::unique_ptr<offload::TriggerPlan> plan_;
   std::vector<int> tree_world_;  // tree rank -> world rank (the plan's peers)
   Request* owner_ = nullptr;
+  int held_op_ = 0;                      // see HoldOp; 0: none
   bool watched_ = false;                 // counted in the watch list's reserved room
   OffloadedPlan* watch_next_ = nullptr;  // see watch_next()
 };

@@ -1,0 +1,191 @@
+#include "coll/offload_host_fold.h"
+
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "coll/exchange_plan.h"
+#include "coll/offload_agree.h"
+#include "core/config.h"
+#include "dtype/datatype.h"
+#include "dtype/reduce.h"
+#include "queue/offload_context.h"
+
+namespace nicq::coll {
+namespace {
+
+using offload::RemoteBuffer;
+using offload::RemoteCounter;
+using offload::StepId;
+
+// The fold step's argument, in plan scratch: a start allocates nothing.
+struct Fold {
+  int op = 0, type = 0;
+  std::int64_t count = 0;
+  std::size_t bytes = 0;
+  int ranks = 0, own = 0;       // slots, and the root's own slot
+  const char* input = nullptr;  // the root's contribution
+  char* slots = nullptr;        // ranks * bytes, slot j from comm rank j
+  char* result = nullptr;       // the root's recvbuf
+  dtype::PreparedReduce prepared;
+};
+
+// result = x_0 op (x_1 op (... op x_{p-1})): MPI's order, which a
+// non-commutative op needs (Reduce computes inout = in op inout).
+void RunFold(void* arg) {
+  const Fold* f = static_cast<const Fold*>(arg);
+  char* const own = f->slots + std::size_t(f->own) * f->bytes;
+  // Own input first: in place it is the result buffer the fold overwrites.
+  std::memcpy(own, f->input, f->bytes);
+  std::memcpy(f->result, f->slots + std::size_t(f->ranks - 1) * f->bytes, f->bytes);
+  for (int j = f->ranks - 2; j >= 0; --j) {
+    const char* in = f->slots + std::size_t(j) * f->bytes;
+    if (f->prepared.valid()) {
+      f->prepared.Apply(in, f->result, f->count);
+    } else {
+      // The op and type were checked at init and the op is held by the plan.
+      (void)dtype::Reduce(f->op, f->type, in, f->result, f->count);
+    }
+  }
+}
+
+// Why the NIC cannot combine this op on this type ("" when it can): the
+// text of the fold step's label and of the plan's log lines.
+std::string HostReason(const Args& a, const offload::Capabilities& caps) {
+  const dtype::Op* o = dtype::LookupOp(a.op);
+  if (o != nullptr && !o->predefined) return o->commute ? "user op" : "user op, non-commutative";
+  offload::AtomicType t;
+  offload::AtomicOp op;
+  if (NicAtomicType(a.rtype->handle, &t) && NicAtomicOp(a.op, &op) && caps.SupportsAtomic(op, t))
+    return "";
+  return std::string("no atomic for ") + dtype::TypeName(a.rtype->handle) + "/" +
+         dtype::OpName(a.op);
+}
+
+// Whether the request leaves the choice to nicq (or asks for a plan).
+bool AlgorithmOpen(const Args& a) {
+  if (!a.algo.empty() && a.algo != "auto" && a.algo != "offload" && a.algo != "nic_tree")
+    return false;
+  if (!a.algo.empty() && a.algo != "auto") return true;
+  const std::string env = config::GetString("NICQ_ALLREDUCE_ALGO");
+  return env.empty() || env == "auto" || env == "nic_tree";
+}
+
+// Why this rank cannot build the plan ("" when it can).
+std::string Refusal(const Args& a, const offload::Capabilities& caps, std::size_t bytes) {
+  if (!caps.remote_counters) return "the backend has no remote counters (ready tokens)";
+  if (!a.rtype->IsContiguous())
+    return "a noncontiguous datatype (the reduction plans build no pack steps)";
+  if (caps.max_msg_bytes != 0 && bytes > caps.max_msg_bytes)
+    return "a contribution of " + std::to_string(bytes) + " bytes is larger than one put (" +
+           std::to_string(caps.max_msg_bytes) + ")";
+  return "";
+}
+
+Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
+                     offload::Schedule* s) {
+  const int p = a.comm->size, me = a.comm->rank;
+  const bool all = a.kind == Kind::kAllreduce;
+  const int root = all ? 0 : a.root;
+  const bool is_root = me == root;
+  auto peer = [&](int r) { return static_cast<offload::PeerId>(a.comm->world_ranks[r]); };
+  const char* input = static_cast<const char*>(a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf);
+  // Counter and buffer indices must agree across ranks: ready, arrive,
+  // down; gather slots, result.
+  const auto ready = s->AddCounter("ready", is_root ? 0 : 1);
+  const auto arrive = s->AddCounter("arrive", is_root ? std::uint64_t(p - 1) : 0);
+  const auto down = s->AddCounter("down", all && !is_root ? 1 : 0);
+  char* slots = static_cast<char*>(s->AllocScratch(is_root ? std::size_t(p) * bytes : 8));
+  const auto gather =
+      s->ExposeBuffer("gather slots", slots, is_root ? std::size_t(p) * bytes : 8, arrive);
+  const bool lands = all && !is_root;
+  const auto res =
+      s->ExposeBuffer("result", lands ? a.recvbuf : s->AllocScratch(8), lands ? bytes : 8, down);
+  if (!is_root) {
+    // The start reaches the put as a zero add to `ready`, which the root's
+    // token completes (as the exchange plans gate their puts).
+    const StepId started = s->CounterAdd(ready, 0, {});
+    s->SetLabel(started, "start counted into ready");
+    const StepId put = s->Put(
+        input, bytes, RemoteBuffer{peer(root), gather, std::uint64_t(me) * bytes}, {started});
+    s->WaitOn(put, ready);
+    s->SetLabel(put, "contribution -> slot " + std::to_string(me) + " at root " +
+                         std::to_string(root) + " (NIC put)");
+    if (lands) {
+      const StepId arrived = s->Nop({});
+      s->WaitOn(arrived, down);
+      s->SetLabel(arrived, "result arrived");
+    }
+    return Status::Ok();
+  }
+  for (int j = 0; j < p; ++j) {
+    if (j == me) continue;
+    const StepId t = s->RemoteCounterAdd(RemoteCounter{peer(j), ready}, 1, {});
+    s->SetLabel(t, "ready token to " + std::to_string(j));
+  }
+  auto* f = new (s->AllocScratch(sizeof(Fold))) Fold();
+  f->op = a.op;
+  f->type = a.rtype->handle;
+  f->count = a.rcount;
+  f->bytes = bytes;
+  f->ranks = p;
+  f->own = me;
+  f->input = input;
+  f->slots = slots;
+  f->result = static_cast<char*>(a.recvbuf);
+  f->prepared = dtype::PreparedReduce::For(a.op, a.rtype->handle);
+  // Every put into the slots follows this rank's token, sent at its start:
+  // the arrivals gate the fold after the start too.
+  const StepId fold = s->Host(&RunFold, f, {});
+  s->WaitOn(fold, arrive);
+  s->SetLabel(fold, "fold: " + why + " (" + std::to_string(p) +
+                        " contributions in rank order into recvbuf, host step)");
+  if (!all) return Status::Ok();
+  for (int j = 0; j < p; ++j) {
+    if (j == me) continue;
+    const StepId put = s->Put(a.recvbuf, bytes, RemoteBuffer{peer(j), res, 0}, {fold});
+    s->SetLabel(put, "result to " + std::to_string(j) + " (NIC put)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CreateHostFoldPlan(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
+  out->reset();
+  if ((a.kind != Kind::kAllreduce && a.kind != Kind::kReduce) || a.comm->inter ||
+      a.comm->size < 2 || a.rcount <= 0 || a.rtype == nullptr || !AlgorithmOpen(a))
+    return Status::Ok();
+  // As the reduction plans: no context, or an emulated one the request does
+  // not force, keeps the host schedule with no init step (every rank has the
+  // same backend, op and type, so every rank returns here alike).
+  offload::OffloadBackend* be = queue::Backend();
+  if (be == nullptr) return Status::Ok();
+  if (a.algo != "offload" && std::strcmp(queue::BackendName(), "native") != 0) return Status::Ok();
+  const std::string why = HostReason(a, be->Caps());
+  if (why.empty()) return Status::Ok();  // the atomic plan's case, refused for its own reasons
+  const std::size_t bytes = std::size_t(a.rcount) * std::size_t(a.rtype->size);
+  const std::string refused = Refusal(a, be->Caps(), bytes);
+  const int p = a.comm->size;
+  const std::int32_t mine = refused.empty() ? 1 : 0;
+  std::vector<std::int32_t> verdicts(std::size_t(p), 0);
+  NICQ_RETURN_IF_ERROR(Exchange(a.comm, &mine, sizeof mine, verdicts.data()));
+  for (int j = 0; j < p; ++j)
+    if (verdicts[std::size_t(j)] != 1) {
+      LogHostSchedule(a, refused.empty() ? "rank " + std::to_string(j) + " cannot take it"
+                                         : why + ": " + refused);
+      return Status::Ok();
+    }
+  offload::Schedule s(std::string(a.kind == Kind::kAllreduce ? "allreduce" : "reduce") +
+                      " host fold (coll, puts to the root, folded on the host: " + why + ")");
+  Status built = BuildHostFold(a, why, bytes, &s);
+  std::unique_ptr<offload::TriggerPlan> plan;
+  if (built.ok()) built = LowerAndBindExchange(s, be, &plan);
+  NICQ_RETURN_IF_ERROR(AdoptExchangePlan(a, built, std::move(plan), out));
+  if (*out) (*out)->HoldOp(a.op);  // a user op may be freed while the request lives
+  return Status::Ok();
+}
+
+}  // namespace nicq::coll
