@@ -20,8 +20,11 @@
 //            rank's recvbuf after the fold; each counts its arrival.
 // The host step runs on the emulator's agent on the emulated backend (the
 // epoch completes while every host thread sleeps) and in the host's
-// progress (any MPI call) on the native one. Datatypes must be contiguous
-// (one run from the buffer's address); others keep the host schedule.
+// progress (any MPI call) on the native one. A noncontiguous datatype
+// moves packed: a non-root rank packs its contribution in a host step at
+// its start (and an allreduce's unpacks the result once it landed); the
+// fold packs the root's own, unpacks each slot into an image of the type in
+// scratch before the op sees it, and packs the result for the puts.
 #pragma once
 
 #include <memory>

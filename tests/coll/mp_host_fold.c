@@ -9,9 +9,14 @@
  *  - "matmul": a user op, not commutative, on a contiguous type of four
  *    unsigned ints (a 2x2 matrix, products wrap): the result depends on the
  *    order the contributions are folded in;
- *  - "usum": a commutative user op (unsigned sum) on MPI_UNSIGNED;
+ *  - "usum": a commutative user op (unsigned sum) on MPI_UNSIGNED, one op
+ *    per request, freed right after its init;
  *  - "minloc": MPI_MINLOC on MPI_2INT, a predefined pair no atomic table
- *    has, with ties in the values (the lower index wins).
+ *    has, with ties in the values (the lower index wins);
+ *  - "strided matmul" and "strided sum" (MPI_SUM): the matrix product and a
+ *    predefined op on a noncontiguous type (four unsigned ints two apart),
+ *    which the plan packs and unpacks in host steps; the gaps of recvbuf
+ *    must stay untouched.
  * Every rank steps all ranks' buffers through MPI's definition (the fold in
  * rank order, written here apart from nicq's kernels) to know what its own
  * must hold; in place each epoch reads what the previous one wrote, so a
@@ -33,29 +38,43 @@
 #include "coll_check.h"
 
 #define MAXP 4
-#define N 3 /* items per buffer */
-#define W 4 /* unsigned ints per item, at most */
+#define N 3     /* items per buffer */
+#define MAXI 24 /* unsigned ints per buffer, at most (N items of 7) */
 
 static int nprocs, native;
 static MPI_Info g_info = MPI_INFO_NULL;
-static MPI_Datatype mat;
-static MPI_Op op_matmul, op_usum;
+/* mat: a 2x2 matrix, four contiguous unsigned ints; smat: the same four
+ * two ints apart (MPI_Type_vector(4, 1, 2): extent 7 ints, gaps between). */
+static MPI_Datatype mat, smat, t_unsigned, t_2int;
+static MPI_Op op_matmul, op_smatmul, op_usum, op_sum, op_minloc;
 
+enum { REF_MATMUL, REF_SUM, REF_MINLOC };
 typedef struct {
   const char* name;
-  int words;  /* unsigned ints per item */
-  MPI_Op* op; /* NULL: MPI_MINLOC on MPI_2INT */
+  int words;  /* unsigned ints of data per item */
+  int stride; /* unsigned ints from one item to the next in a buffer */
+  int gap;    /* unsigned ints from one data word to the next */
+  MPI_Op* op;
+  MPI_Datatype* type;
+  int ref;   /* what the reference computes */
+  int fresh; /* a user op created for each request and freed after init */
 } Op;
+
+static void matmul(const unsigned* a, unsigned* b, int g) {
+  const unsigned r0 = a[0] * b[0] + a[g] * b[2 * g], r1 = a[0] * b[g] + a[g] * b[3 * g];
+  const unsigned r2 = a[2 * g] * b[0] + a[3 * g] * b[2 * g];
+  const unsigned r3 = a[2 * g] * b[g] + a[3 * g] * b[3 * g];
+  b[0] = r0, b[g] = r1, b[2 * g] = r2, b[3 * g] = r3;
+}
 
 static void matmul_fn(void* in, void* inout, int* len, MPI_Datatype* dt) {
   (void)dt;
-  const unsigned* a = in;
-  unsigned* b = inout;
-  for (int i = 0; i < *len; i++, a += 4, b += 4) {
-    const unsigned r0 = a[0] * b[0] + a[1] * b[2], r1 = a[0] * b[1] + a[1] * b[3];
-    const unsigned r2 = a[2] * b[0] + a[3] * b[2], r3 = a[2] * b[1] + a[3] * b[3];
-    b[0] = r0, b[1] = r1, b[2] = r2, b[3] = r3;
-  }
+  for (int i = 0; i < *len; i++) matmul((const unsigned*)in + 4 * i, (unsigned*)inout + 4 * i, 1);
+}
+
+static void smatmul_fn(void* in, void* inout, int* len, MPI_Datatype* dt) {
+  (void)dt;
+  for (int i = 0; i < *len; i++) matmul((const unsigned*)in + 7 * i, (unsigned*)inout + 7 * i, 2);
 }
 
 static void usum_fn(void* in, void* inout, int* len, MPI_Datatype* dt) {
@@ -65,13 +84,13 @@ static void usum_fn(void* in, void* inout, int* len, MPI_Datatype* dt) {
   for (int i = 0; i < *len; i++) b[i] += a[i];
 }
 
-/* The reference: acc = x op acc for one item, as MPI defines each op. */
+/* The reference: acc = x op acc for one item (its data words, compact),
+ * as MPI defines each op. */
 static void ref_combine(const Op* o, const unsigned* x, unsigned* acc) {
-  if (o->op == &op_matmul) {
-    int one = 1;
-    matmul_fn((void*)x, acc, &one, NULL);
-  } else if (o->op == &op_usum) {
-    acc[0] += x[0];
+  if (o->ref == REF_MATMUL) {
+    matmul(x, acc, 1);
+  } else if (o->ref == REF_SUM) {
+    for (int w = 0; w < o->words; w++) acc[w] += x[w];
   } else {
     const int xv = (int)x[0], av = (int)acc[0];
     if (xv < av || (xv == av && (int)x[1] < (int)acc[1])) acc[0] = x[0], acc[1] = x[1];
@@ -79,7 +98,7 @@ static void ref_combine(const Op* o, const unsigned* x, unsigned* acc) {
 }
 
 static unsigned input_word(const Op* o, int epoch, int r, int k, int w) {
-  if (o->op == NULL) /* minloc: (value, index); values tie across ranks */
+  if (o->ref == REF_MINLOC) /* (value, index); values tie across ranks */
     return w == 0 ? (unsigned)((epoch * 7 + r * 3 + k) % 4) : (unsigned)(r * 10 + k);
   return (unsigned)(epoch * 31 + r * 7 + k * 3 + w + 1);
 }
@@ -89,8 +108,8 @@ typedef struct {
 } Form;
 
 /* Every rank's buffers: sb[r] its sendbuf, rb[r] its recvbuf. */
-static unsigned sb[MAXP][N * W], rb[MAXP][N * W];
-static const unsigned kUntouched = 0xdeadbeefu;
+static unsigned sb[MAXP][MAXI], rb[MAXP][MAXI];
+static const unsigned kUntouched = 0xdeadbeefu, kSendGap = 0x5a5a5a5au;
 
 static int root_of(const Form* f) {
   return f->all ? 0 : nprocs - 1;
@@ -98,33 +117,45 @@ static int root_of(const Form* f) {
 static int in_place_at(const Form* f, int r) {
   return f->in_place && (f->all || r == root_of(f));
 }
+/* Where data word w of item k lies in a buffer. */
+static int at(const Op* o, int k, int w) {
+  return k * o->stride + w * o->gap;
+}
 
-/* Fills every rank's buffers for `epoch` (in place: the recvbuf). */
+/* Fills every rank's buffers for `epoch` (in place: the recvbuf); gaps of
+ * a recvbuf hold kUntouched, which no epoch may change. */
 static void prepare(const Op* o, const Form* f, int epoch) {
-  for (int r = 0; r < nprocs; r++)
+  for (int r = 0; r < nprocs; r++) {
+    for (int i = 0; i < MAXI; i++) sb[r][i] = kSendGap, rb[r][i] = kUntouched;
     for (int k = 0; k < N; k++)
       for (int w = 0; w < o->words; w++) {
         const unsigned v = input_word(o, epoch, r, k, w);
-        sb[r][k * o->words + w] = v;
-        rb[r][k * o->words + w] = in_place_at(f, r) ? v : kUntouched;
+        sb[r][at(o, k, w)] = v;
+        if (in_place_at(f, r)) rb[r][at(o, k, w)] = v;
       }
+  }
 }
 
 /* One epoch of MPI's definition over every rank's buffers. */
 static void step(const Op* o, const Form* f) {
-  unsigned res[N * W];
-  const int last = nprocs - 1;
-  const unsigned* xl = in_place_at(f, last) ? rb[last] : sb[last];
-  memcpy(res, xl, sizeof res);
-  for (int r = nprocs - 2; r >= 0; r--) {
-    const unsigned* x = in_place_at(f, r) ? rb[r] : sb[r];
-    for (int k = 0; k < N; k++) ref_combine(o, x + k * o->words, res + k * o->words);
+  unsigned res[N][4], x[4];
+  for (int r = nprocs - 1; r >= 0; r--) {
+    const unsigned* in = in_place_at(f, r) ? rb[r] : sb[r];
+    for (int k = 0; k < N; k++) {
+      for (int w = 0; w < o->words; w++) x[w] = in[at(o, k, w)];
+      if (r == nprocs - 1)
+        memcpy(res[k], x, sizeof x);
+      else
+        ref_combine(o, x, res[k]);
+    }
   }
   for (int r = 0; r < nprocs; r++)
-    if (f->all || r == root_of(f)) memcpy(rb[r], res, sizeof res);
+    if (f->all || r == root_of(f))
+      for (int k = 0; k < N; k++)
+        for (int w = 0; w < o->words; w++) rb[r][at(o, k, w)] = res[k][w];
 }
 
-static unsigned mine_s[N * W], mine_r[N * W];
+static unsigned mine_s[MAXI], mine_r[MAXI];
 
 static void load_mine(int me) {
   memcpy(mine_s, sb[me], sizeof mine_s);
@@ -132,20 +163,23 @@ static void load_mine(int me) {
 }
 
 static void check_mine(const Op* o, const Form* f, int me, const char* when) {
-  for (int i = 0; i < N * o->words; i++)
+  for (int i = 0; i < MAXI; i++)
     CHECK(mine_r[i] == rb[me][i], "%s %s%s %s: recvbuf word %d is %u, want %u", o->name,
           f->all ? "allreduce" : "reduce", f->in_place ? " (in place)" : "", when, i, mine_r[i],
           rb[me][i]);
 }
 
 static void make_request(const Op* o, const Form* f, int me, MPI_Request* req) {
-  const MPI_Datatype t = o->op == &op_matmul ? mat : o->op ? MPI_UNSIGNED : MPI_2INT;
-  const MPI_Op op = o->op ? *o->op : MPI_MINLOC;
+  MPI_Op op = *o->op;
+  /* A fresh op, freed right after init: the request must keep it alive
+   * (MPI 4.1 6.9.5). */
+  if (o->fresh) CHECK_OK(MPI_Op_create(&usum_fn, 1, &op));
   const void* s = in_place_at(f, me) ? MPI_IN_PLACE : (const void*)mine_s;
   if (f->all)
-    CHECK_OK(MPI_Allreduce_init(s, mine_r, N, t, op, MPI_COMM_WORLD, g_info, req));
+    CHECK_OK(MPI_Allreduce_init(s, mine_r, N, *o->type, op, MPI_COMM_WORLD, g_info, req));
   else
-    CHECK_OK(MPI_Reduce_init(s, mine_r, N, t, op, root_of(f), MPI_COMM_WORLD, g_info, req));
+    CHECK_OK(MPI_Reduce_init(s, mine_r, N, *o->type, op, root_of(f), MPI_COMM_WORLD, g_info, req));
+  if (o->fresh) CHECK_OK(MPI_Op_free(&op));
 }
 
 static void run_form(const Op* o, const Form* f, int pairs) {
@@ -225,15 +259,30 @@ int main(int argc, char** argv) {
   native = offload && !strcmp(offload, "native");
   CHECK_OK(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
   CHECK_OK(MPI_Type_commit(&mat));
+  CHECK_OK(MPI_Type_vector(4, 1, 2, MPI_UNSIGNED, &smat));
+  CHECK_OK(MPI_Type_commit(&smat));
+  t_unsigned = MPI_UNSIGNED;
+  t_2int = MPI_2INT;
+  op_sum = MPI_SUM;
+  op_minloc = MPI_MINLOC;
   CHECK_OK(MPI_Op_create(&matmul_fn, 0, &op_matmul));
+  CHECK_OK(MPI_Op_create(&smatmul_fn, 0, &op_smatmul));
   CHECK_OK(MPI_Op_create(&usum_fn, 1, &op_usum));
-  static const Op ops[] = {{"matmul", 4, &op_matmul}, {"usum", 1, &op_usum}, {"minloc", 2, NULL}};
+  static const Op ops[] = {
+      {"matmul", 4, 4, 1, &op_matmul, &mat, REF_MATMUL, 0},
+      {"usum", 1, 1, 1, &op_usum, &t_unsigned, REF_SUM, 1},
+      {"minloc", 2, 2, 1, &op_minloc, &t_2int, REF_MINLOC, 0},
+      {"strided matmul", 4, 7, 2, &op_smatmul, &smat, REF_MATMUL, 0},
+      {"strided sum", 4, 7, 2, &op_sum, &smat, REF_SUM, 0},
+  };
   static const Form forms[] = {{1, 0}, {1, 1}, {0, 0}, {0, 1}};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     for (size_t j = 0; j < sizeof forms / sizeof forms[0]; j++) run_form(&ops[i], &forms[j], pairs);
   CHECK_OK(MPI_Op_free(&op_matmul));
+  CHECK_OK(MPI_Op_free(&op_smatmul));
   CHECK_OK(MPI_Op_free(&op_usum));
   CHECK_OK(MPI_Type_free(&mat));
+  CHECK_OK(MPI_Type_free(&smat));
   if (g_info != MPI_INFO_NULL) CHECK_OK(MPI_Info_free(&g_info));
   MPI_Finalize();
   return 0;
