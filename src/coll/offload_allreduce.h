@@ -6,7 +6,9 @@
 // down. Completion is the plan's done counter. Used when the backend is
 // native (or NICQ_ALLREDUCE_ALGO / the info key force nic_tree), the NIC
 // combines the op/type itself, and the vector is small (offload's
-// PickAllreduce says nic_tree). Otherwise the host engine runs it.
+// PickAllreduce says nic_tree). A user op or a pair the NIC cannot combine
+// takes the host-fold plan (offload_host_fold.h); anything else the host
+// engine runs.
 #pragma once
 
 #include <memory>
