@@ -21,6 +21,9 @@ using offload::RemoteBuffer;
 using offload::RemoteCounter;
 using offload::StepId;
 
+// The most plan scratch the root's gather slots may take (p contributions).
+constexpr std::size_t kMaxGatherBytes = std::size_t{16} << 20;
+
 // The fold step's argument, in plan scratch: a start allocates nothing.
 struct Fold {
   int op = 0, type = 0;
@@ -129,6 +132,13 @@ std::string Refusal(const Args& a, const offload::Capabilities& caps, std::size_
   std::size_t span = 0, origin = 0;
   if (!a.rtype->IsContiguous() && !ImageSpan(*a.rtype, a.rcount, &span, &origin))
     return "a noncontiguous datatype of no positive extent";
+  // A flat gather holds every contribution at the root and folds them
+  // there one after another: past this the host schedule's trees and rings
+  // move and combine less per rank.
+  if (std::size_t(a.comm->size) * bytes > kMaxGatherBytes)
+    return "the root's gather slots would take " +
+           std::to_string(std::size_t(a.comm->size) * bytes) + " bytes (at most " +
+           std::to_string(kMaxGatherBytes) + ")";
   if (caps.max_msg_bytes != 0 && bytes > caps.max_msg_bytes)
     return "a contribution of " + std::to_string(bytes) + " bytes is larger than one put (" +
            std::to_string(caps.max_msg_bytes) + ")";
