@@ -89,9 +89,9 @@ void RunUnpack(void* arg) {
   dtype::Unpack(*k.t, k.packed, k.count * k.t->size, k.count, k.user);
 }
 
-// Bytes an image of `count` items spans, and where its origin lies past
-// the image's first byte (a type's data may start below its origin).
-bool ImageSpan(const dtype::Type& t, std::int64_t count, std::size_t* span, std::size_t* origin) {
+// Bytes an image of `count` items spans, and the offset of its first byte
+// from the items' origin (negative when a type's data starts below it).
+bool ImageSpan(const dtype::Type& t, std::int64_t count, std::size_t* span, std::int64_t* first) {
   if (t.blocks.empty() || t.extent <= 0) return false;
   std::int64_t lo = t.blocks[0].offset, hi = lo;
   for (const dtype::Block& b : t.blocks) {
@@ -100,7 +100,7 @@ bool ImageSpan(const dtype::Type& t, std::int64_t count, std::size_t* span, std:
   }
   hi += (count - 1) * t.extent;
   *span = std::size_t(hi - lo);
-  *origin = std::size_t(-lo);
+  *first = lo;
   return true;
 }
 
@@ -129,8 +129,9 @@ bool AlgorithmOpen(const Args& a) {
 // Why this rank cannot build the plan ("" when it can).
 std::string Refusal(const Args& a, const offload::Capabilities& caps, std::size_t bytes) {
   if (!caps.remote_counters) return "the backend has no remote counters (ready tokens)";
-  std::size_t span = 0, origin = 0;
-  if (!a.rtype->IsContiguous() && !ImageSpan(*a.rtype, a.rcount, &span, &origin))
+  std::size_t span = 0;
+  std::int64_t first = 0;
+  if (!a.rtype->IsContiguous() && !ImageSpan(*a.rtype, a.rcount, &span, &first))
     return "a noncontiguous datatype of no positive extent";
   // A flat gather holds every contribution at the root and folds them
   // there one after another: past this the host schedule's trees and rings
@@ -229,9 +230,11 @@ Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
   f->result = static_cast<char*>(a.recvbuf);
   f->prepared = dtype::PreparedReduce::For(a.op, t->handle);
   if (packed) {
-    std::size_t span = 0, origin = 0;
-    (void)ImageSpan(*t, a.rcount, &span, &origin);  // Refusal checked it
-    f->image = static_cast<char*>(s->AllocScratch(span)) + origin;
+    std::size_t span = 0;
+    std::int64_t first = 0;
+    (void)ImageSpan(*t, a.rcount, &span, &first);  // Refusal checked it
+    // The op sees the items' origin; their data starts `first` bytes past it.
+    f->image = static_cast<char*>(s->AllocScratch(span)) - first;
     if (all) f->packed_result = static_cast<char*>(s->AllocScratch(bytes));
   }
   // Every put into the slots follows this rank's token, sent at its start:
