@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/progress_hooks.h"
 #include "dtype/datatype.h"
+#include "dtype/reduce.h"
 #include "mpi.h"
 #include "offload/algorithms/select.h"
 #include "queue/offload_context.h"
@@ -323,6 +324,7 @@ Status OffloadedPlan::BuildPlan(const Args& a, offload::OffloadBackend* be, Atom
 }
 
 OffloadedPlan::~OffloadedPlan() {
+  if (held_op_ != 0) dtype::ReleaseOp(held_op_);
   if (!watched_) return;
   std::lock_guard<std::mutex> lock(W().mu);
   --W().plans;
@@ -333,6 +335,12 @@ std::unique_ptr<OffloadedPlan> OffloadedPlan::Adopt(std::unique_ptr<offload::Tri
   self->plan_ = std::move(plan);
   self->CountWatched();
   return self;
+}
+
+void OffloadedPlan::HoldOp(int op) {
+  dtype::RetainOp(op);
+  if (held_op_ != 0) dtype::ReleaseOp(held_op_);
+  held_op_ = op;
 }
 
 void OffloadedPlan::CountWatched() {

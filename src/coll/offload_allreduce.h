@@ -6,7 +6,9 @@
 // down. Completion is the plan's done counter. Used when the backend is
 // native (or NICQ_ALLREDUCE_ALGO / the info key force nic_tree), the NIC
 // combines the op/type itself, and the vector is small (offload's
-// PickAllreduce says nic_tree). Otherwise the host engine runs it.
+// PickAllreduce says nic_tree). A user op or a pair the NIC cannot combine
+// takes the host-fold plan (offload_host_fold.h); anything else the host
+// engine runs.
 #pragma once
 
 #include <memory>
@@ -60,6 +62,9 @@ class OffloadedPlan {
   // (the neighbour exchange, offload_neighbor.h) runs through the same
   // Start, match and enqueue paths.
   static std::unique_ptr<OffloadedPlan> Adopt(std::unique_ptr<offload::TriggerPlan> plan);
+  // Keeps `op` alive while the plan lives: its host steps call a user op,
+  // whose handle the program may free before the request.
+  void HoldOp(int op);
 
   // MPI_Start: arms the next epoch and bumps the start counter; the
   // request `owner` is marked done by the progress hook.
@@ -92,6 +97,7 @@ class OffloadedPlan {
   std::unique_ptr<offload::TriggerPlan> plan_;
   std::vector<int> tree_world_;  // tree rank -> world rank (the plan's peers)
   Request* owner_ = nullptr;
+  int held_op_ = 0;                      // see HoldOp; 0: none
   bool watched_ = false;                 // counted in the watch list's reserved room
   OffloadedPlan* watch_next_ = nullptr;  // see watch_next()
 };

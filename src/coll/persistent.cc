@@ -17,6 +17,7 @@
 #include "coll/coll.h"
 #include "coll/offload_allreduce.h"
 #include "coll/offload_dense.h"
+#include "coll/offload_host_fold.h"
 #include "coll/offload_neighbor.h"
 #include "coll/offload_reduce_scan.h"
 #include "coll/select.h"
@@ -298,8 +299,16 @@ Status InitPersistent(const Args& in, Request* req) {
   // The NIC plan first: it progresses with every host thread asleep, which
   // the same-node area (the next choice) cannot. Every rank decides alike,
   // so every rank takes the same path.
-  if (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce)
+  // What the NIC cannot combine (a user op, a pair its atomic table
+  // lacks) becomes a plan whose fold is a host step.
+  bool host_fold = false;
+  if (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce) {
     NICQ_RETURN_IF_ERROR(OffloadedPlan::Create(a, &P->off));
+    if (!P->off) {
+      NICQ_RETURN_IF_ERROR(CreateHostFoldPlan(a, &P->off));
+      host_fold = P->off != nullptr;
+    }
+  }
   if (IsDenseExchangeKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedDense(a, &P->off));
   if (IsReductionPlanKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedReduction(a, &P->off));
   if (!P->off && (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce || a.kind == Kind::kBcast ||
@@ -307,7 +316,8 @@ Status InitPersistent(const Args& in, Request* req) {
     NICQ_RETURN_IF_ERROR(NodeSlotCollective::Create(a, &P->node));
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
   if (P->off) {
-    P->sched.algorithm = a.kind == Kind::kAllreduce || a.kind == Kind::kReduce
+    P->sched.algorithm = host_fold ? kHostFoldAlgorithm
+                         : a.kind == Kind::kAllreduce || a.kind == Kind::kReduce
                              ? "nic_tree (offloaded)"
                          : IsNeighborKind(a.kind)      ? "neighbor puts (offloaded)"
                          : IsReductionPlanKind(a.kind) ? ReductionPlanAlgorithm(a.kind)
