@@ -312,8 +312,16 @@ Status RunReduction(NodeArea& area, const Args& a) {
 
 Status FoldInRankOrder(const NodeReducer& red, const std::uint8_t* const* src, int n, void* dst,
                        std::int64_t count, std::size_t bytes) {
-  if (dst != src[n - 1]) std::memcpy(dst, src[n - 1], bytes);
-  for (int r = n - 2; r >= 0; --r) NICQ_RETURN_IF_ERROR(red.Apply(src[r], dst, count));
+  // The first step reads the two rightmost inputs and writes dst in one
+  // pass (no copy of src[n - 1] first), unless dst is src[n - 2] itself.
+  int r = n - 2;
+  if (n >= 2 && dst != src[n - 2]) {
+    NICQ_RETURN_IF_ERROR(red.Apply(src[n - 2], src[n - 1], dst, count, bytes));
+    --r;
+  } else if (dst != src[n - 1]) {
+    std::memcpy(dst, src[n - 1], bytes);
+  }
+  for (; r >= 0; --r) NICQ_RETURN_IF_ERROR(red.Apply(src[r], dst, count));
   return Status::Ok();
 }
 
