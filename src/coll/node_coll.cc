@@ -291,6 +291,20 @@ Status ReduceDirect(NodeArea& area, const NodeReducer& red, const std::uint8_t* 
   return root < 0 ? area.WaitAll(gathered) : area.WaitRank(root, gathered);
 }
 
+// The reduction prepared for the area's last call when op and type repeat
+// (the look-ups cost more than an 8-byte allreduce's fold). A predefined
+// type's handle always names that type; a derived one's may name another
+// after a free, and a user op is looked up at each fold anyway.
+dtype::PreparedReduce PreparedFor(NodeArea& area, int op, const dtype::Type& t) {
+  if (!t.predefined) return dtype::PreparedReduce::For(op, t.handle);
+  if (area.red_op != op || area.red_type != t.handle) {
+    area.red_fast = dtype::PreparedReduce::For(op, t.handle);
+    area.red_op = op;
+    area.red_type = t.handle;
+  }
+  return area.red_fast;
+}
+
 Status RunReduction(NodeArea& area, const Args& a) {
   const dtype::Type& t = *a.rtype;
   const std::int64_t count = a.rcount;
@@ -298,7 +312,7 @@ Status RunReduction(NodeArea& area, const Args& a) {
   const bool contributes_only = a.kind == Kind::kReduce && area.rank() != a.root;
   const void* in = a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf;
   void* out = contributes_only ? nullptr : a.recvbuf;
-  NodeReducer red{a.op, t.handle, dtype::PreparedReduce::For(a.op, t.handle)};
+  NodeReducer red{a.op, t.handle, PreparedFor(area, a.op, t)};
   if (bytes <= NodeArea::kSmallBytes) return ReduceSmall(area, red, in, out, count, bytes);
   if (area.cross_memory())
     return ReduceDirect(area, red, static_cast<const std::uint8_t*>(in),

@@ -328,7 +328,29 @@ const char* OpName(int handle) {
   return LookupOp(handle) ? "(user op)" : "(freed or invalid op)";
 }
 
+namespace {
+// OpAppliesTo's answers for predefined ops on predefined types, which never
+// change (0: not asked yet, 1: no, 2: yes): every reduction's argument check
+// asks, and the full look-up is ~130 instructions.
+std::atomic<std::uint8_t> g_applies_memo[kPredefinedOps][kPredefinedCount];
+bool OpAppliesToUncached(int op, int type);
+}  // namespace
+
 bool OpAppliesTo(int op, int type) {
+  const int oi = IndexOf(op), ti = IndexOf(type);
+  const bool predefined = KindOf(op) == kKindOp && KindOf(type) == kKindDatatype && oi > 0 &&
+                          oi < kPredefinedOps && ti > 0 && ti < kPredefinedCount;
+  if (!predefined) return OpAppliesToUncached(op, type);
+  std::atomic<std::uint8_t>& memo = g_applies_memo[oi][ti];
+  const std::uint8_t known = memo.load(std::memory_order_relaxed);
+  if (known != 0) return known == 2;
+  const bool applies = OpAppliesToUncached(op, type);
+  memo.store(applies ? 2 : 1, std::memory_order_relaxed);
+  return applies;
+}
+
+namespace {
+bool OpAppliesToUncached(int op, int type) {
   const Op* o = LookupOp(op);
   const Type* t = Lookup(type);
   if (!o || !t) return false;
@@ -337,6 +359,7 @@ bool OpAppliesTo(int op, int type) {
   if (IsPairIndex(t->unit) && !t->unit_dense) return op == MPI_REPLACE || op == MPI_NO_OP;
   return Applies(op, t->unit);
 }
+}  // namespace
 
 Status Reduce(int op, int type, const void* in, void* inout, std::int64_t count) {
   const Op* o = LiveOp(op);
