@@ -358,8 +358,11 @@ bool NodeCollFits(const Args& a) {
     case Kind::kAllreduce: {
       if (a.kind == Kind::kAllreduce) {
         // A forced algorithm (tests of each one) keeps its schedule.
-        static const std::string forced = config::GetString("NICQ_ALLREDUCE_ALGO");
-        if (!forced.empty() && forced != "auto") return false;
+        static const bool forced = [] {
+          const std::string algo = config::GetString("NICQ_ALLREDUCE_ALGO");
+          return !algo.empty() && algo != "auto";
+        }();
+        if (forced) return false;
       }
       const dtype::Type* t = a.rtype;
       if (t == nullptr || !t->IsContiguous() || t->size <= 0 || a.rcount < 0) return false;
