@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "dtype/reduce.h"
 #include "runtime/comm.h"
 
 namespace nicq::coll {
@@ -148,6 +149,11 @@ class NodeArea {
   // operation, made on first use (node_nonblocking.cc).
   std::uint64_t nb_calls = 0;
   std::shared_ptr<NodeSlotCollective> nb_slots[kNbSlots];
+
+  // The reduction of the last blocking reduction whose type is predefined
+  // (most calls repeat it; node_coll.cc).
+  int red_op = 0, red_type = 0;
+  dtype::PreparedReduce red_fast;
 
   // The generation this rank last wrote each of its regions for (0: never);
   // see the header comment.

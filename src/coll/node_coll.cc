@@ -291,6 +291,20 @@ Status ReduceDirect(NodeArea& area, const NodeReducer& red, const std::uint8_t* 
   return root < 0 ? area.WaitAll(gathered) : area.WaitRank(root, gathered);
 }
 
+// The reduction prepared for the area's last call when op and type repeat
+// (the look-ups cost more than an 8-byte allreduce's fold). A predefined
+// type's handle always names that type; a derived one's may name another
+// after a free, and a user op is looked up at each fold anyway.
+dtype::PreparedReduce PreparedFor(NodeArea& area, int op, const dtype::Type& t) {
+  if (!t.predefined) return dtype::PreparedReduce::For(op, t.handle);
+  if (area.red_op != op || area.red_type != t.handle) {
+    area.red_fast = dtype::PreparedReduce::For(op, t.handle);
+    area.red_op = op;
+    area.red_type = t.handle;
+  }
+  return area.red_fast;
+}
+
 Status RunReduction(NodeArea& area, const Args& a) {
   const dtype::Type& t = *a.rtype;
   const std::int64_t count = a.rcount;
@@ -298,7 +312,7 @@ Status RunReduction(NodeArea& area, const Args& a) {
   const bool contributes_only = a.kind == Kind::kReduce && area.rank() != a.root;
   const void* in = a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf;
   void* out = contributes_only ? nullptr : a.recvbuf;
-  NodeReducer red{a.op, t.handle, dtype::PreparedReduce::For(a.op, t.handle)};
+  NodeReducer red{a.op, t.handle, PreparedFor(area, a.op, t)};
   if (bytes <= NodeArea::kSmallBytes) return ReduceSmall(area, red, in, out, count, bytes);
   if (area.cross_memory())
     return ReduceDirect(area, red, static_cast<const std::uint8_t*>(in),
@@ -312,8 +326,16 @@ Status RunReduction(NodeArea& area, const Args& a) {
 
 Status FoldInRankOrder(const NodeReducer& red, const std::uint8_t* const* src, int n, void* dst,
                        std::int64_t count, std::size_t bytes) {
-  if (dst != src[n - 1]) std::memcpy(dst, src[n - 1], bytes);
-  for (int r = n - 2; r >= 0; --r) NICQ_RETURN_IF_ERROR(red.Apply(src[r], dst, count));
+  // The first step reads the two rightmost inputs and writes dst in one
+  // pass (no copy of src[n - 1] first), unless dst is src[n - 2] itself.
+  int r = n - 2;
+  if (n >= 2 && dst != src[n - 2]) {
+    NICQ_RETURN_IF_ERROR(red.Apply(src[n - 2], src[n - 1], dst, count, bytes));
+    --r;
+  } else if (dst != src[n - 1]) {
+    std::memcpy(dst, src[n - 1], bytes);
+  }
+  for (; r >= 0; --r) NICQ_RETURN_IF_ERROR(red.Apply(src[r], dst, count));
   return Status::Ok();
 }
 
@@ -336,8 +358,11 @@ bool NodeCollFits(const Args& a) {
     case Kind::kAllreduce: {
       if (a.kind == Kind::kAllreduce) {
         // A forced algorithm (tests of each one) keeps its schedule.
-        static const std::string forced = config::GetString("NICQ_ALLREDUCE_ALGO");
-        if (!forced.empty() && forced != "auto") return false;
+        static const bool forced = [] {
+          const std::string algo = config::GetString("NICQ_ALLREDUCE_ALGO");
+          return !algo.empty() && algo != "auto";
+        }();
+        if (forced) return false;
       }
       const dtype::Type* t = a.rtype;
       if (t == nullptr || !t->IsContiguous() || t->size <= 0 || a.rcount < 0) return false;

@@ -24,6 +24,11 @@ namespace {
 // The claim and done words: the start number above, a chunk count below.
 constexpr int kCountBits = 24;
 constexpr std::size_t kBcastChunkBytes = 256 * 1024;
+// A reduction's chunk: its scratch (a chunk of another rank's input) and
+// its share of the output stay in the core's cache between the read, the
+// fold and the writes; fewer, larger chunks take fewer claims and system
+// calls (process_vm_readv/writev pin the peer's pages per call).
+constexpr std::size_t kFoldChunkBytes = 128 * 1024;
 constexpr std::uint64_t kCountMask = (std::uint64_t{1} << kCountBits) - 1;
 std::uint64_t Word(std::uint64_t start, std::uint64_t count) {
   return start << kCountBits | count;
@@ -288,7 +293,7 @@ NodeSlotCollective::Call NodeSlotCollective::Bind(const Args& a) {
     // A bcast's chunk needs no scratch (it is copied buffer to buffer):
     // larger chunks take fewer claims and system calls.
     c.chunk_items = a.kind == Kind::kBcast ? std::int64_t(kBcastChunkBytes)
-                                           : std::int64_t(NodeArea::kChunkBytes / c.item);
+                                           : std::int64_t(kFoldChunkBytes / c.item);
     c.chunks = std::uint64_t((c.count + c.chunk_items - 1) / c.chunk_items);
   }
   return c;
@@ -437,6 +442,55 @@ bool NodeSlotCollective::Ready() const {
   return ChunksDone() || (AllStarted() && ChunksLeft());
 }
 
+const std::uint8_t* NodeSlotCollective::FoldChunk(std::size_t off, std::size_t len,
+                                                  std::int64_t items, Status* st) {
+  const Call& c = call_;
+  const int n = area_->ranks(), me = area_->rank();
+  acc_.resize(kFoldChunkBytes);
+  operand_.resize(kFoldChunkBytes);
+  const std::uint8_t* const mine = c.in + off;
+  // The fold accumulates in this rank's own output, where the result is
+  // wanted and from where it goes to the others, so the chunk is not
+  // copied once more at the end; the others' inputs are read into the
+  // output or into a chunk of scratch, which stays in cache. Scratch holds
+  // the fold instead when the rank has no output (a reduce's non-root) or
+  // when its output is its input (in place) and a write would destroy the
+  // input before its turn in the order (any rank but the last).
+  const bool in_place = c.out == c.in;
+  std::uint8_t* acc = c.out != nullptr && (!in_place || me == n - 1) ? c.out + off : acc_.data();
+  // acc = input_{n-1}, then acc = input_r op acc down to rank 0 (the order
+  // of every other path, so every element has the same bits); the first
+  // step folds the two rightmost inputs in one pass (no copy of the
+  // rightmost into acc first).
+  const std::uint8_t* right = mine;
+  if (me != n - 1) {
+    const int err = rt::ReadFromRank(area_->world(n - 1), acc, lines_[n - 1]->src + off, len);
+    if (err != 0) {
+      *st = CopyFailed("reading", err, n - 1, len);
+      return nullptr;
+    }
+    right = acc;
+  }
+  for (int r = n - 2; r >= 0; --r) {
+    const std::uint8_t* left = mine;
+    if (r != me) {
+      const int err = rt::ReadFromRank(area_->world(r), operand_.data(), lines_[r]->src + off, len);
+      if (err != 0) {
+        *st = CopyFailed("reading", err, r, len);
+        return nullptr;
+      }
+      left = operand_.data();
+    }
+    if (Status s = c.red.Apply(left, right, acc, items, len); !s.ok()) {
+      *st = s;
+      return nullptr;
+    }
+    right = acc;
+  }
+  if (c.out != nullptr && acc != c.out + off) std::memcpy(c.out + off, acc, len);
+  return acc;
+}
+
 bool NodeSlotCollective::WorkOneChunk(Status* st) {
   const Call& c = call_;
   std::uint64_t chunk = 0;
@@ -446,9 +500,8 @@ bool NodeSlotCollective::WorkOneChunk(Status* st) {
   const std::int64_t items = std::min(c.chunk_items, c.count - first);
   const std::size_t off = std::size_t(first) * c.item, len = std::size_t(items) * c.item;
   // The chunk's result: a bcast's is the root's data, which the root has
-  // and a receiver reads straight into its own buffer; an allreduce folds
-  // acc = input of rank n-1, then acc = input_r op acc down to rank 0 (the
-  // order of every other path, so every element has the same bits).
+  // and a receiver reads straight into its own buffer; a reduction's is
+  // FoldChunk's.
   const std::uint8_t* result = nullptr;
   if (c.kind == Kind::kBcast) {
     result = c.in + off;  // the root's buffer, or this receiver's output
@@ -461,29 +514,8 @@ bool NodeSlotCollective::WorkOneChunk(Status* st) {
       }
     }
   } else {
-    acc_.resize(NodeArea::kChunkBytes);
-    operand_.resize(NodeArea::kChunkBytes);
-    std::uint8_t* acc = acc_.data();
-    for (int r = n - 1; r >= 0; --r) {
-      const std::uint8_t* operand = c.in + off;
-      if (r != me) {
-        std::uint8_t* into = r == n - 1 ? acc : operand_.data();
-        const int err = rt::ReadFromRank(area_->world(r), into, lines_[r]->src + off, len);
-        if (err != 0) {
-          *st = CopyFailed("reading", err, r, len);
-          return true;
-        }
-        operand = into;
-      }
-      if (r == n - 1) {
-        if (operand != acc) std::memcpy(acc, operand, len);
-      } else if (Status s = c.red.Apply(operand, acc, items); !s.ok()) {
-        *st = s;
-        return true;
-      }
-    }
-    if (c.out != nullptr) std::memcpy(c.out + off, acc, len);
-    result = acc;
+    result = FoldChunk(off, len, items, st);
+    if (result == nullptr) return true;
   }
   for (int r = 0; r < n; ++r) {
     if (r == me || (c.kind == Kind::kBcast && r == c.root)) continue;

@@ -125,6 +125,9 @@ class NodeSlotCollective {
   bool AllStarted() const;
   const std::uint8_t* SmallSrc(int half, int r) const;
   Status FinishSmall();
+  // Folds chunk [off, off + len) of every rank's input in rank order; the
+  // result (in this rank's output or scratch), or null with *st set.
+  const std::uint8_t* FoldChunk(std::size_t off, std::size_t len, std::int64_t items, Status* st);
   // One claimed chunk; false when none was left.
   bool WorkOneChunk(Status* st);
   bool ChunksDone() const;

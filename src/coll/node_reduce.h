@@ -4,7 +4,9 @@
 // area is found and when a call may use it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "coll/coll.h"
 #include "coll/node_area.h"
@@ -24,6 +26,19 @@ struct NodeReducer {
       return Status::Ok();
     }
     return dtype::Reduce(op, type, in, inout, count);
+  }
+  // out = in op in2 in one pass where the kernel allows (out is in2 itself
+  // or overlaps neither); `bytes` is an operand's size, for the copy of in2
+  // the two-operand fallback needs.
+  Status Apply(const void* in, const void* in2, void* out, std::int64_t count,
+               std::size_t bytes) const {
+    if (count <= 0) return Status::Ok();
+    if (fast.valid()) {
+      fast.Apply(in, in2, out, count);
+      return Status::Ok();
+    }
+    if (out != in2) std::memcpy(out, in2, bytes);
+    return dtype::Reduce(op, type, in, out, count);
   }
 };
 

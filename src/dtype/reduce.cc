@@ -65,56 +65,72 @@ T WrapMul(T a, T b) {
 
 enum class Cls { kInt, kFloat, kBool, kByte };
 
-// `in` and `inout` never overlap (MPI forbids aliased buffers, and the
-// engines reduce a received copy into the result): restrict lets the
-// compiler vectorize the element-wise loop without a runtime overlap check.
+// out[i] = a[i] op b[i]. `out` is `b` itself (the two-operand form,
+// inout = in op inout) or a buffer apart from both; `a` never overlaps
+// either (MPI forbids aliased buffers, and the engines reduce a received
+// copy into the result). restrict lets the compiler vectorize the
+// element-wise loops without a runtime overlap check.
 template <typename T, typename F>
-void Loop(const void* in, void* inout, std::int64_t n, F f) {
+void Loop(const void* in, const void* in2, void* out, std::int64_t n, F f) {
   const T* __restrict a = static_cast<const T*>(in);
-  T* __restrict b = static_cast<T*>(inout);
-  for (std::int64_t i = 0; i < n; ++i) b[i] = f(a[i], b[i]);
+  if (in2 == out) {
+    T* __restrict b = static_cast<T*>(out);
+    for (std::int64_t i = 0; i < n; ++i) b[i] = f(a[i], b[i]);
+    return;
+  }
+  const T* __restrict b = static_cast<const T*>(in2);
+  T* __restrict o = static_cast<T*>(out);
+  for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
 }
 
 // Kernel for one value type; false when the op does not apply to the class.
 template <typename T, Cls kCls>
-bool Kernel(int op, const void* in, void* io, std::int64_t n) {
+bool Kernel(int op, const void* in, const void* in2, void* io, std::int64_t n) {
   constexpr bool arith = kCls == Cls::kInt || kCls == Cls::kFloat;
   constexpr bool logical = kCls == Cls::kInt || kCls == Cls::kBool;
   constexpr bool bitwise = kCls == Cls::kInt || kCls == Cls::kByte;
   switch (IndexOf(op)) {
     case 1:  // MAX
-      if constexpr (arith) return Loop<T>(in, io, n, [](T a, T b) { return a > b ? a : b; }), true;
+      if constexpr (arith)
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return a > b ? a : b; }), true;
       break;
     case 2:  // MIN
-      if constexpr (arith) return Loop<T>(in, io, n, [](T a, T b) { return a < b ? a : b; }), true;
+      if constexpr (arith)
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return a < b ? a : b; }), true;
       break;
     case 3:  // SUM
-      if constexpr (kCls == Cls::kInt) return Loop<T>(in, io, n, WrapAdd<T>), true;
+      if constexpr (kCls == Cls::kInt) return Loop<T>(in, in2, io, n, WrapAdd<T>), true;
       if constexpr (kCls == Cls::kFloat)
-        return Loop<T>(in, io, n, [](T a, T b) { return a + b; }), true;
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return a + b; }), true;
       break;
     case 4:  // PROD
-      if constexpr (kCls == Cls::kInt) return Loop<T>(in, io, n, WrapMul<T>), true;
+      if constexpr (kCls == Cls::kInt) return Loop<T>(in, in2, io, n, WrapMul<T>), true;
       if constexpr (kCls == Cls::kFloat)
-        return Loop<T>(in, io, n, [](T a, T b) { return a * b; }), true;
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return a * b; }), true;
       break;
     case 5:  // LAND
-      if constexpr (logical) return Loop<T>(in, io, n, [](T a, T b) { return T(a && b); }), true;
+      if constexpr (logical)
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return T(a && b); }), true;
       break;
     case 6:  // BAND
-      if constexpr (bitwise) return Loop<T>(in, io, n, [](T a, T b) { return T(a & b); }), true;
+      if constexpr (bitwise)
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return T(a & b); }), true;
       break;
     case 7:  // LOR
-      if constexpr (logical) return Loop<T>(in, io, n, [](T a, T b) { return T(a || b); }), true;
+      if constexpr (logical)
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return T(a || b); }), true;
       break;
     case 8:  // BOR
-      if constexpr (bitwise) return Loop<T>(in, io, n, [](T a, T b) { return T(a | b); }), true;
+      if constexpr (bitwise)
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return T(a | b); }), true;
       break;
     case 9:  // LXOR
-      if constexpr (logical) return Loop<T>(in, io, n, [](T a, T b) { return T(!a != !b); }), true;
+      if constexpr (logical)
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return T(!a != !b); }), true;
       break;
     case 10:  // BXOR
-      if constexpr (bitwise) return Loop<T>(in, io, n, [](T a, T b) { return T(a ^ b); }), true;
+      if constexpr (bitwise)
+        return Loop<T>(in, in2, io, n, [](T a, T b) { return T(a ^ b); }), true;
       break;
   }
   return false;
@@ -131,12 +147,12 @@ struct Complex {
 };
 
 template <typename T>
-bool ComplexKernel(int op, const void* in, void* io, std::int64_t n) {
+bool ComplexKernel(int op, const void* in, const void* in2, void* io, std::int64_t n) {
   using C = Complex<T>;
   if (op == MPI_SUM)
-    return Loop<C>(in, io, n, [](C a, C b) { return C{a.re + b.re, a.im + b.im}; }), true;
+    return Loop<C>(in, in2, io, n, [](C a, C b) { return C{a.re + b.re, a.im + b.im}; }), true;
   if (op == MPI_PROD)
-    return Loop<C>(in, io, n,
+    return Loop<C>(in, in2, io, n,
                    [](C a, C b) {
                      return C{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
                    }),
@@ -152,103 +168,108 @@ struct Pair {
 
 // MINLOC/MAXLOC: the better value wins; on ties the smaller index.
 template <typename V>
-bool PairKernel(int op, const void* in, void* io, std::int64_t n) {
+bool PairKernel(int op, const void* in, const void* in2, void* io, std::int64_t n) {
   bool max = op == MPI_MAXLOC;
   if (!max && op != MPI_MINLOC) return false;
   const auto* a = static_cast<const Pair<V>*>(in);
-  auto* b = static_cast<Pair<V>*>(io);
+  const auto* b = static_cast<const Pair<V>*>(in2);
+  auto* o = static_cast<Pair<V>*>(io);
   for (std::int64_t k = 0; k < n; ++k) {
     bool take = max ? a[k].v > b[k].v : a[k].v < b[k].v;
     // Value and index only: the struct's padding in inout stays as it was.
     if (take || (a[k].v == b[k].v && a[k].i < b[k].i)) {
-      b[k].v = a[k].v;
-      b[k].i = a[k].i;
+      o[k].v = a[k].v;
+      o[k].i = a[k].i;
+    } else if (b != o) {
+      o[k].v = b[k].v;
+      o[k].i = b[k].i;
     }
   }
   return true;
 }
 
 // Dispatch on the predefined type index; false when the op does not apply.
-bool ReducePredefined(int op, int index, const void* in, void* io, std::int64_t n) {
+bool ReducePredefined(int op, int index, const void* in, const void* in2, void* io,
+                      std::int64_t n) {
   switch (index) {
     case 1:
       // MPI_CHAR is a character type in the standard's op table, but MPICH
       // and Open MPI reduce it as the C `char` it is, and the standard
       // micro-benchmarks reduce MPI_CHAR by default (docs/mpi-api.md).
-      return Kernel<char, Cls::kInt>(op, in, io, n);
+      return Kernel<char, Cls::kInt>(op, in, in2, io, n);
     case 2:
     case 18:
-      return Kernel<std::int8_t, Cls::kInt>(op, in, io, n);
+      return Kernel<std::int8_t, Cls::kInt>(op, in, in2, io, n);
     case 3:
     case 22:
-      return Kernel<std::uint8_t, Cls::kInt>(op, in, io, n);
+      return Kernel<std::uint8_t, Cls::kInt>(op, in, in2, io, n);
     case 4:
-      return Kernel<std::uint8_t, Cls::kByte>(op, in, io, n);
+      return Kernel<std::uint8_t, Cls::kByte>(op, in, in2, io, n);
     case 5:
-      return Kernel<short, Cls::kInt>(op, in, io, n);
+      return Kernel<short, Cls::kInt>(op, in, in2, io, n);
     case 6:
-      return Kernel<unsigned short, Cls::kInt>(op, in, io, n);
+      return Kernel<unsigned short, Cls::kInt>(op, in, in2, io, n);
     case 7:
-      return Kernel<int, Cls::kInt>(op, in, io, n);
+      return Kernel<int, Cls::kInt>(op, in, in2, io, n);
     case 8:
-      return Kernel<unsigned, Cls::kInt>(op, in, io, n);
+      return Kernel<unsigned, Cls::kInt>(op, in, in2, io, n);
     case 9:
-      return Kernel<long, Cls::kInt>(op, in, io, n);
+      return Kernel<long, Cls::kInt>(op, in, in2, io, n);
     case 10:
-      return Kernel<unsigned long, Cls::kInt>(op, in, io, n);
+      return Kernel<unsigned long, Cls::kInt>(op, in, in2, io, n);
     case 11:
-      return Kernel<long long, Cls::kInt>(op, in, io, n);
+      return Kernel<long long, Cls::kInt>(op, in, in2, io, n);
     case 12:
-      return Kernel<unsigned long long, Cls::kInt>(op, in, io, n);
+      return Kernel<unsigned long long, Cls::kInt>(op, in, in2, io, n);
     case 13:
-      return Kernel<float, Cls::kFloat>(op, in, io, n);
+      return Kernel<float, Cls::kFloat>(op, in, in2, io, n);
     case 14:
-      return Kernel<double, Cls::kFloat>(op, in, io, n);
+      return Kernel<double, Cls::kFloat>(op, in, in2, io, n);
     case 15:
-      return Kernel<long double, Cls::kFloat>(op, in, io, n);
+      return Kernel<long double, Cls::kFloat>(op, in, in2, io, n);
     case 16:
-      return Kernel<bool, Cls::kBool>(op, in, io, n);
+      return Kernel<bool, Cls::kBool>(op, in, in2, io, n);
     case 19:
-      return Kernel<std::int16_t, Cls::kInt>(op, in, io, n);
+      return Kernel<std::int16_t, Cls::kInt>(op, in, in2, io, n);
     case 20:
-      return Kernel<std::int32_t, Cls::kInt>(op, in, io, n);
+      return Kernel<std::int32_t, Cls::kInt>(op, in, in2, io, n);
     case 21:
-      return Kernel<std::int64_t, Cls::kInt>(op, in, io, n);
+      return Kernel<std::int64_t, Cls::kInt>(op, in, in2, io, n);
     case 23:
-      return Kernel<std::uint16_t, Cls::kInt>(op, in, io, n);
+      return Kernel<std::uint16_t, Cls::kInt>(op, in, in2, io, n);
     case 24:
-      return Kernel<std::uint32_t, Cls::kInt>(op, in, io, n);
+      return Kernel<std::uint32_t, Cls::kInt>(op, in, in2, io, n);
     case 25:
-      return Kernel<std::uint64_t, Cls::kInt>(op, in, io, n);
+      return Kernel<std::uint64_t, Cls::kInt>(op, in, in2, io, n);
     case 26:
-      return Kernel<MPI_Aint, Cls::kInt>(op, in, io, n);
+      return Kernel<MPI_Aint, Cls::kInt>(op, in, in2, io, n);
     case 27:
-      return Kernel<MPI_Count, Cls::kInt>(op, in, io, n);
+      return Kernel<MPI_Count, Cls::kInt>(op, in, in2, io, n);
     case 28:
-      return Kernel<MPI_Offset, Cls::kInt>(op, in, io, n);
+      return Kernel<MPI_Offset, Cls::kInt>(op, in, in2, io, n);
     case 30:
-      return PairKernel<float>(op, in, io, n);
+      return PairKernel<float>(op, in, in2, io, n);
     case 31:
-      return PairKernel<double>(op, in, io, n);
+      return PairKernel<double>(op, in, in2, io, n);
     case 32:
-      return PairKernel<long>(op, in, io, n);
+      return PairKernel<long>(op, in, in2, io, n);
     case 33:
-      return PairKernel<int>(op, in, io, n);
+      return PairKernel<int>(op, in, in2, io, n);
     case 34:
-      return PairKernel<short>(op, in, io, n);
+      return PairKernel<short>(op, in, in2, io, n);
     case 35:
-      return PairKernel<long double>(op, in, io, n);
+      return PairKernel<long double>(op, in, in2, io, n);
     case 36:  // MPI_C_FLOAT_COMPLEX
     case 40:  // MPI_CXX_FLOAT_COMPLEX
-      return ComplexKernel<float>(op, in, io, n);
+      return ComplexKernel<float>(op, in, in2, io, n);
     case 37:  // MPI_C_DOUBLE_COMPLEX
     case 41:  // MPI_CXX_DOUBLE_COMPLEX
-      return ComplexKernel<double>(op, in, io, n);
+      return ComplexKernel<double>(op, in, in2, io, n);
     case 38:  // MPI_C_LONG_DOUBLE_COMPLEX
     case 42:  // MPI_CXX_LONG_DOUBLE_COMPLEX
-      return ComplexKernel<long double>(op, in, io, n);
+      return ComplexKernel<long double>(op, in, in2, io, n);
     case 39:  // MPI_CXX_BOOL: a logical type, as MPI_C_BOOL
-      return Kernel<bool, Cls::kBool>(op, in, io, n);
+      return Kernel<bool, Cls::kBool>(op, in, in2, io, n);
     default:
       return false;  // MPI_WCHAR, MPI_PACKED: no reductions
   }
@@ -257,7 +278,7 @@ bool ReducePredefined(int op, int index, const void* in, void* io, std::int64_t 
 bool Applies(int op, int unit) {
   if (op == MPI_REPLACE || op == MPI_NO_OP) return true;
   // Probe the kernel table with an empty range.
-  return ReducePredefined(op, unit, nullptr, nullptr, 0);
+  return ReducePredefined(op, unit, nullptr, nullptr, nullptr, 0);
 }
 
 }  // namespace
@@ -307,7 +328,29 @@ const char* OpName(int handle) {
   return LookupOp(handle) ? "(user op)" : "(freed or invalid op)";
 }
 
+namespace {
+// OpAppliesTo's answers for predefined ops on predefined types, which never
+// change (0: not asked yet, 1: no, 2: yes): every reduction's argument check
+// asks, and the full look-up is ~130 instructions.
+std::atomic<std::uint8_t> g_applies_memo[kPredefinedOps][kPredefinedCount];
+bool OpAppliesToUncached(int op, int type);
+}  // namespace
+
 bool OpAppliesTo(int op, int type) {
+  const int oi = IndexOf(op), ti = IndexOf(type);
+  const bool predefined = KindOf(op) == kKindOp && KindOf(type) == kKindDatatype && oi > 0 &&
+                          oi < kPredefinedOps && ti > 0 && ti < kPredefinedCount;
+  if (!predefined) return OpAppliesToUncached(op, type);
+  std::atomic<std::uint8_t>& memo = g_applies_memo[oi][ti];
+  const std::uint8_t known = memo.load(std::memory_order_relaxed);
+  if (known != 0) return known == 2;
+  const bool applies = OpAppliesToUncached(op, type);
+  memo.store(applies ? 2 : 1, std::memory_order_relaxed);
+  return applies;
+}
+
+namespace {
+bool OpAppliesToUncached(int op, int type) {
   const Op* o = LookupOp(op);
   const Type* t = Lookup(type);
   if (!o || !t) return false;
@@ -316,6 +359,7 @@ bool OpAppliesTo(int op, int type) {
   if (IsPairIndex(t->unit) && !t->unit_dense) return op == MPI_REPLACE || op == MPI_NO_OP;
   return Applies(op, t->unit);
 }
+}  // namespace
 
 Status Reduce(int op, int type, const void* in, void* inout, std::int64_t count) {
   const Op* o = LiveOp(op);
@@ -357,19 +401,20 @@ Status Reduce(int op, int type, const void* in, void* inout, std::int64_t count)
   if (IsPairIndex(t->unit)) {
     // Dense array of pairs: size/unit-size pairs per item.
     std::int64_t per = t->size / BasicSize(t->unit);
-    (void)ReducePredefined(op, t->unit, in, inout, count * per);
+    (void)ReducePredefined(op, t->unit, in, inout, inout, count * per);
     return Status::Ok();
   }
   if (t->IsContiguous()) {
     std::int64_t n = count * t->size / BasicSize(t->unit);
-    (void)ReducePredefined(op, t->unit, in, inout, n);
+    (void)ReducePredefined(op, t->unit, in, inout, inout, n);
     return Status::Ok();
   }
   for (std::int64_t k = 0; k < count; ++k)
     for (const Block& bl : t->blocks) {
       std::int64_t off = k * t->extent + bl.offset;
       (void)ReducePredefined(op, bl.basic, static_cast<const char*>(in) + off,
-                             static_cast<char*>(inout) + off, bl.length / BasicSize(bl.basic));
+                             static_cast<char*>(inout) + off, static_cast<char*>(inout) + off,
+                             bl.length / BasicSize(bl.basic));
     }
   return Status::Ok();
 }
@@ -387,7 +432,11 @@ PreparedReduce PreparedReduce::For(int op, int type) {
 }
 
 void PreparedReduce::Apply(const void* in, void* inout, std::int64_t count) const {
-  if (count > 0) (void)ReducePredefined(op_, unit_, in, inout, count * units_per_item_);
+  if (count > 0) (void)ReducePredefined(op_, unit_, in, inout, inout, count * units_per_item_);
+}
+
+void PreparedReduce::Apply(const void* in, const void* in2, void* out, std::int64_t count) const {
+  if (count > 0) (void)ReducePredefined(op_, unit_, in, in2, out, count * units_per_item_);
 }
 
 Status OpCreate(UserFunction fn, bool commute, int* out) {

@@ -58,6 +58,9 @@ class PreparedReduce {
   bool valid() const { return units_per_item_ > 0; }
   // inout[i] = in[i] op inout[i] for `count` items.
   void Apply(const void* in, void* inout, std::int64_t count) const;
+  // out[i] = in[i] op in2[i]: one pass where the two-operand form needs a
+  // copy of in2 into out first. `out` is in2 itself or overlaps neither.
+  void Apply(const void* in, const void* in2, void* out, std::int64_t count) const;
 
  private:
   int op_ = 0, unit_ = 0;

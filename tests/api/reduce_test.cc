@@ -240,6 +240,55 @@ TEST(ApiReduce, LongVectorsEveryElement) {
   }
 }
 
+// The three-operand form (out = in op in2, in one pass) gives the bytes of
+// the two-operand form on a copy of in2, and leaves in2 alone; with out
+// being in2 it is the two-operand form.
+TEST(ApiReduce, ThreeOperandFormMatchesTwoOperand) {
+  struct Case {
+    int op, type;
+    std::size_t item;
+  };
+  const Case cases[] = {
+      {MPI_SUM, MPI_FLOAT, sizeof(float)},     {MPI_MAX, MPI_INT, sizeof(int)},
+      {MPI_PROD, MPI_DOUBLE, sizeof(double)},  {MPI_BXOR, MPI_UINT8_T, 1},
+      {MPI_MINLOC, MPI_2INT, 2 * sizeof(int)}, {MPI_SUM, MPI_C_DOUBLE_COMPLEX, 16}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(TypeName(c.type)) + " " + OpName(c.op));
+    const PreparedReduce red = PreparedReduce::For(c.op, c.type);
+    ASSERT_TRUE(red.valid());
+    for (int n : {1, 5, 1027}) {
+      const std::size_t bytes = std::size_t(n) * c.item;
+      std::vector<std::uint8_t> a(bytes), b(bytes), two(bytes), three(bytes, 0xa5);
+      for (std::size_t i = 0; i < bytes; ++i) {
+        a[i] = std::uint8_t(i * 7 + 3);
+        b[i] = std::uint8_t(i * 13 + 1);
+      }
+      // Pair values must compare as numbers: keep the floats finite.
+      if (c.type == MPI_C_DOUBLE_COMPLEX || c.type == MPI_DOUBLE) {
+        for (std::size_t i = 0; i < bytes / 8; ++i) {
+          const double x = 0.25 * double(i) + 1, y = 1.5 - 0.125 * double(i);
+          std::memcpy(&a[i * 8], &x, 8);
+          std::memcpy(&b[i * 8], &y, 8);
+        }
+      } else if (c.type == MPI_FLOAT) {
+        for (std::size_t i = 0; i < bytes / 4; ++i) {
+          const float x = 0.1f * float(i), y = 3e6f - float(i);
+          std::memcpy(&a[i * 4], &x, 4);
+          std::memcpy(&b[i * 4], &y, 4);
+        }
+      }
+      const std::vector<std::uint8_t> b_before = b;
+      two = b;
+      red.Apply(a.data(), two.data(), n);
+      red.Apply(a.data(), b.data(), three.data(), n);
+      EXPECT_EQ(b, b_before) << "n " << n;
+      EXPECT_EQ(three, two) << "n " << n;
+      red.Apply(a.data(), b.data(), b.data(), n);  // out = in2: in place
+      EXPECT_EQ(b, two) << "n " << n;
+    }
+  }
+}
+
 TEST(ApiReduce, DerivedTypes) {
   int contig = 0, vec = 0, pairs = 0;
   ASSERT_TRUE(Contiguous(3, MPI_INT, &contig).ok());

@@ -11,7 +11,17 @@
  *   slots   more live requests than the area has op slots (the rest keep
  *           the schedule), started together and waited in another order,
  *           freed and made again
+ *   join    large float sums and reduces whose result depends on the fold
+ *           order, sizes one item around the 128 KiB fold chunks, separate
+ *           buffers and MPI_IN_PLACE (a reduce's root first and last), with
+ *           one rank computing (a sleep, no MPI call) for a varying time
+ *           between start and wait, so that the others start the chunks
+ *           alone and it joins them part-way; every element must carry
+ *           the bits of in_0 + (in_1 + (... + in_{p-1})) computed here
+ *           (with NICQ_NODE_COLL=staged|off, where the schedule runs
+ *           them, the value to within 1)
  * "all" (default) runs every one. */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -134,6 +144,69 @@ static void Asleep(void) {
   free(in), free(out), free(small_in), free(small_out);
 }
 
+/* Float input that makes the fold order visible: magnitudes differ by
+ * rank, so (a + b) + c and a + (b + c) round differently. */
+static float JoinIn(int r, long i, int s) {
+  return 0.1f * (float)((i * 7 + s + r * 3) % 11) + (r == 1 ? 3e6f : r == 2 ? -2.9e6f : 0.5f);
+}
+static float JoinWant(long i, int s) {
+  float acc = JoinIn(p - 1, i, s);
+  for (int r = p - 2; r >= 0; --r) acc = JoinIn(r, i, s) + acc;
+  return acc;
+}
+
+static void Join(void) {
+  /* Staged or off, large messages keep the schedule, whose algorithm
+   * associates differently: there the sums are checked to a tolerance. */
+  const char* node_coll = getenv("NICQ_NODE_COLL");
+  const int area_order =
+      !node_coll || (strcmp(node_coll, "staged") != 0 && strcmp(node_coll, "off") != 0);
+  enum { kChunk = 131072 / sizeof(float) };
+  const long counts[] = {kChunk + 1, 2 * kChunk - 1, 2 * kChunk, 3 * kChunk + 1, 4L << 20};
+  const int sleeps_us[] = {0, 150, 600, 2500, 9000};
+  for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c) {
+    const long n = counts[c];
+    float* in = malloc(n * sizeof(float));
+    float* out = malloc(n * sizeof(float));
+    for (int form = 0; form < 4; ++form) {
+      /* 0: allreduce, 1: allreduce in place, 2: reduce to rank 0 in
+       * place, 3: reduce to the last rank in place. */
+      const int root = form == 2 ? 0 : p - 1;
+      const int reduce = form >= 2, in_place = form >= 1;
+      const int gets = !reduce || rank == root;
+      const void* send = in_place && gets ? MPI_IN_PLACE : in;
+      float* fill = in_place && gets ? out : in;
+      MPI_Request req;
+      if (reduce)
+        CHECK_OK(MPI_Reduce_init(send, out, (int)n, MPI_FLOAT, MPI_SUM, root, MPI_COMM_WORLD,
+                                 MPI_INFO_NULL, &req));
+      else
+        CHECK_OK(MPI_Allreduce_init(send, out, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                                    MPI_INFO_NULL, &req));
+      for (int s = 0; s < (int)(sizeof sleeps_us / sizeof sleeps_us[0]); ++s) {
+        for (long i = 0; i < n; ++i) fill[i] = JoinIn(rank, i, s + form);
+        if (!(in_place && gets)) memset(out, 0xff, n * sizeof(float));
+        CHECK_OK(MPI_Start(&req));
+        if (rank == (s + form) % p) usleep(sleeps_us[s]);
+        CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        if (!gets) continue;
+        for (long i = 0; i < n; ++i) {
+          const float want = JoinWant(i, s + form);
+          const int wrong = area_order ? memcmp(&out[i], &want, sizeof want) != 0
+                                       : !(fabsf(out[i] - want) <= 1.0f);
+          if (wrong) {
+            CHECK(0, "form %d count %ld sleep %d us: [%ld] = %.9g, expected %.9g (rank order)",
+                  form, n, sleeps_us[s], i, out[i], want);
+            break;
+          }
+        }
+      }
+      CHECK_OK(MPI_Request_free(&req));
+    }
+    free(in), free(out);
+  }
+}
+
 enum { kLive = 20 }; /* more than the area's op slots */
 
 static void Slots(void) {
@@ -172,6 +245,7 @@ int main(int argc, char** argv) {
   if (all || strcmp(mode, "data") == 0) Data();
   if (all || strcmp(mode, "asleep") == 0) Asleep();
   if (all || strcmp(mode, "slots") == 0) Slots();
+  if (all || strcmp(mode, "join") == 0) Join();
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("NODEP-OK %s\n", mode);
   CHECK_OK(MPI_Finalize());
