@@ -34,20 +34,23 @@ struct Fold {
   const char* input = nullptr;  // the root's contribution
   char* slots = nullptr;        // ranks * bytes, slot j from comm rank j
   char* result = nullptr;       // the root's recvbuf
-  // A noncontiguous type: the origin of an image of count items in scratch
-  // (each slot is unpacked there before the op sees it), and where the
+  // A noncontiguous type: the origins of two images of count items in
+  // scratch, one each slot is unpacked into before the op sees it and one
+  // the op folds into (a user op may write a whole C struct, padding
+  // included: only the type's data may reach recvbuf), and where the
   // result goes packed for the puts of an allreduce (null: no puts).
   char* image = nullptr;
+  char* result_image = nullptr;
   char* packed_result = nullptr;
   dtype::PreparedReduce prepared;
 };
 
-void Combine(const Fold& f, const char* in) {
+void Combine(const Fold& f, const char* in, char* inout) {
   if (f.prepared.valid()) {
-    f.prepared.Apply(in, f.result, f.count);
+    f.prepared.Apply(in, inout, f.count);
   } else {
     // The op and type were checked at init and the op is held by the plan.
-    (void)dtype::Reduce(f.op, f.type, in, f.result, f.count);
+    (void)dtype::Reduce(f.op, f.type, in, inout, f.count);
   }
 }
 
@@ -60,17 +63,18 @@ void RunFold(void* arg) {
   if (f.image == nullptr) {
     std::memcpy(slot(f.own), f.input, f.bytes);
     std::memcpy(f.result, slot(f.ranks - 1), f.bytes);
-    for (int j = f.ranks - 2; j >= 0; --j) Combine(f, slot(j));
+    for (int j = f.ranks - 2; j >= 0; --j) Combine(f, slot(j), f.result);
     return;
   }
   const auto n = static_cast<std::int64_t>(f.bytes);
   dtype::Pack(*f.t, f.input, f.count, slot(f.own));
-  dtype::Unpack(*f.t, slot(f.ranks - 1), n, f.count, f.result);
+  dtype::Unpack(*f.t, slot(f.ranks - 1), n, f.count, f.result_image);
   for (int j = f.ranks - 2; j >= 0; --j) {
     dtype::Unpack(*f.t, slot(j), n, f.count, f.image);
-    Combine(f, f.image);
+    Combine(f, f.image, f.result_image);
   }
-  if (f.packed_result != nullptr) dtype::Pack(*f.t, f.result, f.count, f.packed_result);
+  dtype::CopyTyped(*f.t, f.result_image, f.count, f.result);  // the type's data only
+  if (f.packed_result != nullptr) dtype::Pack(*f.t, f.result_image, f.count, f.packed_result);
 }
 
 // A non-root rank's pack of its contribution, or unpack of the result.
@@ -91,9 +95,13 @@ void RunUnpack(void* arg) {
 
 // Bytes an image of `count` items spans, and the offset of its first byte
 // from the items' origin (negative when a type's data starts below it).
+// The image covers every item's whole extent from its lower bound, not only
+// its data: a user op may read or write an item as a C struct, padding
+// included (MPI_DOUBLE_INT: 12 bytes of data in 16), as it may in the
+// user's own buffers.
 bool ImageSpan(const dtype::Type& t, std::int64_t count, std::size_t* span, std::int64_t* first) {
   if (t.blocks.empty() || t.extent <= 0) return false;
-  std::int64_t lo = t.blocks[0].offset, hi = lo;
+  std::int64_t lo = t.lb, hi = t.lb + t.extent;
   for (const dtype::Block& b : t.blocks) {
     lo = std::min(lo, b.offset);
     hi = std::max(hi, b.offset + b.length);
@@ -235,6 +243,7 @@ Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
     (void)ImageSpan(*t, a.rcount, &span, &first);  // Refusal checked it
     // The op sees the items' origin; their data starts `first` bytes past it.
     f->image = static_cast<char*>(s->AllocScratch(span)) - first;
+    f->result_image = static_cast<char*>(s->AllocScratch(span)) - first;
     if (all) f->packed_result = static_cast<char*>(s->AllocScratch(bytes));
   }
   // Every put into the slots follows this rank's token, sent at its start:
