@@ -27,8 +27,10 @@ static int val(int kind, int step, int q, int slot, int k) {
   return ((kind * 7919 + step) * 64 + q) * 64 * ITEMS + slot * ITEMS + k + 1;
 }
 
+/* per_slot: one block per neighbour (alltoall); else the one block an
+ * allgather sends. */
 static void fill(int* buf, int kind, int step, int per_slot) {
-  for (int s = 0; s < NB; ++s)
+  for (int s = 0; s < (per_slot ? NB : 1); ++s)
     for (int k = 0; k < ITEMS; ++k) buf[s * ITEMS + k] = val(kind, step, me, per_slot ? s : 0, k);
 }
 
