@@ -31,6 +31,14 @@ bool Pending(const ApiRequest* r) {
   return r && (!r->persistent || r->active);
 }
 
+bool AllDone(int count, const MPI_Request reqs[]) {
+  for (int i = 0; i < count; ++i) {
+    const ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (Pending(r) && !r->req.IsDone()) return false;
+  }
+  return true;
+}
+
 // `found` (may be null): receives the looked-up request of each handle.
 bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found) {
   if (!c.Init() || !c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests"))
@@ -233,12 +241,9 @@ int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[])
   Status st = rt::Progress();
   if (!st.ok()) return c.Fail(st);
   // All or nothing: complete only when every pending request is done.
-  for (int i = 0; i < count; ++i) {
-    ApiRequest* r = api::LookupRequest(reqs[i]);
-    if (Pending(r) && !r->req.IsDone()) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
+  if (!AllDone(count, reqs)) {
+    *flag = 0;
+    return MPI_SUCCESS;
   }
   for (int i = 0; i < count; ++i)
     if (!Pending(api::LookupRequest(reqs[i]))) api::EmptyStatus(At(statuses, i));

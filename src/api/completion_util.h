@@ -13,6 +13,8 @@ bool RequestArg(Call& c, MPI_Request h, ApiRequest** r, int index = -1);
 // Whether a request has an operation to report: not MPI_REQUEST_NULL
 // (null), and not an inactive persistent request.
 bool Pending(const ApiRequest* r);
+// Whether every pending request of reqs (already checked) is done.
+bool AllDone(int count, const MPI_Request reqs[]);
 // Checks count and every handle; `found` (may be null) receives the
 // looked-up request of each handle.
 bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found = nullptr);

@@ -66,12 +66,9 @@ int MPI_Request_get_status_all(int count, MPI_Request reqs[], int* flag, MPI_Sta
   if (!ArrayArgs(c, count, reqs) || !c.NotNull(flag, "flag")) return c.Fail();
   Status st = rt::Progress();
   if (!st.ok()) return c.Fail(st);
-  for (int i = 0; i < count; ++i) {
-    ApiRequest* r = api::LookupRequest(reqs[i]);
-    if (Pending(r) && !r->req.IsDone()) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
+  if (!AllDone(count, reqs)) {
+    *flag = 0;
+    return MPI_SUCCESS;
   }
   *flag = 1;
   bool error = false;
