@@ -166,8 +166,11 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
     const std::uint32_t seen = c.change.load(std::memory_order_seq_cst);
     if (c.value.load(std::memory_order_seq_cst) < value &&
         c.errors.load(std::memory_order_seq_cst) == 0 &&
-        h->host_pending.load(std::memory_order_seq_cst) == 0)
-      FutexWait(&c.change, seen, wait_ns);
+        h->host_pending.load(std::memory_order_seq_cst) == 0) {
+      sleeps_.fetch_add(1, std::memory_order_relaxed);
+      if (FutexWait(&c.change, seen, wait_ns))
+        sleep_timeouts_.fetch_add(1, std::memory_order_relaxed);
+    }
     c.sleepers.fetch_sub(1, std::memory_order_seq_cst);
     h->sleepers.fetch_sub(1, std::memory_order_seq_cst);
   }

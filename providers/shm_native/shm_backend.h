@@ -63,6 +63,14 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   // this backend instance executed for any owner.
   std::uint32_t self() const { return self_; }
   std::uint64_t ops_executed() const { return executed_.load(std::memory_order_relaxed); }
+  // WaitCounter's sleeps in the kernel, and those that ended by timing out
+  // rather than by an adder's wake.
+  std::uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
+  std::uint64_t sleep_timeouts() const { return sleep_timeouts_.load(std::memory_order_relaxed); }
+  // Whether a thread sleeps on counter `id` of area `area` (a peer's too).
+  bool CounterHasSleeper(std::uint32_t area, offload::CounterId id) const {
+    return ValidCounter(area, id) && A(area).counters()[id].sleepers.load() != 0;
+  }
 
  private:
   ShmTriggerBackend() = default;
@@ -122,6 +130,8 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   std::uint32_t self_ = 0;
   std::vector<AreaView> areas_;  // by PeerId; areas_[self_] is own_
   std::atomic<std::uint64_t> executed_{0};
+  std::atomic<std::uint64_t> sleeps_{0};
+  std::atomic<std::uint64_t> sleep_timeouts_{0};
 };
 
 // Factory registered as "shm": refuses (kUnsupportedOperation) unless every

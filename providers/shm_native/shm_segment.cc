@@ -17,7 +17,7 @@
 
 namespace nicq::shmtrig {
 
-void FutexWait(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::int64_t timeout_ns) {
+bool FutexWait(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::int64_t timeout_ns) {
   timespec ts{};
   timespec* tp = nullptr;
   if (timeout_ns >= 0) {
@@ -25,7 +25,9 @@ void FutexWait(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::in
     ts.tv_nsec = static_cast<long>(timeout_ns % 1000000000);
     tp = &ts;
   }
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT, expected, tp, nullptr, 0);
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT, expected, tp,
+                 nullptr, 0) != 0 &&
+         errno == ETIMEDOUT;
 }
 
 void FutexWakeAll(std::atomic<std::uint32_t>* word) {

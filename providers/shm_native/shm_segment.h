@@ -49,8 +49,8 @@ struct ShmMutex {
 };
 
 // Futex helpers on words of a MAP_SHARED mapping (never FUTEX_PRIVATE).
-// timeout_ns < 0: no limit.
-void FutexWait(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::int64_t timeout_ns);
+// timeout_ns < 0: no limit. Returns true when the wait timed out.
+bool FutexWait(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::int64_t timeout_ns);
 void FutexWakeAll(std::atomic<std::uint32_t>* word);
 
 struct alignas(64) Counter {
