@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/config.h"
 #include "core/cpu_relax.h"
 #include "providers/shm_native/shm_atomics.h"
 
@@ -287,6 +288,8 @@ Status CreateShmBackend(const offload::BackendOptions& options,
     return Error(Code::kUnsupportedOperation,
                  "shm backend: the kernel refuses process_vm_readv between this node's ranks");
   ShmOptions o;
+  o.sizes.counters = static_cast<std::uint32_t>(config::GetInt("NICQ_OFFLOAD_COUNTERS"));
+  o.sizes.nodes = static_cast<std::uint32_t>(config::GetInt("NICQ_SHM_TRIGGER_OPS"));
   if (options.slot_budget) o.sizes.nodes = static_cast<std::uint32_t>(options.slot_budget);
   std::unique_ptr<ShmTriggerBackend> b;
   NICQ_RETURN_IF_ERROR(ShmTriggerBackend::Open(o, &b));
