@@ -279,11 +279,13 @@ Status ShmTriggerBackend::Flush() {
 
 Status CreateShmBackend(const offload::BackendOptions& options,
                         std::unique_ptr<offload::OffloadBackend>* out) {
-  if (options.world_size > options.node_ranks)
+  if (options.world_size > options.node_ranks || options.nodes > 1)
     return Error(Code::kUnsupportedOperation,
-                 "shm backend: " + std::to_string(options.world_size - options.node_ranks) +
-                     " of " + std::to_string(options.world_size) +
-                     " ranks are on other nodes (it needs every rank on one node)");
+                 "shm backend: the job spans " +
+                     (options.nodes > 1 ? std::to_string(options.nodes) + " nodes"
+                                        : std::to_string(options.world_size - options.node_ranks) +
+                                              " ranks on other nodes") +
+                     " (it needs every rank on one node)");
   if (options.cross_memory == 0)
     return Error(Code::kUnsupportedOperation,
                  "shm backend: the kernel refuses process_vm_readv between this node's ranks");
