@@ -208,6 +208,103 @@ TEST(ShmTrigger, APeersPutWakesASleeperInWaitCounter) {
   EXPECT_EQ(ChildExit(pid), 0);
 }
 
+// Three processes: rank 1 owns a put from its memory into rank 2's, gated
+// on a counter of rank 1; rank 0's remote add completes the condition, so
+// rank 0 moves the data between two other address spaces (read into its
+// staging buffer, then write), in chunks, while both sit in read().
+TEST(ShmTrigger, AThirdProcessMovesAPutBetweenTwoOthers) {
+  constexpr std::size_t kWords = 10000;  // 80,000 bytes: several staging chunks and a partial one
+  constexpr int kRanks = 3;
+  int up[kRanks][2], down[kRanks][2];
+  for (int r = 1; r < kRanks; ++r) ASSERT_TRUE(pipe(up[r]) == 0 && pipe(down[r]) == 0);
+  int me = 0;
+  pid_t pids[kRanks] = {};
+  for (int r = 1; r < kRanks && me == 0; ++r) {
+    pids[r] = fork();
+    ASSERT_GE(pids[r], 0);
+    if (pids[r] == 0) me = r;
+  }
+  // Star: each child talks to rank 0 only.
+  std::vector<Channel> to(kRanks);
+  for (int r = 1; r < kRanks; ++r) {
+    if (me == 0) to[r] = {down[r][1], up[r][0]};
+    if (me == r) to[0] = {up[r][1], down[r][0]};
+  }
+  std::unique_ptr<ShmTriggerBackend> b;
+  if (!ShmTriggerBackend::Open(ShmOptions{}, &b).ok()) _exit(92);
+  std::vector<std::vector<std::uint8_t>> table(kRanks);
+  if (!b->LocalAddress(table[me]).ok()) _exit(93);
+  const std::size_t len = table[me].size();
+  if (me != 0) {
+    to[0].Send(table[me].data(), len);
+    for (int r = 0; r < kRanks; ++r) {
+      table[r].resize(len);
+      to[0].Recv(table[r].data(), len);
+    }
+  } else {
+    for (int r = 1; r < kRanks; ++r) {
+      table[r].resize(len);
+      to[r].Recv(table[r].data(), len);
+    }
+    for (int r = 1; r < kRanks; ++r)
+      for (int t = 0; t < kRanks; ++t) to[r].Send(table[t].data(), len);
+  }
+  if (!b->SetPeers(table).ok()) _exit(94);
+  if (me == 2) {  // the target: registers, then sleeps in read()
+    std::vector<std::uint64_t> dst(kWords, 0);
+    CounterId arr = kNoCounter;
+    if (!b->AllocCounters(1, &arr).ok()) _exit(30);
+    MemRegion mr;
+    if (!b->RegisterMemory(dst.data(), kWords * 8, arr, &mr).ok()) _exit(31);
+    const RegionWire wire{mr.remote_addr, mr.key, arr};
+    to[0].Send(&wire, sizeof wire);
+    char done = 0;
+    to[0].Recv(&done, 1);
+    if (b->ReadCounter(arr) != 1) _exit(32);
+    if (dst != Pattern(kWords)) _exit(33);
+    _exit(b->ops_executed() == 0 ? 0 : 34);
+  }
+  if (me == 1) {  // the owner: posts the put, then sleeps in read()
+    const std::vector<std::uint64_t> src = Pattern(kWords);
+    RegionWire target{};
+    to[0].Recv(&target, sizeof target);
+    CounterId ids[2];
+    if (!b->AllocCounters(2, ids).ok()) _exit(40);
+    TriggeredOp put;
+    put.kind = OpKind::kPut;
+    put.trigger = ids[0];
+    put.threshold = 1;
+    put.peer = 2;
+    put.local_buf = src.data();
+    put.bytes = kWords * 8;
+    put.remote_addr = target.addr;
+    put.remote_key = target.key;
+    put.target_counter = target.arrival;
+    put.completion = ids[1];
+    if (!b->Post({&put, 1}).ok()) _exit(41);
+    to[0].Send(ids, sizeof ids);
+    char done = 0;
+    to[0].Recv(&done, 1);
+    if (b->ReadCounter(ids[1]) != 1) _exit(42);
+    _exit(b->ops_executed() == 0 ? 0 : 43);
+  }
+  RegionWire wire{};
+  to[2].Recv(&wire, sizeof wire);
+  to[1].Send(&wire, sizeof wire);
+  CounterId owner_ids[2];
+  to[1].Recv(owner_ids, sizeof owner_ids);
+  TriggeredOp token;
+  token.kind = OpKind::kRemoteCounterAdd;
+  token.peer = 1;
+  token.target_counter = owner_ids[0];
+  token.value = 1;
+  ASSERT_TRUE(b->Post({&token, 1}).ok());
+  EXPECT_EQ(b->ops_executed(), 2u) << "rank 0 ran its token and rank 1's put";
+  const char done = 1;
+  for (int r = 1; r < kRanks; ++r) to[r].Send(&done, 1);
+  for (int r = 1; r < kRanks; ++r) EXPECT_EQ(ChildExit(pids[r]), 0) << "rank " << r;
+}
+
 std::atomic<int> g_hits[8192];
 void Hit(void* arg) {
   g_hits[reinterpret_cast<std::uintptr_t>(arg)].fetch_add(1);
