@@ -1,8 +1,9 @@
 // What is specific to the shm backend (the shared contract is the
 // conformance suite): the process whose update completes a condition runs
 // the op while the owner is in no call at all, a claimed op fires once
-// however many threads add, puts between real processes (process_vm), and
-// a WaitCounter sleeper woken by a peer's update.
+// however many threads add, puts between real processes (process_vm, also
+// moved by a third process), and a WaitCounter sleeper woken by a peer's
+// update.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/wait.h>
