@@ -28,13 +28,13 @@ static_assert(MPI_ANY_SOURCE == nicq::rt::kAnySource && MPI_PROC_NULL == nicq::r
               MPI_ANY_TAG == nicq::rt::kAnyTag);
 static_assert(MPI_BSEND_OVERHEAD == nicq::rt::kBsendOverhead);
 
-// The offload context (src/queue/offload_context.h) is created in MPI_Init
+// The offload context (src/runtime/offload_context.h) is created in MPI_Init
 // because its creation is collective. Weak references: the API unit tests
-// link env.cc without the queue layer, where these resolve to null.
-namespace nicq::queue {
+// link env.cc without the offload context, where these resolve to null.
+namespace nicq::rt {
 [[gnu::weak]] Status InitOffloadContext();
 [[gnu::weak]] Status FinalizeOffloadContext();
-}  // namespace nicq::queue
+}  // namespace nicq::rt
 
 namespace nicq::api {
 namespace {
@@ -73,7 +73,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     std::exit(1);
   }
   api::RegisterPredefinedComms(rt::World(), rt::Self());
-  if (&queue::InitOffloadContext != nullptr) (void)queue::InitOffloadContext();  // failure kept
+  if (&rt::InitOffloadContext != nullptr) (void)rt::InitOffloadContext();  // failure kept
   api::g_main_thread = std::this_thread::get_id();
   api::g_phase.store(api::Phase::kRunning, std::memory_order_release);
   if (provided) *provided = got;
@@ -96,8 +96,8 @@ int MPI_Finalize(void) {
   // The host progress thread runs the queue's and the collectives' hooks:
   // stopped before the offload context they use is closed.
   rt::StopAsyncProgress();
-  if (&queue::FinalizeOffloadContext != nullptr) {
-    Status off = queue::FinalizeOffloadContext();
+  if (&rt::FinalizeOffloadContext != nullptr) {
+    Status off = rt::FinalizeOffloadContext();
     if (!off.ok()) NICQ_LOG(kWarn, kQueue, "MPI_Finalize: %s", off.message().c_str());
   }
   Status st = rt::Finalize();

@@ -10,8 +10,8 @@
 
 #include "api/api_internal.h"
 #include "queue/match_engine.h"
-#include "queue/offload_context.h"
 #include "queue/queue.h"
+#include "runtime/offload_context.h"
 
 using nicq::Code;
 using nicq::Status;
@@ -265,7 +265,7 @@ int NICQX_Queue_waits_completed(MPI_Queue queue, long long* completed, long long
 int NICQX_Offload_work_requests(long long* requests) {
   Call c("NICQX_Offload_work_requests");
   if (!c.Init() || !c.NotNull(requests, "requests")) return c.Fail();
-  const nicq::offload::OffloadBackend* backend = nicq::queue::Backend();
+  const nicq::offload::OffloadBackend* backend = nicq::rt::Backend();
   *requests = backend ? static_cast<long long>(backend->WorkRequests()) : 0;
   return MPI_SUCCESS;
 }

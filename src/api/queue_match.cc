@@ -7,7 +7,7 @@
 #include "api/api_internal.h"
 #include "queue/match_engine.h"
 #include "queue/matched_p2p.h"
-#include "queue/offload_context.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 using nicq::Code;
@@ -15,6 +15,7 @@ using nicq::Status;
 using nicq::api::ApiRequest;
 using nicq::api::Call;
 namespace queue = nicq::queue;
+namespace rt = nicq::rt;
 
 namespace {
 
@@ -126,7 +127,7 @@ int Prepare(Call& c, int count, MPI_Request reqs[], std::vector<queue::Enqueueab
                    At(i) + " repeats " + At(j) + " (a request is matched once)"))
         return c.Fail();
   }
-  Status st = queue::EnsureOffloadContext();
+  Status st = rt::EnsureOffloadContext();
   if (!st.ok()) return c.Fail(st);
   queue::EnsureProgressHook();
   for (int i = 0; i < count; ++i) {

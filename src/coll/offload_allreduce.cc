@@ -16,7 +16,7 @@
 #include "mpi.h"
 #include "offload/algorithms/allreduce.h"
 #include "offload/algorithms/select.h"
-#include "queue/offload_context.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::coll {
@@ -175,7 +175,7 @@ Status OffloadedPlan::Create(const Args& a, std::unique_ptr<OffloadedPlan>* out)
   // uses the context MPI_Init made on every rank; making it here would be
   // a collective step over world that only these ranks take. Plans name
   // their peers by world rank, so any group works.
-  if (a.comm->size != rt::WorldSize() && !queue::OffloadContextDecided()) return Status::Ok();
+  if (a.comm->size != rt::WorldSize() && !rt::OffloadContextDecided()) return Status::Ok();
   std::string want = a.algo;
   if (want.empty() || want == "auto") want = config::GetString("NICQ_ALLREDUCE_ALGO");
   const bool forced = want == "nic_tree";
@@ -185,7 +185,7 @@ Status OffloadedPlan::Create(const Args& a, std::unique_ptr<OffloadedPlan>* out)
   // world's ranks), but only where a native backend is expected: an
   // emulated context (and its progress thread) would not be used for this
   // plan anyway.
-  if (!queue::Backend() && !forced) {
+  if (!rt::Backend() && !forced) {
     const std::string mode = config::GetString("NICQ_OFFLOAD");
     const std::string prov = rt::ProviderName();
     if (!(mode == "native" || (mode == "auto" && (prov == "sockets" || prov == "cxi"))))
@@ -194,9 +194,9 @@ Status OffloadedPlan::Create(const Args& a, std::unique_ptr<OffloadedPlan>* out)
   // No context (none opens here, or NICQ_OFFLOAD=none) is no reason to
   // fail: the host engine runs it. Every rank has the same context (it is
   // agreed in MPI_Init), and the exchange below makes it one verdict anyway.
-  offload::OffloadBackend* be = queue::EnsureOffloadContext().ok() ? queue::Backend() : nullptr;
+  offload::OffloadBackend* be = rt::EnsureOffloadContext().ok() ? rt::Backend() : nullptr;
   const std::size_t bytes = std::size_t(a.rcount) * offload::AtomicTypeSize(type);
-  bool ok = be != nullptr && (forced || std::strcmp(queue::BackendName(), "native") == 0) &&
+  bool ok = be != nullptr && (forced || std::strcmp(rt::BackendName(), "native") == 0) &&
             offload::PickAllreduce(be->Caps(), a.comm->size, bytes, type, op) == "nic_tree";
   if (forced && be) ok = be->Caps().remote_counters && be->Caps().SupportsAtomic(op, type);
   // A parent with two children or more takes converging atomics.

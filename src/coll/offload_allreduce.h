@@ -1,6 +1,6 @@
 // Full offload of a small persistent allreduce: after init, each start is
 // one host counter bump (MPI_Start) and everything else is triggered NIC
-// work on the process OffloadBackend (queue/offload_context.h): a put of
+// work on the process OffloadBackend (runtime/offload_context.h): a put of
 // sendbuf into recvbuf (to self, so even the copy needs no host step),
 // ready tokens down, remote atomics up a k-ary tree, puts of the result
 // down. Completion is the plan's done counter. Used when the backend is

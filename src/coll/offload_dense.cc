@@ -9,7 +9,7 @@
 #include "coll/exchange_plan.h"
 #include "coll/offload_agree.h"
 #include "dtype/datatype.h"
-#include "queue/offload_context.h"
+#include "runtime/offload_context.h"
 
 namespace nicq::coll {
 namespace {
@@ -297,13 +297,13 @@ const char* DenseExchangeAlgorithm(Kind k) {
 Status CreateOffloadedDense(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   out->reset();
   if (a.comm->inter || !IsDenseExchangeKind(a.kind)) return Status::Ok();
-  offload::OffloadBackend* be = queue::Backend();
+  offload::OffloadBackend* be = rt::Backend();
   // No context, or an emulated one the request does not force: today's
   // host paths, with no init step (every rank has the same backend, agreed
   // in MPI_Init; the info key must agree across ranks as for any other
   // collective algorithm choice).
   if (be == nullptr) return Status::Ok();
-  if (a.algo != "offload" && std::strcmp(queue::BackendName(), "native") != 0) return Status::Ok();
+  if (a.algo != "offload" && std::strcmp(rt::BackendName(), "native") != 0) return Status::Ok();
   Layout l;
   const std::string why = LocalReason(a, be, &l);
   // 1. One exchange: every rank's verdict and receive layout (where the

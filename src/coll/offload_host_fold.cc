@@ -12,7 +12,7 @@
 #include "core/config.h"
 #include "dtype/datatype.h"
 #include "dtype/reduce.h"
-#include "queue/offload_context.h"
+#include "runtime/offload_context.h"
 
 namespace nicq::coll {
 namespace {
@@ -273,9 +273,9 @@ Status CreateHostFoldPlan(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   // As the reduction plans: no context, or an emulated one the request does
   // not force, keeps the host schedule with no init step (every rank has the
   // same backend, op and type, so every rank returns here alike).
-  offload::OffloadBackend* be = queue::Backend();
+  offload::OffloadBackend* be = rt::Backend();
   if (be == nullptr) return Status::Ok();
-  if (a.algo != "offload" && std::strcmp(queue::BackendName(), "native") != 0) return Status::Ok();
+  if (a.algo != "offload" && std::strcmp(rt::BackendName(), "native") != 0) return Status::Ok();
   const std::string why = HostReason(a, be->Caps());
   if (why.empty()) return Status::Ok();  // the atomic plan's case, refused for its own reasons
   const std::size_t bytes = std::size_t(a.rcount) * std::size_t(a.rtype->size);

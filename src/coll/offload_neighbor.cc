@@ -9,7 +9,7 @@
 #include "coll/offload_agree.h"
 #include "dtype/datatype.h"
 #include "offload/trigger_plan.h"
-#include "queue/offload_context.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::coll {
@@ -84,7 +84,7 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
   // More ranks than cores: every hop of the plan waits until the agent
   // thread of the rank it reaches gets a core (4 ranks on 2 cores: ~6 ms
   // per exchange, against ~6 us for the host schedule's eager exchange).
-  if (std::strcmp(queue::BackendName(), "emulated") == 0 && rt::Oversubscribed() &&
+  if (std::strcmp(rt::BackendName(), "emulated") == 0 && rt::Oversubscribed() &&
       a.algo != "offload")
     return "the emulated backend's agent threads share oversubscribed cores (more ranks than "
            "cores on this node)";
@@ -174,7 +174,7 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<s
 Status CreateOffloadedNeighbor(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   out->reset();
   if (a.comm->inter || !IsNeighborKind(a.kind)) return Status::Ok();
-  offload::OffloadBackend* be = queue::Backend();
+  offload::OffloadBackend* be = rt::Backend();
   std::string why = LocalReason(a, be);
   // 1. Every rank must agree to offload (a put meets no posted receive),
   // and learn every rank's in-edges for the graph pairing.

@@ -9,7 +9,7 @@
 #include "coll/exchange_plan.h"
 #include "coll/offload_agree.h"
 #include "dtype/datatype.h"
-#include "queue/offload_context.h"
+#include "runtime/offload_context.h"
 
 namespace nicq::coll {
 namespace {
@@ -308,12 +308,12 @@ const char* ReductionPlanAlgorithm(Kind k) {
 Status CreateOffloadedReduction(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   out->reset();
   if (a.comm->inter || !IsReductionPlanKind(a.kind)) return Status::Ok();
-  offload::OffloadBackend* be = queue::Backend();
+  offload::OffloadBackend* be = rt::Backend();
   // As the dense plans: no context, or an emulated one the request does not
   // force, keeps the host schedule with no init step (every rank has the
   // same backend, and the info key agrees across ranks).
   if (be == nullptr) return Status::Ok();
-  if (a.algo != "offload" && std::strcmp(queue::BackendName(), "native") != 0) return Status::Ok();
+  if (a.algo != "offload" && std::strcmp(rt::BackendName(), "native") != 0) return Status::Ok();
   Reduction r;
   r.a = &a;
   r.input = static_cast<const char*>(a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf);

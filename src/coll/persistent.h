@@ -113,7 +113,7 @@ struct Persistent final : queue::Enqueueable {
   Schedule* match_sched_ = nullptr;
   Request match_req_;
   std::vector<std::uint64_t> match_words_;
-  // Data path of a host-engine schedule (counters on queue::Backend()).
+  // Data path of a host-engine schedule (counters on rt::Backend()).
   offload::OffloadBackend* be_ = nullptr;
   offload::CounterId done_ = offload::kNoCounter;
   offload::CounterId fired_counter_ = offload::kNoCounter;  // gate ops completed

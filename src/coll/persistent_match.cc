@@ -5,9 +5,9 @@
 #include "coll/algorithms.h"
 #include "coll/persistent.h"
 #include "core/log.h"
-#include "queue/offload_context.h"
 #include "queue/queue.h"
 #include "runtime/async_progress.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::coll {
@@ -38,7 +38,7 @@ Status Persistent::BeginMatch() {
     return Error(Code::kComm,
                  "persistent collectives on an intercommunicator cannot be matched or enqueued "
                  "(they run on the host engine through MPI_Start)");
-  offload::OffloadBackend* be = queue::Backend();
+  offload::OffloadBackend* be = rt::Backend();
   if (!be) return Error(Code::kIntern, "persistent collective match: no offload context");
   const int p = args.comm->size;
   match_words_.assign(std::size_t(kMatchWords) * (p + 1), 0);
@@ -89,7 +89,7 @@ Status Persistent::PollMatch(bool* done) {
                                    "same order)");
   }
   // Counters for the data path, allocated once (match time, not hot path).
-  offload::OffloadBackend* be = queue::Backend();
+  offload::OffloadBackend* be = rt::Backend();
   be_ = be;
   if (!off) {
     offload::CounterId c[2] = {offload::kNoCounter, offload::kNoCounter};

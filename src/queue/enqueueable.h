@@ -17,7 +17,7 @@
 //    MPI_Start does). Hot path: no allocation, no syscall, no lock held while
 //    firing. kAgain: the backend has no trigger slots now; nothing was posted
 //    and the caller drives progress and retries.
-//  * All counters live on Backend() (queue::Backend(), the process-wide one).
+//  * All counters live on Backend() (rt::Backend(), the process-wide one).
 //  * GetStatus() is called by the host after the epoch completed (fence or
 //    MPI_Wait); DebugString() feeds stall reports.
 #pragma once
@@ -27,7 +27,7 @@
 
 #include "core/status.h"
 #include "providers/backend.h"
-#include "queue/offload_context.h"
+#include "runtime/offload_context.h"
 #include "runtime/request.h"
 
 namespace nicq::queue {
@@ -93,7 +93,7 @@ class Enqueueable {
   // point-to-point engine answers from its own request (host-sequenced
   // queues only, which read completion through this).
   virtual bool EpochDone(bool* failed) const {
-    offload::OffloadBackend* b = Backend();
+    offload::OffloadBackend* b = rt::Backend();
     *failed = b->ReadErrors(DoneCounter()) > 0;
     return b->ReadCounter(DoneCounter()) >= DoneTarget();
   }

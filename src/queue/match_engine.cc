@@ -8,8 +8,8 @@
 
 #include "core/progress_hooks.h"
 #include "queue/matched_p2p.h"
-#include "queue/offload_context.h"
 #include "queue/queue.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
@@ -186,7 +186,7 @@ bool PollHostStarted() {
   if (p.nstarted.load(std::memory_order_acquire) == 0) return false;
   std::unique_lock<std::mutex> lock(p.mu, std::try_to_lock);
   if (!lock.owns_lock()) return false;
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   // After MPI_Finalize closed the offload context, a start that never
   // completed (an erroneous program, reported there) is dropped.
   if (!b) {
@@ -224,7 +224,7 @@ void EnsureProgressHook() {
 bool QueueProgress() {
   bool any = PollMatches();
   any |= PollHostStarted();
-  if (offload::OffloadBackend* b = Backend()) any |= b->Progress();
+  if (offload::OffloadBackend* b = rt::Backend()) any |= b->Progress();
   any |= AdvanceQueueSteps();
   return any;
 }

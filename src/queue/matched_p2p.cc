@@ -10,8 +10,8 @@
 #include "core/config.h"
 #include "offload/trigger_plan.h"
 #include "queue/epoch_ops.h"
-#include "queue/offload_context.h"
 #include "queue/queue.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
@@ -69,7 +69,7 @@ bool MatchedP2p::EpochDone(bool* failed) const {
 }
 
 Status MatchedP2p::AllocCounters() {
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   if (!b) return Error(Code::kIntern, "matched request: no offload context");
   static const bool resident_enabled = config::GetInt("NICQ_RESIDENT_PLANS") == 1;
   // An epoch armed but never started must be withdrawable when the request
@@ -134,7 +134,7 @@ std::size_t MatchedP2p::ResidentEpochOps(std::uint64_t k, TriggeredOp* ops) cons
 // Epoch k's ops may go out only once epoch k - kRing is done: that bounds
 // the work in flight per request (the same rule as a start's).
 Status MatchedP2p::ArmEpoch(std::uint64_t k) {
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   if (k > std::uint64_t(kRing) && b->ReadCounter(done_) < k - std::uint64_t(kRing))
     return Status(Code::kAgain, {});
   TriggeredOp ops[kMaxStartOps];
@@ -147,7 +147,7 @@ Status MatchedP2p::ArmEpoch(std::uint64_t k) {
 Status MatchedP2p::Refill() {
   if (!resident_ || state_ == State::kFailed || wire_.role == P2pWire::Role::kProcNull)
     return Status::Ok();
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   if (!b || StartTarget() == kNoCounter) return Status::Ok();
   // Keep half the budget free, as TriggerPlan::Refill does: resident epochs
   // of idle requests never starve a start.
@@ -172,13 +172,13 @@ void MatchedP2p::DumpPlan() const {
                            : "ready token to the sender, the put's arrival counted here");
   std::fprintf(stderr, "nicq[%d] p2p plan: %s peer=%d bytes=%zu: %s, executor %s\n",
                rt::WorldRank(), a_.is_send ? "send" : "recv", peer_world_, a_.bytes, how,
-               offload::ExecutorName(Backend()).c_str());
+               offload::ExecutorName(rt::Backend()).c_str());
 }
 
 Status MatchedP2p::BuildStart(CounterId gate, std::uint64_t threshold, TriggeredOp* ops,
                               std::size_t* count, CounterId* host_add) {
   if (state_ != State::kMatched) return Error(Code::kMatch, "request is not matched");
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   // A gate already reached is the same as no gate: the host bumps the
   // counter itself, one triggered op fewer (and one NIC trigger slot).
   if (gate != kNoCounter && b->ReadCounter(gate) >= threshold) gate = kNoCounter;
@@ -222,7 +222,7 @@ Status MatchedP2p::BuildStart(CounterId gate, std::uint64_t threshold, Triggered
 Status MatchedP2p::CommitStart(CounterId host_add) {
   ++epochs_;
   if (host_engine_) return StartOnEngine();
-  if (host_add != kNoCounter) return Backend()->AddCounter(host_add, 1);
+  if (host_add != kNoCounter) return rt::Backend()->AddCounter(host_add, 1);
   return Status::Ok();
 }
 
@@ -232,7 +232,7 @@ Status MatchedP2p::StartGated(CounterId gate, std::uint64_t threshold) {
   std::size_t count = 0;
   CounterId host_add = kNoCounter;
   NICQ_RETURN_IF_ERROR(BuildStart(gate, threshold, start_ops_, &count, &host_add));
-  if (count) NICQ_RETURN_IF_ERROR(Backend()->Post({start_ops_, count}));
+  if (count) NICQ_RETURN_IF_ERROR(rt::Backend()->Post({start_ops_, count}));
   return CommitStart(host_add);
 }
 
@@ -251,12 +251,12 @@ void MatchedP2p::GetStatus(RequestStatus* out) const {
     out->error = epoch_req_.status.error;
     return;
   }
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   if (b && done_ != kNoCounter && b->ReadErrors(done_) > 0) out->error = int(Code::kOther);
 }
 
 std::string MatchedP2p::DebugString() const {
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   std::string s = std::string(a_.is_send ? "send to " : "recv from ") + std::to_string(a_.peer) +
                   " tag " + std::to_string(a_.tag) + " epochs " + std::to_string(epochs_);
   if (b && gate_ != kNoCounter)
@@ -268,7 +268,7 @@ std::string MatchedP2p::DebugString() const {
 }
 
 void MatchedP2p::Nudge() {
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   if (!b) return;
   for (CounterId c : {gate_, done_, start_})
     if (c != kNoCounter) (void)b->AddCounter(c, 0);
@@ -285,7 +285,7 @@ Status MatchedP2p::Release() {
     host_engine_ = false;
     g_host_engine_requests.fetch_sub(1, std::memory_order_relaxed);
   }
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   if (!b) return Status::Ok();  // the context is gone, and with it every resource
   Status st;
   if (registered_) {

@@ -10,8 +10,8 @@
 
 #include "queue/match_engine.h"
 #include "queue/matched_p2p.h"
-#include "queue/offload_context.h"
 #include "queue/queue.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
@@ -110,7 +110,7 @@ Status MatchedP2p::BeginMatch() {
     // Without native triggers nothing is gained by the put protocol's
     // rendezvous, and it costs two extra hops per epoch; a synchronous send
     // keeps it (its completion must show that the receive started).
-    eager_ = !Backend()->Caps().native_triggers && a_.mode != SendMode::kSynchronous;
+    eager_ = !rt::Backend()->Caps().native_triggers && a_.mode != SendMode::kSynchronous;
     offer_.eager = eager_ ? 1 : 0;
     // The reply tagged with our done counter id where it fits a tag (see
     // matched_p2p.h, "Host-engine epochs"), so it can never match an
@@ -135,7 +135,7 @@ Status MatchedP2p::BeginMatch() {
     state_ = State::kOffered;
   } else {
     if (a_.bytes > 0) {
-      NICQ_RETURN_IF_ERROR(Backend()->RegisterMemory(a_.buf, a_.bytes, done_, &region_));
+      NICQ_RETURN_IF_ERROR(rt::Backend()->RegisterMemory(a_.buf, a_.bytes, done_, &region_));
       registered_ = true;
     }
     NICQ_RETURN_IF_ERROR(
@@ -222,7 +222,7 @@ Status MatchedP2p::PollReceiver(bool* done) {
       // Epochs run on the p2p engine: nothing will write into the region,
       // and a registered region keeps the backend polling its CQ.
       if (registered_) {
-        NICQ_RETURN_IF_ERROR(Backend()->DeregisterMemory(&region_));
+        NICQ_RETURN_IF_ERROR(rt::Backend()->DeregisterMemory(&region_));
         registered_ = false;
       }
     }
@@ -257,7 +257,7 @@ Status OpsStart(Request* req) {
   Status st = m->StartGated(offload::kNoCounter, 0);
   rt::Backoff b;
   while (!st.ok() && st.code() == Code::kAgain) {  // backend slots full: let ops drain
-    Backend()->Progress();
+    rt::Backend()->Progress();
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(b));
     st = m->StartGated(offload::kNoCounter, 0);
   }

@@ -9,8 +9,8 @@
 #include "queue/epoch_ops.h"
 #include "queue/match_engine.h"
 #include "queue/matched_p2p.h"
-#include "queue/offload_context.h"
 #include "queue/queue_types.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
@@ -44,12 +44,12 @@ bool HostSequencedQueues() {
   // The backend is chosen once per process, so is this (read once: matched
   // requests ask at every match).
   static const std::string exec = config::GetString("NICQ_QUEUE_EXEC");
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   return exec == "host" || (exec != "counters" && b && b->HostDriven());
 }
 
 Status Queue::Create(int type, void* external, Queue** out) {
-  NICQ_RETURN_IF_ERROR(EnsureOffloadContext());
+  NICQ_RETURN_IF_ERROR(rt::EnsureOffloadContext());
   EnsureProgressHook();
   const QueueType* t = FindQueueType(type);
   if (!t) return Error(Code::kArg, "queue type " + std::to_string(type) + " is not supported");
@@ -71,9 +71,9 @@ Status Queue::Create(int type, void* external, Queue** out) {
   q->join_total_.reserve(kRecords);
   q->join_free_.reserve(kRecords);
   q->join_busy_.resize(kRecords);
-  Status st = Backend()->AllocCounters(1, &q->qc_);
+  Status st = rt::Backend()->AllocCounters(1, &q->qc_);
   offload::CounterId joins[kInitialJoins];
-  if (st.ok()) st = Backend()->AllocCounters(kInitialJoins, joins);
+  if (st.ok()) st = rt::Backend()->AllocCounters(kInitialJoins, joins);
   if (st.ok())
     for (offload::CounterId j : joins) q->AddJoin(j);
   if (st.ok() && t->attach) st = t->attach(external);
@@ -87,7 +87,7 @@ Status Queue::Create(int type, void* external, Queue** out) {
 
 Queue::~Queue() {
   TrackQueue(this, false);
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   if (!b) return;
   if (qc_ != kNoCounter) b->FreeCounter(qc_);
   for (offload::CounterId j : join_ids_) b->FreeCounter(j);
@@ -178,7 +178,7 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
   }
   if (*polls % 64 == 0) {
     NudgeMatched();
-    (void)Backend()->AddCounter(qc_, 0);
+    (void)rt::Backend()->AddCounter(qc_, 0);
   }
   // Block on the queue counter for a short while (the backend drives its
   // progress and sleeps on its wait object, so a NIC or progress thread is
@@ -187,14 +187,14 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
   std::uint64_t block_value = 0;
   if (!host_ || !HostBlockOn(&block_counter, &block_value)) {
     block_counter = qc_;
-    block_value = Backend()->ReadCounter(qc_) + 1;
+    block_value = rt::Backend()->ReadCounter(qc_) + 1;
   }
-  (void)Backend()->WaitCounter(block_counter, block_value, 1);
+  (void)rt::Backend()->WaitCounter(block_counter, block_value, 1);
   if (*polls % 16 == 0) {
     // A failed op stops its chain: report it rather than hang.
     for (std::size_t i = 0; i < count_; ++i) {
       const Record& r = ring_[(head_ + i) % ring_.size()];
-      if (Backend()->ReadErrors(r.e->DoneCounter()) > 0)
+      if (rt::Backend()->ReadErrors(r.e->DoneCounter()) > 0)
         return Error(Code::kOther, std::string(what) + ": an enqueued operation failed");
     }
   }
@@ -235,7 +235,7 @@ void Queue::Finish(const Record& r) {
 
 void Queue::Reap() {
   if (count_ == 0) return;
-  const std::uint64_t done = Backend()->ReadCounter(qc_);
+  const std::uint64_t done = rt::Backend()->ReadCounter(qc_);
   while (count_ > 0 && ring_[head_].k <= done) {
     Finish(ring_[head_]);
     head_ = (head_ + 1) % ring_.size();
@@ -250,7 +250,7 @@ void Queue::AddJoin(offload::CounterId id) {
 }
 
 std::int64_t Queue::TakeJoin() {
-  const std::uint64_t done = Backend()->ReadCounter(qc_);
+  const std::uint64_t done = rt::Backend()->ReadCounter(qc_);
   while (busy_count_ > 0 && join_busy_[busy_head_].free_at <= done) {
     join_free_.push_back(join_busy_[busy_head_].slot);
     busy_head_ = (busy_head_ + 1) % join_busy_.size();
@@ -258,7 +258,7 @@ std::int64_t Queue::TakeJoin() {
   }
   if (join_free_.empty() && join_ids_.size() < kRecords) {
     offload::CounterId id = kNoCounter;
-    if (Backend()->AllocCounters(1, &id).ok()) AddJoin(id);  // cold: a burst of waits
+    if (rt::Backend()->AllocCounters(1, &id).ok()) AddJoin(id);  // cold: a burst of waits
   }
   if (join_free_.empty()) return -1;
   const std::uint32_t slot = join_free_.back();
@@ -344,13 +344,13 @@ Status Queue::PostWait(std::span<Enqueueable* const> es, std::span<void* const> 
   const std::uint64_t join_target = join_total_[j] + n + (gate_implied ? 0 : 1);
   // Descriptors in the queue's scratch (sized at Create: no allocation, and
   // no 16 KiB of default-initialized array per call); backends copy them.
-  const offload::Capabilities& caps = Backend()->Caps();
+  const offload::Capabilities& caps = rt::Backend()->Caps();
   TriggeredOp* ops = scratch_ops_.data();
   const std::size_t count =
       BuildWaitAllOps({targets, n}, join_ids_[j], join_target, qc_, k0, gate_implied,
                       caps.counter_op_cycles_deadlock, caps.max_remote_add, rt::WorldRank(), ops);
   for (;;) {
-    Status st = Backend()->Post({ops, count});
+    Status st = rt::Backend()->Post({ops, count});
     if (st.ok()) break;
     const bool again = st.code() == Code::kAgain;
     if (again && polls) st = Backpressure(polls, what);
@@ -377,9 +377,9 @@ Status Queue::Fence() {
   // Done when every enqueued wait completed (counter chains: qc reached k_)
   // or every step ran (host sequencing: trailing starts included). The
   // progress mark is qc, or the waits the host retired.
-  auto pending = [&] { return host_ ? step_count_ > 0 : Backend()->ReadCounter(qc_) < k_; };
+  auto pending = [&] { return host_ ? step_count_ > 0 : rt::Backend()->ReadCounter(qc_) < k_; };
   auto mark = [&] {
-    return host_ ? host_done_.load(std::memory_order_relaxed) : Backend()->ReadCounter(qc_);
+    return host_ ? host_done_.load(std::memory_order_relaxed) : rt::Backend()->ReadCounter(qc_);
   };
   // A queue that makes no progress for 4 x NICQ_PEER_TIMEOUT is reported,
   // not waited on forever (a peer that never starts its side, a dead chain).
@@ -406,7 +406,7 @@ Status Queue::Fence() {
 
 std::string Queue::Describe() const {
   if (host_) return DescribeHost();
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   std::string out = "[queue counter " + std::to_string(b->ReadCounter(qc_)) + "/" +
                     std::to_string(k_) + "; " + std::to_string(step_count_) +
                     " deferred steps; pending waits:";
@@ -430,7 +430,7 @@ bool Queue::Empty() {
 }
 
 std::uint64_t Queue::WaitsCompleted() const {
-  return host_ ? host_done_.load(std::memory_order_acquire) : Backend()->ReadCounter(qc_);
+  return host_ ? host_done_.load(std::memory_order_acquire) : rt::Backend()->ReadCounter(qc_);
 }
 
 bool HasPendingEnqueuedStart(Request* req) {

@@ -11,8 +11,8 @@
 
 #include "providers/backend.h"
 #include "queue/matched_p2p.h"
-#include "queue/offload_context.h"
 #include "queue/queue.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
@@ -49,7 +49,7 @@ void TrackQueue(Queue* q, bool add) {
 
 bool AdvanceQueueSteps() {
   TrackedQueues& r = Registry();
-  if (r.count.load(std::memory_order_acquire) == 0 || t_advancing || !Backend()) return false;
+  if (r.count.load(std::memory_order_acquire) == 0 || t_advancing || !rt::Backend()) return false;
   std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
   if (!lock.owns_lock()) return false;
   t_advancing = true;
@@ -82,7 +82,7 @@ Status Queue::StartNow(std::span<Enqueueable* const> es, std::size_t* started) {
     total += count;
   }
   if (i == es.size()) {
-    if (total > 0) NICQ_RETURN_IF_ERROR(Backend()->Post({ops, total}));
+    if (total > 0) NICQ_RETURN_IF_ERROR(rt::Backend()->Post({ops, total}));
     Status result;
     for (std::size_t j = 0; j < es.size(); ++j) {
       Status st = es[j]->CommitStart(host_add[j]);  // posted: started either way
@@ -155,9 +155,9 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
     bool stepped = false;
     (void)rt::Progress();
     (void)AdvanceHost(&stepped);
-  } else if (Backend()->Caps().memory_poll) {
+  } else if (rt::Backend()->Caps().memory_poll) {
     bool stepped = false;
-    (void)Backend()->Progress();
+    (void)rt::Backend()->Progress();
     (void)AdvanceHost(&stepped);
   }
   return Status::Ok();
@@ -240,7 +240,7 @@ Status Queue::AdvanceDeferred(bool* progressed) {
 // ---- Host sequencing ----
 
 Status Queue::AdvanceHost(bool* progressed) {
-  offload::OffloadBackend* b = Backend();
+  offload::OffloadBackend* b = rt::Backend();
   if (!b) return Status::Ok();  // after MPI_Finalize closed the context
   if (!host_) return AdvanceDeferred(progressed);
   while (step_count_ > 0) {

@@ -13,8 +13,8 @@
 #include "core/config.h"
 #include "core/cpu_relax.h"
 #include "core/log.h"
-#include "queue/offload_context.h"
 #include "rma/wire.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::rma::offload_path {
@@ -180,7 +180,7 @@ bool Wanted(const Window* w, std::string* why) {
     *why = w->flavor == Flavor::kDynamic ? "dynamic window" : "shared window";
     return false;
   }
-  offload::OffloadBackend* be = queue::Backend();
+  offload::OffloadBackend* be = rt::Backend();
   if (!be) {
     *why = "no offload backend";
     return false;
@@ -193,8 +193,8 @@ bool Wanted(const Window* w, std::string* why) {
   // agent and the sockets provider's thread (naps of ~10 ms) make a small
   // epoch slower than its active messages (docs/performance.md, Run 20).
   if (mode != "on" && mode != "1") {
-    if (std::strcmp(queue::BackendName(), "native") != 0) {
-      *why = std::string("NICQ_RMA_OFFLOAD=auto keeps the ") + queue::BackendName() +
+    if (std::strcmp(rt::BackendName(), "native") != 0) {
+      *why = std::string("NICQ_RMA_OFFLOAD=auto keeps the ") + rt::BackendName() +
              " backend's windows on active messages";
       return false;
     }
@@ -214,7 +214,7 @@ Status SetUp(Window* w, bool wanted, const std::string& why) {
   std::string local_why = why;
   if (wanted) {
     o = new Offload();
-    o->be = queue::Backend();
+    o->be = rt::Backend();
     Status st = Prepare(w, o, &mine);
     if (!st.ok()) {
       local_why = st.message();

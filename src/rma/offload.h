@@ -1,6 +1,6 @@
 // The counter path of the active-message windows: contiguous puts as
 // libfabric RMA writes and PSCW epochs as counters on the process's offload
-// backend (queue::Backend(), providers/backend.h). docs/rma.md, "PSCW on
+// backend (rt::Backend(), providers/backend.h). docs/rma.md, "PSCW on
 // counters" and "Fence and lock epochs on counters".
 //
 // Per window and process: the window memory registered with an arrival

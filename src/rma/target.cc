@@ -14,10 +14,10 @@
 #include "core/progress_hooks.h"
 #include "dtype/reduce.h"
 #include "mpi.h"
-#include "queue/offload_context.h"
 #include "rma/offload.h"
 #include "rma/wire.h"
 #include "runtime/async_progress.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::rma::detail {
@@ -276,7 +276,7 @@ bool ServeAll(void*) {
   // one reclaims finished ops' slots there: every MPI call's progress pass
   // does it, as for the queue engine.
   if (counters)
-    if (offload::OffloadBackend* be = queue::Backend()) progressed |= be->Progress();
+    if (offload::OffloadBackend* be = rt::Backend()) progressed |= be->Progress();
   return progressed;
 }
 

@@ -5,7 +5,7 @@
 //   nicq_info -e   every NICQ_* environment variable with type, default, help
 // The runtime adds its own choice of NIC per provider (rt::DescribeFabric).
 // The backend column is the offload context's own decision under the
-// current NICQ_OFFLOAD (queue/offload_select.h), taken per provider without
+// current NICQ_OFFLOAD (runtime/offload_select.h), taken per provider without
 // MPI, with the reason wherever a backend of the chain cannot open.
 #include <cstdio>
 #include <cstring>

@@ -7,7 +7,7 @@
 
 #include "core/config.h"
 #include "nicq_info.h"
-#include "queue/offload_select.h"
+#include "runtime/offload_select.h"
 
 namespace nicq::info {
 namespace {
@@ -62,7 +62,7 @@ int PrintProviders() {
   std::printf("libfabric %u.%u: %zu providers (NICQ_PROVIDER takes the name in the first column)\n",
               FI_MAJOR(v), FI_MINOR(v), provs.size());
   // The backend each provider would get, and why the ones before it in the
-  // chain were refused: the decision MPI_Init takes (queue/offload_select.h),
+  // chain were refused: the decision MPI_Init takes (runtime/offload_select.h),
   // here as one process, opening each backend and closing it again.
   const std::string want = config::GetString("NICQ_OFFLOAD");
   std::printf("  %-16s %-9s %-5s %-6s %-6s %-9s %-14s %s\n", "provider", "backend", "tag", "rma",
@@ -70,15 +70,14 @@ int PrintProviders() {
   std::vector<std::string> notes;
   for (const auto& [name, p] : provs) {
     std::string chosen;
-    std::vector<queue::Refusal> refused, later;
-    queue::ProbeProvider(name, want, &chosen, &refused, &later);
+    std::vector<rt::Refusal> refused, later;
+    rt::ProbeProvider(name, want, &chosen, &refused, &later);
     std::printf("  %-16s %-9s %-5s %-6s %-6s %-9s %-14s %s\n", name.c_str(),
                 chosen.empty() ? "none" : chosen.c_str(), p.tagged ? "yes" : "no",
                 p.rma ? "yes" : "no", p.atomic ? "yes" : "no", p.rma_event ? "yes" : "no",
                 p.ep_types.c_str(), p.fabrics.c_str());
-    if (!refused.empty())
-      notes.push_back("offload: " + queue::FallbackMessage(name, refused, chosen));
-    for (const queue::Refusal& r : later)
+    if (!refused.empty()) notes.push_back("offload: " + rt::FallbackMessage(name, refused, chosen));
+    for (const rt::Refusal& r : later)
       notes.push_back(name + ": " + r.backend + " would not open either: " + r.reason);
   }
   std::printf(

@@ -8,7 +8,7 @@
 // (one-process simulator), or auto (native, else emulated). A backend that
 // cannot open, or opens with fewer trigger slots than one enqueued waitall
 // posts, is passed over for the next one over the same provider
-// (queue/offload_select.h), forced native included: every rank agrees on
+// (runtime/offload_select.h), forced native included: every rank agrees on
 // the backend, and each logs one line at info saying which and why. Only
 // when none opens do queues and matching report an error, naming the
 // provider and what it lacks; persistent collectives then run on the host.
@@ -28,7 +28,7 @@
 #include "core/status.h"
 #include "providers/backend.h"
 
-namespace nicq::queue {
+namespace nicq::rt {
 
 Status InitOffloadContext();
 Status FinalizeOffloadContext();
@@ -43,4 +43,4 @@ offload::OffloadBackend* Backend();
 // "native", "emulated" or "sim" (empty before init).
 const char* BackendName();
 
-}  // namespace nicq::queue
+}  // namespace nicq::rt

@@ -1,6 +1,6 @@
 // Which offload backend a process gets over a provider, and why the ones
 // before it in the chain were refused. One decision with two users:
-// InitOffloadContext (queue/offload_context.h) takes it on every rank and
+// InitOffloadContext (runtime/offload_context.h) takes it on every rank and
 // logs it once, and nicq_info prints it per provider without MPI, so both
 // say the same thing for the same reason (docs/offload-backends.md, "When
 // offload cannot open").
@@ -15,7 +15,7 @@
 #include "providers/backend.h"
 #include "providers/common/backend_registry.h"
 
-namespace nicq::queue {
+namespace nicq::rt {
 
 // Trigger slots a backend must give one process: the largest batch a queue
 // posts in one call, an enqueued waitall of Queue::kMaxWaitAll (64)
@@ -64,4 +64,4 @@ std::string FallbackMessage(const std::string& provider, const std::vector<Refus
 void ProbeProvider(const std::string& provider, const std::string& want, std::string* chosen,
                    std::vector<Refusal>* refused, std::vector<Refusal>* later);
 
-}  // namespace nicq::queue
+}  // namespace nicq::rt

@@ -1,4 +1,4 @@
-#include "queue/offload_context.h"
+#include "runtime/offload_context.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,10 +11,10 @@
 #include "boot/bootstrap.h"
 #include "core/config.h"
 #include "core/log.h"
-#include "queue/offload_select.h"
+#include "runtime/offload_select.h"
 #include "runtime/runtime.h"
 
-namespace nicq::queue {
+namespace nicq::rt {
 namespace {
 
 struct Context {
@@ -218,4 +218,4 @@ const char* BackendName() {
   return Ctx().name.c_str();
 }
 
-}  // namespace nicq::queue
+}  // namespace nicq::rt

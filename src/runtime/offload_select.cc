@@ -1,4 +1,4 @@
-#include "queue/offload_select.h"
+#include "runtime/offload_select.h"
 
 #include <rdma/fabric.h>
 
@@ -8,7 +8,7 @@
 #include "providers/ofi_common/register_ofi.h"
 #include "providers/shm_native/shm_backend.h"
 
-namespace nicq::queue {
+namespace nicq::rt {
 namespace {
 
 // What a provider offers, as libfabric lists it with no hints (the union
@@ -137,4 +137,4 @@ void ProbeProvider(const std::string& provider, const std::string& want, std::st
   }
 }
 
-}  // namespace nicq::queue
+}  // namespace nicq::rt
