@@ -174,7 +174,7 @@ static void check_mine(const Op* o, const Form* f, int me, const char* when) {
           kKindName[f->kind], f->in_place ? " (in place)" : "", when, i, mine_r[i], rb[me][i]);
 }
 
-static void make_request(const Op* o, const Form* f, int me, MPI_Request* req) {
+static void make_request(const Op* o, const Form* f, MPI_Request* req) {
   const void* s = f->in_place ? MPI_IN_PLACE : (const void*)mine_s;
   switch (f->kind) {
     case K_RSB:
@@ -191,7 +191,6 @@ static void make_request(const Op* o, const Form* f, int me, MPI_Request* req) {
     default:
       CHECK_OK(MPI_Exscan_init(s, mine_r, NS, *o->type, *o->op, MPI_COMM_WORLD, g_info, req));
   }
-  (void)me;
 }
 
 static void run_form(const Op* o, const Form* f, int pairs) {
@@ -200,7 +199,7 @@ static void run_form(const Op* o, const Form* f, int pairs) {
   MPI_Request req;
   prepare(o, f, 0);
   load_mine(me);
-  make_request(o, f, me, &req);
+  make_request(o, f, &req);
   for (int e = 1; e <= 4; e++) {
     prepare(o, f, e);
     load_mine(me);
