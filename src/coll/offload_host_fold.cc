@@ -9,6 +9,8 @@
 
 #include "coll/exchange_plan.h"
 #include "coll/offload_agree.h"
+#include "coll/offload_host_fold_parts.h"
+#include "coll/offload_reduce_scan.h"
 #include "core/config.h"
 #include "dtype/datatype.h"
 #include "dtype/reduce.h"
@@ -26,8 +28,7 @@ constexpr std::size_t kMaxGatherBytes = std::size_t{16} << 20;
 
 // The fold step's argument, in plan scratch: a start allocates nothing.
 struct Fold {
-  int op = 0, type = 0;
-  const dtype::Type* t = nullptr;
+  host_fold::FoldOp fold;
   std::int64_t count = 0;
   std::size_t bytes = 0;        // one slot: count items' data, packed
   int ranks = 0, own = 0;       // slots, and the root's own slot
@@ -42,17 +43,7 @@ struct Fold {
   char* image = nullptr;
   char* result_image = nullptr;
   char* packed_result = nullptr;
-  dtype::PreparedReduce prepared;
 };
-
-void Combine(const Fold& f, const char* in, char* inout) {
-  if (f.prepared.valid()) {
-    f.prepared.Apply(in, inout, f.count);
-  } else {
-    // The op and type were checked at init and the op is held by the plan.
-    (void)dtype::Reduce(f.op, f.type, in, inout, f.count);
-  }
-}
 
 // result = x_0 op (x_1 op (... op x_{p-1})): MPI's order, which a
 // non-commutative op needs (Reduce computes inout = in op inout).
@@ -63,53 +54,19 @@ void RunFold(void* arg) {
   if (f.image == nullptr) {
     std::memcpy(slot(f.own), f.input, f.bytes);
     std::memcpy(f.result, slot(f.ranks - 1), f.bytes);
-    for (int j = f.ranks - 2; j >= 0; --j) Combine(f, slot(j), f.result);
+    for (int j = f.ranks - 2; j >= 0; --j) f.fold.Combine(slot(j), f.result, f.count);
     return;
   }
   const auto n = static_cast<std::int64_t>(f.bytes);
-  dtype::Pack(*f.t, f.input, f.count, slot(f.own));
-  dtype::Unpack(*f.t, slot(f.ranks - 1), n, f.count, f.result_image);
+  const dtype::Type& t = *f.fold.t;
+  dtype::Pack(t, f.input, f.count, slot(f.own));
+  dtype::Unpack(t, slot(f.ranks - 1), n, f.count, f.result_image);
   for (int j = f.ranks - 2; j >= 0; --j) {
-    dtype::Unpack(*f.t, slot(j), n, f.count, f.image);
-    Combine(f, f.image, f.result_image);
+    dtype::Unpack(t, slot(j), n, f.count, f.image);
+    f.fold.Combine(f.image, f.result_image, f.count);
   }
-  dtype::CopyTyped(*f.t, f.result_image, f.count, f.result);  // the type's data only
-  if (f.packed_result != nullptr) dtype::Pack(*f.t, f.result_image, f.count, f.packed_result);
-}
-
-// A non-root rank's pack of its contribution, or unpack of the result.
-struct Packing {
-  const dtype::Type* t = nullptr;
-  std::int64_t count = 0;
-  char* user = nullptr;
-  char* packed = nullptr;
-};
-void RunPack(void* arg) {
-  const Packing& k = *static_cast<const Packing*>(arg);
-  dtype::Pack(*k.t, k.user, k.count, k.packed);
-}
-void RunUnpack(void* arg) {
-  const Packing& k = *static_cast<const Packing*>(arg);
-  dtype::Unpack(*k.t, k.packed, k.count * k.t->size, k.count, k.user);
-}
-
-// Bytes an image of `count` items spans, and the offset of its first byte
-// from the items' origin (negative when a type's data starts below it).
-// The image covers every item's whole extent from its lower bound, not only
-// its data: a user op may read or write an item as a C struct, padding
-// included (MPI_DOUBLE_INT: 12 bytes of data in 16), as it may in the
-// user's own buffers.
-bool ImageSpan(const dtype::Type& t, std::int64_t count, std::size_t* span, std::int64_t* first) {
-  if (t.blocks.empty() || t.extent <= 0) return false;
-  std::int64_t lo = t.lb, hi = t.lb + t.extent;
-  for (const dtype::Block& b : t.blocks) {
-    lo = std::min(lo, b.offset);
-    hi = std::max(hi, b.offset + b.length);
-  }
-  hi += (count - 1) * t.extent;
-  *span = std::size_t(hi - lo);
-  *first = lo;
-  return true;
+  dtype::CopyTyped(t, f.result_image, f.count, f.result);  // the type's data only
+  if (f.packed_result != nullptr) dtype::Pack(t, f.result_image, f.count, f.packed_result);
 }
 
 // Why the NIC cannot combine this op on this type ("" when it can): the
@@ -130,6 +87,7 @@ bool AlgorithmOpen(const Args& a) {
   if (!a.algo.empty() && a.algo != "auto" && a.algo != "offload" && a.algo != "nic_tree")
     return false;
   if (!a.algo.empty() && a.algo != "auto") return true;
+  if (a.kind != Kind::kAllreduce && a.kind != Kind::kReduce) return true;
   const std::string env = config::GetString("NICQ_ALLREDUCE_ALGO");
   return env.empty() || env == "auto" || env == "nic_tree";
 }
@@ -139,7 +97,8 @@ std::string Refusal(const Args& a, const offload::Capabilities& caps, std::size_
   if (!caps.remote_counters) return "the backend has no remote counters (ready tokens)";
   std::size_t span = 0;
   std::int64_t first = 0;
-  if (!a.rtype->IsContiguous() && !ImageSpan(*a.rtype, a.rcount, &span, &first))
+  if (!a.rtype->IsContiguous() &&
+      !host_fold::ImageSpan(*a.rtype, host_fold::ContributionItems(a), &span, &first))
     return "a noncontiguous datatype of no positive extent";
   // A flat gather holds every contribution at the root and folds them
   // there one after another: past this the host schedule's trees and rings
@@ -185,14 +144,9 @@ Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
     StepId before_put;
     const char* from = input;
     if (packed) {
-      auto* k = new (s->AllocScratch(sizeof(Packing))) Packing();
-      k->t = t;
-      k->count = a.rcount;
-      k->user = const_cast<char*>(input);
-      k->packed = static_cast<char*>(s->AllocScratch(bytes));
-      from = k->packed;
-      before_put = s->Host(&RunPack, k, {});
-      s->SetLabel(before_put, "pack: noncontiguous type (contribution into plan scratch)");
+      char* into = nullptr;
+      before_put = host_fold::AddPackStep(s, t, a.rcount, input, &into);
+      from = into;
     } else {
       // The start reaches the put as a zero add to `ready`, which the
       // root's token completes (as the exchange plans gate their puts).
@@ -205,14 +159,8 @@ Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
     s->SetLabel(put, "contribution -> slot " + std::to_string(me) + " at root " +
                          std::to_string(root) + " (NIC put)");
     if (lands && packed) {
-      auto* k = new (s->AllocScratch(sizeof(Packing))) Packing();
-      k->t = t;
-      k->count = a.rcount;
-      k->user = static_cast<char*>(a.recvbuf);
-      k->packed = landing;
-      const StepId u = s->Host(&RunUnpack, k, {});
+      const StepId u = host_fold::AddUnpackStep(s, t, a.rcount, a.recvbuf, landing);
       s->WaitOn(u, down);
-      s->SetLabel(u, "unpack: noncontiguous type (result from plan scratch into recvbuf)");
     } else if (lands) {
       const StepId arrived = s->Nop({});
       s->WaitOn(arrived, down);
@@ -226,9 +174,7 @@ Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
     s->SetLabel(tok, "ready token to " + std::to_string(j));
   }
   auto* f = new (s->AllocScratch(sizeof(Fold))) Fold();
-  f->op = a.op;
-  f->type = t->handle;
-  f->t = t;
+  f->fold = host_fold::MakeFoldOp(a);
   f->count = a.rcount;
   f->bytes = bytes;
   f->ranks = p;
@@ -236,14 +182,9 @@ Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
   f->input = input;
   f->slots = slots;
   f->result = static_cast<char*>(a.recvbuf);
-  f->prepared = dtype::PreparedReduce::For(a.op, t->handle);
   if (packed) {
-    std::size_t span = 0;
-    std::int64_t first = 0;
-    (void)ImageSpan(*t, a.rcount, &span, &first);  // Refusal checked it
-    // The op sees the items' origin; their data starts `first` bytes past it.
-    f->image = static_cast<char*>(s->AllocScratch(span)) - first;
-    f->result_image = static_cast<char*>(s->AllocScratch(span)) - first;
+    f->image = host_fold::AllocImage(s, *t, a.rcount);  // Refusal checked the span
+    f->result_image = host_fold::AllocImage(s, *t, a.rcount);
     if (all) f->packed_result = static_cast<char*>(s->AllocScratch(bytes));
   }
   // Every put into the slots follows this rank's token, sent at its start:
@@ -266,9 +207,10 @@ Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
 
 Status CreateHostFoldPlan(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   out->reset();
-  if ((a.kind != Kind::kAllreduce && a.kind != Kind::kReduce) || a.comm->inter ||
-      a.comm->size < 2 || a.rcount <= 0 || a.rtype == nullptr || a.rtype->size <= 0 ||
-      !AlgorithmOpen(a))
+  const bool scatter = IsReductionPlanKind(a.kind);
+  if ((a.kind != Kind::kAllreduce && a.kind != Kind::kReduce && !scatter) || a.comm->inter ||
+      a.comm->size < 2 || a.rtype == nullptr || a.rtype->size <= 0 ||
+      host_fold::ContributionItems(a) <= 0 || !AlgorithmOpen(a))
     return Status::Ok();
   // As the reduction plans: no context, or an emulated one the request does
   // not force, keeps the host schedule with no init step (every rank has the
@@ -278,7 +220,8 @@ Status CreateHostFoldPlan(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   if (a.algo != "offload" && std::strcmp(rt::BackendName(), "native") != 0) return Status::Ok();
   const std::string why = HostReason(a, be->Caps());
   if (why.empty()) return Status::Ok();  // the atomic plan's case, refused for its own reasons
-  const std::size_t bytes = std::size_t(a.rcount) * std::size_t(a.rtype->size);
+  const std::size_t bytes =
+      std::size_t(host_fold::ContributionItems(a)) * std::size_t(a.rtype->size);
   const std::string refused = Refusal(a, be->Caps(), bytes);
   const int p = a.comm->size;
   const std::int32_t mine = refused.empty() ? 1 : 0;
@@ -290,9 +233,10 @@ Status CreateHostFoldPlan(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
                                          : why + ": " + refused);
       return Status::Ok();
     }
-  offload::Schedule s(std::string(a.kind == Kind::kAllreduce ? "allreduce" : "reduce") +
+  offload::Schedule s(std::string(KindName(a.kind)) +
                       " host fold (coll, puts to the root, folded on the host: " + why + ")");
-  Status built = BuildHostFold(a, why, bytes, &s);
+  Status built =
+      scatter ? host_fold::BuildScatterFold(a, why, bytes, &s) : BuildHostFold(a, why, bytes, &s);
   std::unique_ptr<offload::TriggerPlan> plan;
   if (built.ok()) built = LowerAndBindExchange(s, be, &plan);
   NICQ_RETURN_IF_ERROR(AdoptExchangePlan(a, built, std::move(plan), out));

@@ -1,4 +1,5 @@
-// Persistent allreduce and reduce whose combining the NIC cannot do (a
+// Persistent allreduce, reduce, reduce_scatter(_block), scan and exscan
+// whose combining the NIC cannot do (a
 // user-defined op, or a predefined op on a predefined type whose pair the
 // backend's atomic table lacks: MPI_2INT with MPI_MINLOC, MPI_INT where no
 // int32 atomic exists) as a resident trigger plan with one explicit host
@@ -18,6 +19,10 @@
 //            sees MPI's order;
 //   result   allreduce only: the root puts the result into every other
 //            rank's recvbuf after the fold; each counts its arrival.
+// reduce_scatter(_block), scan and exscan gather to rank 0 the same way;
+// their fold computes every rank's own result (a block of the whole
+// reduction, or a rank-order prefix) and puts it to that rank
+// (offload_host_fold_scatter.cc).
 // The host step runs on the emulator's agent on the emulated backend (the
 // epoch completes while every host thread sleeps) and in the host's
 // progress (any MPI call) on the native one. A noncontiguous datatype

@@ -28,7 +28,8 @@
 // Anything the plan cannot take (another type or op, a single rank, nothing
 // to reduce, a block larger than one put, too many ops for the
 // trigger slots) leaves *out null on every rank alike, with one
-// NICQ_LOG=info:coll line naming the reason.
+// NICQ_LOG=info:coll line naming the reason; an op or type the NIC cannot
+// combine then tries the host-fold plan (offload_host_fold.h).
 #pragma once
 
 #include <memory>

@@ -310,7 +310,13 @@ Status InitPersistent(const Args& in, Request* req) {
     }
   }
   if (IsDenseExchangeKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedDense(a, &P->off));
-  if (IsReductionPlanKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedReduction(a, &P->off));
+  if (IsReductionPlanKind(a.kind)) {
+    NICQ_RETURN_IF_ERROR(CreateOffloadedReduction(a, &P->off));
+    if (!P->off) {
+      NICQ_RETURN_IF_ERROR(CreateHostFoldPlan(a, &P->off));
+      host_fold = P->off != nullptr;
+    }
+  }
   if (!P->off && (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce || a.kind == Kind::kBcast ||
                   a.kind == Kind::kBarrier))
     NICQ_RETURN_IF_ERROR(NodeSlotCollective::Create(a, &P->node));
