@@ -40,10 +40,16 @@ std::string OpDetail(const TriggeredOp& op) {
 std::string ExecutorName(const OffloadBackend* backend) {
   if (backend == nullptr) return "none (not bound)";
   const std::string name = backend->Name();
-  if (backend->Caps().native_triggers) return name + " (triggered ops on the NIC)";
-  if (backend->HostDriven()) return name + " (software counters, fired inside host calls)";
-  if (name == "shm")
-    return name + " (shared-memory counters, run by the process that completes them)";
+  switch (backend->Fires()) {
+    case Firing::kNic:
+      return name + " (triggered ops on the NIC)";
+    case Firing::kHostCalls:
+      return name + " (software counters, fired inside host calls)";
+    case Firing::kUpdater:
+      return name + " (shared-memory counters, run by the process that completes them)";
+    case Firing::kAgentThread:
+      break;
+  }
   return name + " (software counters, fired by the emulator)";
 }
 
@@ -51,9 +57,7 @@ std::string ExecutorName(const OffloadBackend* backend) {
 // the plan still progresses with every host thread asleep.
 std::string HostStepRunner(const OffloadBackend* backend) {
   if (backend == nullptr) return "not bound";
-  if (backend->Caps().native_triggers || backend->HostDriven() ||
-      std::string(backend->Name()) == "shm")
-    return "the host's progress (MPI calls)";
+  if (backend->Fires() != Firing::kAgentThread) return "the host's progress (MPI calls)";
   return "the emulator's agent";
 }
 

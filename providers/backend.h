@@ -84,6 +84,14 @@ enum class AtomicType : std::uint8_t {
   kDouble
 };
 
+// Who fires a triggered op once its condition is met: a NIC with no host
+// thread or call (native, the simulator); the backend's own agent thread
+// (the emulator with its progress thread); a host thread of this process
+// inside an MPI call (the emulator without its thread); or whichever
+// process's counter update met the condition, inside that update (shm).
+// Callers choose plans by this, never by a backend's name.
+enum class Firing : std::uint8_t { kNic, kAgentThread, kHostCalls, kUpdater };
+
 struct TriggeredOp {
   OpKind kind = OpKind::kHost;
   AtomicOp aop = AtomicOp::kSum;
@@ -150,6 +158,10 @@ struct Capabilities {
   // converge on one buffer stay on the host there; chains that land one
   // atomic per buffer and epoch are safe.
   bool converging_atomics_lose_updates = false;
+  // Triggered ops run on a provider thread that naps when idle (sockets'
+  // progress thread, FI_SOCKETS_PE_WAITTIME: ~10 ms), so a short epoch of
+  // them is slower than host messages.
+  bool trigger_thread_naps = false;
 
   void AllowAtomic(AtomicOp op, AtomicType t) {
     atomic_mask[static_cast<int>(op)] |= std::uint64_t{1} << static_cast<int>(t);
@@ -252,6 +264,12 @@ class OffloadBackend {
   // starts and waits on the host instead of compiling them into counter
   // chains (src/queue/queue.h, "Host sequencing").
   virtual bool HostDriven() const { return false; }
+  // Who fires ops (Firing above); backends whose ops are fired by the
+  // updating process override it.
+  virtual Firing Fires() const {
+    if (Caps().native_triggers) return Firing::kNic;
+    return HostDriven() ? Firing::kHostCalls : Firing::kAgentThread;
+  }
   // A started epoch is done when counter `id` reaches `value`, and its
   // remaining hops (a peer's ready token, its put) arrive from other
   // processes. A software agent that naps while idle polls promptly until

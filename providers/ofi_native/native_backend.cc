@@ -55,6 +55,7 @@ Status NativeBackend::Init() {
                                     : (sockets_core ? INT32_MAX : (std::uint64_t{1} << 48) - 1);
   NICQ_RETURN_IF_ERROR(BudgetDeferredWork());
   caps_.native_triggers = true;
+  caps_.trigger_thread_naps = sockets;
   caps_.counter_op_cycles_deadlock = sockets_core;
   caps_.max_remote_add = kMaxDoorbellWrites;
   arm_data_ops_ = sockets;

@@ -35,6 +35,7 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   ~ShmTriggerBackend() override;
 
   const char* Name() const override { return "shm"; }
+  offload::Firing Fires() const override { return offload::Firing::kUpdater; }
   const offload::Capabilities& Caps() const override { return caps_; }
 
   Status LocalAddress(std::vector<std::uint8_t>& out) override;

@@ -185,18 +185,13 @@ Status OffloadedPlan::Create(const Args& a, std::unique_ptr<OffloadedPlan>* out)
   // world's ranks), but only where a native backend is expected: an
   // emulated context (and its progress thread) would not be used for this
   // plan anyway.
-  if (!rt::Backend() && !forced) {
-    const std::string mode = config::GetString("NICQ_OFFLOAD");
-    const std::string prov = rt::ProviderName();
-    if (!(mode == "native" || (mode == "auto" && (prov == "sockets" || prov == "cxi"))))
-      return Status::Ok();
-  }
+  if (!rt::Backend() && !forced && !rt::NicBackendExpected()) return Status::Ok();
   // No context (none opens here, or NICQ_OFFLOAD=none) is no reason to
   // fail: the host engine runs it. Every rank has the same context (it is
   // agreed in MPI_Init), and the exchange below makes it one verdict anyway.
   offload::OffloadBackend* be = rt::EnsureOffloadContext().ok() ? rt::Backend() : nullptr;
   const std::size_t bytes = std::size_t(a.rcount) * offload::AtomicTypeSize(type);
-  bool ok = be != nullptr && (forced || std::strcmp(rt::BackendName(), "native") == 0) &&
+  bool ok = be != nullptr && (forced || rt::NicFiresOps()) &&
             offload::PickAllreduce(be->Caps(), a.comm->size, bytes, type, op) == "nic_tree";
   if (forced && be) ok = be->Caps().remote_counters && be->Caps().SupportsAtomic(op, type);
   // A parent with two children or more takes converging atomics.

@@ -303,7 +303,7 @@ Status CreateOffloadedDense(const Args& a, std::unique_ptr<OffloadedPlan>* out) 
   // in MPI_Init; the info key must agree across ranks as for any other
   // collective algorithm choice).
   if (be == nullptr) return Status::Ok();
-  if (a.algo != "offload" && std::strcmp(rt::BackendName(), "native") != 0) return Status::Ok();
+  if (a.algo != "offload" && !rt::NicFiresOps()) return Status::Ok();
   Layout l;
   const std::string why = LocalReason(a, be, &l);
   // 1. One exchange: every rank's verdict and receive layout (where the

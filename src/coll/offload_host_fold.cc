@@ -217,7 +217,7 @@ Status CreateHostFoldPlan(const Args& a, std::unique_ptr<OffloadedPlan>* out) {
   // same backend, op and type, so every rank returns here alike).
   offload::OffloadBackend* be = rt::Backend();
   if (be == nullptr) return Status::Ok();
-  if (a.algo != "offload" && std::strcmp(rt::BackendName(), "native") != 0) return Status::Ok();
+  if (a.algo != "offload" && !rt::NicFiresOps()) return Status::Ok();
   const std::string why = HostReason(a, be->Caps());
   if (why.empty()) return Status::Ok();  // the atomic plan's case, refused for its own reasons
   const std::size_t bytes =

@@ -84,8 +84,7 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
   // More ranks than cores: every hop of the plan waits until the agent
   // thread of the rank it reaches gets a core (4 ranks on 2 cores: ~6 ms
   // per exchange, against ~6 us for the host schedule's eager exchange).
-  if (std::strcmp(rt::BackendName(), "emulated") == 0 && rt::Oversubscribed() &&
-      a.algo != "offload")
+  if (rt::AgentFiresOps() && rt::Oversubscribed() && a.algo != "offload")
     return "the emulated backend's agent threads share oversubscribed cores (more ranks than "
            "cores on this node)";
   const std::size_t max_msg = be->Caps().max_msg_bytes;

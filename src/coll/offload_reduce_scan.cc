@@ -313,7 +313,7 @@ Status CreateOffloadedReduction(const Args& a, std::unique_ptr<OffloadedPlan>* o
   // force, keeps the host schedule with no init step (every rank has the
   // same backend, and the info key agrees across ranks).
   if (be == nullptr) return Status::Ok();
-  if (a.algo != "offload" && std::strcmp(rt::BackendName(), "native") != 0) return Status::Ok();
+  if (a.algo != "offload" && !rt::NicFiresOps()) return Status::Ok();
   Reduction r;
   r.a = &a;
   r.input = static_cast<const char*>(a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf);

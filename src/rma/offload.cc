@@ -193,12 +193,12 @@ bool Wanted(const Window* w, std::string* why) {
   // agent and the sockets provider's thread (naps of ~10 ms) make a small
   // epoch slower than its active messages (docs/performance.md, Run 20).
   if (mode != "on" && mode != "1") {
-    if (std::strcmp(rt::BackendName(), "native") != 0) {
+    if (!rt::NicFiresOps()) {
       *why = std::string("NICQ_RMA_OFFLOAD=auto keeps the ") + rt::BackendName() +
              " backend's windows on active messages";
       return false;
     }
-    if (rt::ProviderName() == std::string("sockets")) {
+    if (be->Caps().trigger_thread_naps) {
       *why =
           "NICQ_RMA_OFFLOAD=auto keeps windows on sockets (triggered ops on a provider thread) "
           "on active messages";

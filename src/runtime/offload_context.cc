@@ -217,5 +217,17 @@ offload::OffloadBackend* Backend() {
 const char* BackendName() {
   return Ctx().name.c_str();
 }
+bool NicFiresOps() {
+  const offload::OffloadBackend* be = Backend();
+  return be != nullptr && be->Fires() == offload::Firing::kNic;
+}
+bool AgentFiresOps() {
+  const offload::OffloadBackend* be = Backend();
+  return be != nullptr && be->Fires() == offload::Firing::kAgentThread;
+}
+bool NicBackendExpected() {
+  const std::string mode = config::GetString("NICQ_OFFLOAD");
+  return mode == "native" || (mode == "auto" && ProviderOffersTriggers(ProviderName()));
+}
 
 }  // namespace nicq::rt

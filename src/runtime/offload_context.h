@@ -40,7 +40,17 @@ Status EnsureOffloadContext();
 bool OffloadContextDecided();
 // The backend; nullptr before init / after finalize.
 offload::OffloadBackend* Backend();
-// "native", "emulated" or "sim" (empty before init).
+// "native", "emulated", "shm" or "sim" (empty before init): for logs and
+// dumps; callers choose by what the backend does (below), never by name.
 const char* BackendName();
+// The backend's ops are fired by a NIC, with no host thread or call
+// (offload::Firing::kNic); false without a backend.
+bool NicFiresOps();
+// The backend's ops are fired by its agent thread (kAgentThread).
+bool AgentFiresOps();
+// Before the context exists (unit tests without MPI_Init): whether
+// NICQ_OFFLOAD would open a NIC backend over this process's provider
+// (forced native, or auto over a provider that offers FI_TRIGGER).
+bool NicBackendExpected();
 
 }  // namespace nicq::rt

@@ -71,6 +71,11 @@ void RegisterOffloadBackends() {
   offload::RegisterShmBackend();
 }
 
+bool ProviderOffersTriggers(const std::string& provider) {
+  const Offered o = OfferedBy(provider);
+  return o.found && (o.caps & FI_TRIGGER) != 0;
+}
+
 std::vector<std::string> BackendChain(const std::string& want) {
   if (want == "none") return {};
   if (want == "sim") return {"sim"};

@@ -37,6 +37,10 @@ struct Refusal {
 // linking the layer archives get no static registration). Idempotent.
 void RegisterOffloadBackends();
 
+// Whether libfabric's provider of that name offers FI_TRIGGER (a native
+// backend can open over it).
+bool ProviderOffersTriggers(const std::string& provider);
+
 // The backends to try, in order, for NICQ_OFFLOAD=`want` ("" is auto):
 // the requested one first, then the others over the same provider, so a
 // forced native that cannot open still leaves a correct run. "sim" has no
