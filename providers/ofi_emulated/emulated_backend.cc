@@ -23,7 +23,11 @@ using offload::TriggeredOp;
 const std::uint64_t EmulatedBackend::kDoorbellSource = 0;
 
 EmulatedBackend::EmulatedBackend(const EmulatedConfig& config)
-    : config_(config), queue_(config.num_counters, config.num_ops) {}
+    : config_(config), queue_(config.num_counters, config.num_ops) {
+  if (config_.min_nap_us < 1) config_.min_nap_us = 1;
+  if (config_.max_nap_us < config_.min_nap_us) config_.max_nap_us = config_.min_nap_us;
+  nap_us_.store(config_.min_nap_us, std::memory_order_relaxed);
+}
 
 Status EmulatedBackend::Create(const EmulatedConfig& config,
                                std::unique_ptr<EmulatedBackend>* out) {
@@ -68,7 +72,10 @@ void EmulatedBackend::EnsureThread() {
   std::call_once(thread_once_, [this] {
     Status st = thread_.Start([this] { return PollNow(); }, [this](int ms) { BlockInCq(ms); },
                               [this] {
-                                if (ep_->cq_waitable()) fi_cq_signal(ep_->cq());
+                                if (ep_->cq_waitable())
+                                  fi_cq_signal(ep_->cq());
+                                else if (own_bell_ != nullptr)
+                                  offload::RingBell(own_bell_);
                               },
                               config_.spin_us);
     if (!st.ok())
@@ -104,6 +111,14 @@ Status EmulatedBackend::SetPeers(std::span<const std::vector<std::uint8_t>> addr
     doorbell_keys_[i] = peers[i].doorbell_key;
   }
   return Status::Ok();
+}
+
+void EmulatedBackend::SetAgentBells(offload::AgentBell* own,
+                                    std::span<offload::AgentBell* const> peers) {
+  if (ep_->cq_waitable() || own == nullptr) return;
+  own_bell_ = own;
+  peer_bells_.assign(peers.begin(), peers.end());
+  queue_.SetBell(own);
 }
 
 Status EmulatedBackend::AllocCounters(std::size_t n, CounterId* out) {
