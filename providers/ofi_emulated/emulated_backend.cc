@@ -42,6 +42,9 @@ Status EmulatedBackend::Init() {
   o.provider = config_.provider;
   o.remote_cq_data = true;
   o.cq_wait_object = true;
+  if (!CountersFitCqData(config_.num_counters))
+    return Error(Code::kArg, "emulated backend: " + std::to_string(config_.num_counters) +
+                                 " counters exceed the 2^20 that remote CQ data names");
   NICQ_RETURN_IF_ERROR(OfiEndpoint::Open(o, &ep_));
   caps_.native_triggers = false;
   caps_.withdraws_unfired_ops = true;  // the trigger queue cancels them (trigger_queue.cc)
@@ -119,6 +122,8 @@ void EmulatedBackend::SetAgentBells(offload::AgentBell* own,
   own_bell_ = own;
   peer_bells_.assign(peers.begin(), peers.end());
   queue_.SetBell(own);
+  for (std::size_t i = 0; i < peers.size(); ++i)
+    if (peers[i] == own) ring_back_ = RingBackData(offload::PeerId(i));
 }
 
 Status EmulatedBackend::AllocCounters(std::size_t n, CounterId* out) {
@@ -293,6 +298,7 @@ Status EmulatedBackend::IssueNow(std::span<const TriggeredOp> ops) {
       if (r < 0) Fail(nodes[i], r);
     }
     FlushCompletedAtIssue();
+    WakeAgentForCompletions();
   }
   draining_.store(false, std::memory_order_seq_cst);
   // Ops another thread made ready while we held the role (Drain's handshake).

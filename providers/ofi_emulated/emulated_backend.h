@@ -160,6 +160,14 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // BlockInCq on shm: a nap on the queue's change futex, or on the doorbell.
   void NapOnChange(int timeout_us);
   void NapOnBell(int timeout_us);
+  // After another thread than the progress thread issued ops: their
+  // completions land in the CQ, which the thread, asleep on the bell,
+  // reads only once woken.
+  void WakeAgentForCompletions() {
+    if (own_bell_ != nullptr && own_bell_->sleepers.load(std::memory_order_seq_cst) > 0 &&
+        !thread_.on_thread())
+      offload::RingBell(own_bell_);
+  }
   // After the provider call `r` of an op that hands work to `peer`: ring
   // when it went out, and when the provider said EAGAIN too, since on shm
   // that waits for the peer's progress (its command queue is full, or it
@@ -193,6 +201,11 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // (agent_bell.h); nullptr: none (naps end on their timeout or on local work).
   offload::AgentBell* own_bell_ = nullptr;
   std::vector<offload::AgentBell*> peer_bells_;
+  // The low CQ-data bits of our puts that ask the target to ring us back
+  // (emulated_issue.cc); 0 without a bell.
+  std::uint64_t ring_back_ = 0;
+  static std::uint64_t RingBackData(offload::PeerId self);
+  static bool CountersFitCqData(std::size_t num_counters);
   std::atomic<std::uint64_t> bell_wakes_{0}, nap_timeouts_{0};
   // Epochs started and not seen done (ExpectCounter): while one is, naps
   // stay at their shortest, since the peers' tokens and puts that finish it

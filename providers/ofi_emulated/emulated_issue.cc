@@ -20,9 +20,16 @@ using offload::TriggeredOp;
 
 namespace {
 
-// Remote CQ data: the counter to bump and by how much.
-std::uint64_t EncodeCqData(CounterId counter, std::uint64_t value) {
-  return (value << 32) | counter;
+// Remote CQ data: the counter to bump and by how much (the high 32 bits),
+// and, for a put whose sender awaits the target's delivery response, who
+// to ring once the target has read it (kCqRingBack and the sender's
+// PeerId + 1; 0: nobody).
+constexpr std::uint64_t kCqCounterBits = 20, kCqSourceBits = 11;
+constexpr std::uint64_t kCqCounterMask = (std::uint64_t(1) << kCqCounterBits) - 1;
+constexpr std::uint64_t kCqSourceMask = (std::uint64_t(1) << kCqSourceBits) - 1;
+constexpr std::uint64_t kCqRingBack = std::uint64_t(1) << 31;
+std::uint64_t EncodeCqData(CounterId counter, std::uint64_t value, std::uint64_t ring_back = 0) {
+  return (value << 32) | ring_back | counter;
 }
 
 // The counter a put/atomic must bump at its target: the op names it, or the
@@ -33,6 +40,10 @@ CounterId ArrivalCounter(const TriggeredOp& op, const MrKeyLayout* keys) {
 }
 
 constexpr int kCqBatch = 16;
+
+// The progress thread's pause before it retries an op the provider refused
+// with EAGAIN.
+constexpr int kRetryPauseUs = 50;
 
 // An idle backend reads its CQ on one Progress call in this many.
 constexpr std::uint32_t kIdleReadEvery = 8;
@@ -100,7 +111,10 @@ bool EmulatedBackend::Drain() {
     // and the op stays ready with no one issuing it (until the next poll:
     // a progress-thread nap, or the host's next MPI call). seq_cst closes it.
     draining_.store(false, std::memory_order_seq_cst);
-    if (eagain || !queue_.HasReady()) return did;
+    if (eagain || !queue_.HasReady()) {
+      if (did) WakeAgentForCompletions();
+      return did;
+    }
   }
 }
 
@@ -206,7 +220,7 @@ long EmulatedBackend::Issue(EmuNode* n) {
         msg.rma_iov = &riov;
         msg.rma_iov_count = 1;
         msg.context = &n->ctx;
-        msg.data = arrival != kNoCounter ? EncodeCqData(arrival, 1) : 0;
+        msg.data = arrival != kNoCounter ? EncodeCqData(arrival, 1, ring_back_) : 0;
         r = fi_writemsg(
             ep, &msg,
             FI_COMPLETION | FI_DELIVERY_COMPLETE | (arrival != kNoCounter ? FI_REMOTE_CQ_DATA : 0));
@@ -263,10 +277,14 @@ int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
   // The whole batch completes under one lock (TriggerQueue::CompleteBatch).
   EmuCompletion done[kCqBatch];
   int ndone = 0, finished = 0;
+  offload::PeerId ring[kCqBatch];  // senders of puts that await our response
+  int nring = 0;
   for (int i = 0; i < n; ++i) {
     const fi_cq_data_entry& e = entries[i];
     if ((e.flags & FI_REMOTE_CQ_DATA) && (e.flags & FI_REMOTE_WRITE)) {
-      done[ndone++] = {nullptr, static_cast<CounterId>(e.data & 0xffffffffu), e.data >> 32};
+      done[ndone++] = {nullptr, static_cast<CounterId>(e.data & kCqCounterMask), e.data >> 32};
+      if ((e.data & kCqRingBack) != 0 && nring < kCqBatch)
+        ring[nring++] = offload::PeerId((e.data >> kCqCounterBits) & kCqSourceMask) - 1;
       continue;
     }
     if (e.op_context == nullptr) continue;
@@ -283,6 +301,10 @@ int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
   // Only after the counters moved: Flush must not see an op gone before
   // its completion counter did.
   if (finished > 0) in_flight_.fetch_sub(finished, std::memory_order_release);
+  // The provider wrote those puts' delivery responses while this thread
+  // read them: the senders' agents may sleep on completions only they read.
+  for (int i = 0; i < nring; ++i)
+    if (i == 0 || ring[i] != ring[i - 1]) RingPeer(ring[i], 0);
   return n;
 }
 
@@ -337,7 +359,8 @@ int EmulatedBackend::ReadCq() {
 // Blocks the progress thread until the CQ has something (or timeout_ms).
 void EmulatedBackend::BlockInCq(int timeout_ms) {
   if (retry_.load(std::memory_order_relaxed) || queue_.HasReady()) {
-    timespec ts{0, config_.min_nap_us * 1000L};
+    // A poll, not a nap: the provider's EAGAIN ends on progress nobody rings for.
+    timespec ts{0, kRetryPauseUs * 1000L};
     nanosleep(&ts, nullptr);
     return;
   }
@@ -391,6 +414,15 @@ void EmulatedBackend::NapOnBell(int timeout_us) {
   offload::DisarmBell(own_bell_);
 }
 
+std::uint64_t EmulatedBackend::RingBackData(offload::PeerId self) {
+  if (self < 0 || std::uint64_t(self) + 1 > kCqSourceMask) return 0;
+  return kCqRingBack | ((std::uint64_t(self) + 1) << kCqCounterBits);
+}
+
+bool EmulatedBackend::CountersFitCqData(std::size_t num_counters) {
+  return num_counters <= kCqCounterMask + 1;
+}
+
 Status CreateEmulatedBackend(const offload::BackendOptions& options,
                              std::unique_ptr<offload::OffloadBackend>* out) {
   EmulatedConfig c;
@@ -401,6 +433,8 @@ Status CreateEmulatedBackend(const offload::BackendOptions& options,
   c.num_ops = options.slot_budget != 0 ? options.slot_budget
                                        : static_cast<std::size_t>(config::GetInt("NICQ_EMU_OPS"));
   c.spin_us = static_cast<int>(config::GetInt("NICQ_PROGRESS_SPIN_US"));
+  c.min_nap_us = static_cast<int>(config::GetInt("NICQ_EMU_MIN_NAP_US"));
+  c.max_nap_us = static_cast<int>(config::GetInt("NICQ_EMU_MAX_NAP_US"));
   c.local_ranks = options.local_ranks;
   std::unique_ptr<EmulatedBackend> b;
   NICQ_RETURN_IF_ERROR(EmulatedBackend::Create(c, &b));
