@@ -359,7 +359,8 @@ int EmulatedBackend::ReadCq() {
 // Blocks the progress thread until the CQ has something (or timeout_ms).
 void EmulatedBackend::BlockInCq(int timeout_ms) {
   if (retry_.load(std::memory_order_relaxed) || queue_.HasReady()) {
-    // A poll, not a nap: the provider's EAGAIN ends on progress nobody rings for.
+    // A timed retry, not a nap on the bell: the peer's progress that ends
+    // an EAGAIN does not ring us.
     timespec ts{0, kRetryPauseUs * 1000L};
     nanosleep(&ts, nullptr);
     return;
