@@ -42,6 +42,8 @@ std::string ExecutorName(const OffloadBackend* backend) {
   const std::string name = backend->Name();
   if (backend->Caps().native_triggers) return name + " (triggered ops on the NIC)";
   if (backend->HostDriven()) return name + " (software counters, fired inside host calls)";
+  if (name == "shm")
+    return name + " (shared-memory counters, run by the process that completes them)";
   return name + " (software counters, fired by the emulator)";
 }
 
@@ -49,7 +51,8 @@ std::string ExecutorName(const OffloadBackend* backend) {
 // the plan still progresses with every host thread asleep.
 std::string HostStepRunner(const OffloadBackend* backend) {
   if (backend == nullptr) return "not bound";
-  if (backend->Caps().native_triggers || backend->HostDriven())
+  if (backend->Caps().native_triggers || backend->HostDriven() ||
+      std::string(backend->Name()) == "shm")
     return "the host's progress (MPI calls)";
   return "the emulator's agent";
 }

@@ -1,5 +1,5 @@
 // OffloadBackend: the narrow, batched interface every offload backend
-// implements (ofi_native, ofi_emulated, sim; later shm_native).
+// implements (ofi_native, ofi_emulated, sim, shm_native).
 //
 // Contract (full text in docs/triggered-semantics.md):
 //  * Counters are 64-bit, only grow (except an explicit kCounterSet), and

@@ -31,6 +31,14 @@ struct AllreduceArgs {
   int radix = 4;               // nic_tree fan-in
   // Rank -> PeerId (world rank); nullptr: identity.
   const PeerId* peers = nullptr;
+  // nic_tree: MPI_Reduce. The result stays at rank 0 (callers number the
+  // ranks from the root), no result goes down, and the other ranks combine
+  // in scratch the plan owns (their recvbuf is not significant).
+  bool reduce = false;
+  // nic_tree: the contribution reaches the fold buffer by a put to this
+  // rank's own exposed buffer (a NIC step) instead of a host copy; a
+  // sendbuf equal to the fold buffer (in place) then moves nothing.
+  bool copy_by_put = false;
 };
 
 Status BuildAllreduceRecursiveDoubling(const AllreduceArgs& args, Schedule* out);

@@ -31,6 +31,10 @@ struct BackendOptions {
   std::size_t slot_budget = 0;  // trigger slots this process may use (0: backend default)
   int local_ranks = 1;          // ranks on our CPUs (a progress thread wants a core per rank)
   int node_ranks = 1;           // ranks on this node (they share the NIC's trigger resources)
+  int nodes = 1;                // nodes the job spans (virtual nodes, NICQ_NODE_RANKS, count)
+  // Whether this node's ranks may read each other's memory with
+  // process_vm_readv (the runtime probed it): 1 yes, 0 refused, -1 unknown.
+  int cross_memory = -1;
 };
 
 // Builds a backend; returns kUnsupportedOperation when the backend cannot

@@ -1,7 +1,7 @@
 // The C entry points of every collective in its three forms (generated
 // shape: each is a Fill* check from coll_fill.cc and a dispatch to the
 // blocking, nonblocking or persistent engine path).
-#include "coll/c_fill.h"
+#include "api/coll_c_fill.h"
 
 using namespace nicq::coll::capi;
 

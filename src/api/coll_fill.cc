@@ -4,7 +4,7 @@
 // MPI declares "significant only at root" are not checked elsewhere.
 #include <string>
 
-#include "coll/c_fill.h"
+#include "api/coll_c_fill.h"
 
 namespace nicq::coll::capi {
 

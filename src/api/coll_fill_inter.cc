@@ -5,7 +5,7 @@
 // processes: none), and MPI_IN_PLACE is never allowed (coll_run.cc).
 #include <string>
 
-#include "coll/c_fill.h"
+#include "api/coll_c_fill.h"
 
 namespace nicq::coll::capi {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "coll/c_fill.h"
+#include "api/coll_c_fill.h"
 
 namespace nicq::coll::capi {
 

@@ -7,8 +7,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "api/coll_c_fill.h"
 #include "api/topo_internal.h"
-#include "coll/c_fill.h"
 
 namespace nicq::coll::capi {
 

@@ -1,7 +1,7 @@
 // Argument checks and form dispatch for the collective entry points.
 #include <string>
 
-#include "coll/c_api.h"
+#include "api/coll_c_api.h"
 #include "dtype/reduce.h"
 
 namespace nicq::coll::capi {

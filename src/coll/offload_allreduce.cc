@@ -14,6 +14,7 @@
 #include "dtype/datatype.h"
 #include "dtype/reduce.h"
 #include "mpi.h"
+#include "offload/algorithms/allreduce.h"
 #include "offload/algorithms/select.h"
 #include "queue/offload_context.h"
 #include "runtime/runtime.h"
@@ -118,73 +119,19 @@ bool NicAtomicOp(int handle, AtomicOp* o) {
 // nic_tree (offload/algorithms/allreduce_nic_tree.cc) with the initial
 // copy (not in place) as a put to this rank's own exposed buffer.
 Status BuildNicTree(const NicTreeArgs& a, offload::Schedule* s) {
-  const int rank = a.rank, size = a.size, radix = a.radix;
-  const AtomicType type = a.type;
-  const AtomicOp op = a.op;
-  const std::size_t bytes = a.bytes;
-  auto peer = [&](int r) { return static_cast<offload::PeerId>(a.world_ranks[r]); };
-  const bool has_parent = rank > 0;
-  const int parent = has_parent ? (rank - 1) / radix : -1;
-  std::vector<int> children;
-  for (int c = rank * radix + 1; c <= rank * radix + radix && c < size; ++c) children.push_back(c);
-  // The contribution moves by a put to this rank's own exposed buffer, a
-  // plan step like the others: nothing of an epoch runs on the host, so a
-  // chain of enqueued epochs completes with every host thread asleep.
-  // Reduce: ranks other than the root fold into scratch, and their
-  // contribution is always copied there.
-  void* const fold = a.reduce && has_parent ? s->AllocScratch(bytes) : a.recvbuf;
-  const bool copy = a.sendbuf != kInPlace && a.sendbuf != fold;
-  // Counter/buffer indices must agree across ranks: up, down first.
-  const auto up = s->AddCounter("up", children.size() + (has_parent ? 1 : 0));
-  const auto down = s->AddCounter("down", has_parent && !a.reduce ? 1 : 0);
-  const auto self = s->AddCounter("self", copy ? 1 : 0);
-  const auto acc = s->ExposeBuffer("acc", fold, bytes, up);
-  const auto res = a.reduce ? acc : s->ExposeBuffer("res", a.recvbuf, bytes, down);
-  const auto mine = s->ExposeBuffer("mine", fold, bytes, self);
-  offload::StepId ready;
-  if (copy) {
-    const offload::StepId put =
-        s->Put(a.sendbuf, bytes, offload::RemoteBuffer{peer(rank), mine, 0}, {});
-    s->SetLabel(put, a.reduce && has_parent ? "sendbuf -> own scratch (NIC put)"
-                                            : "sendbuf -> own recvbuf (NIC put)");
-    ready = s->Nop({put});
-    s->WaitOn(ready, self);
-    s->SetLabel(ready, "own contribution in place");
-  } else {
-    ready = s->Nop({});
-    s->SetLabel(ready, "start (in place)");
-  }
-  for (int c : children) {
-    const auto t = s->RemoteCounterAdd(offload::RemoteCounter{peer(c), up}, 1, {ready});
-    s->SetLabel(t, "ready token to " + std::to_string(c));
-  }
-  if (has_parent) {
-    const auto at =
-        s->Atomic(op, type, fold, bytes, offload::RemoteBuffer{peer(parent), acc, 0}, {ready});
-    s->WaitOn(at, up);
-    s->SetLabel(at, "combine into parent " + std::to_string(parent));
-  }
-  if (a.reduce) {
-    if (!has_parent) {  // the root: done once every child's contribution is in
-      const auto done = s->Nop({ready});
-      s->WaitOn(done, up);
-      s->SetLabel(done, "children's contributions arrived");
-    }
-    return Status::Ok();
-  }
-  for (int c : children) {
-    const auto p =
-        s->Put(a.recvbuf, bytes, offload::RemoteBuffer{peer(c), res, 0},
-               has_parent ? std::vector<offload::StepId>{} : std::vector<offload::StepId>{ready});
-    s->WaitOn(p, has_parent ? down : up);
-    s->SetLabel(p, "result to child " + std::to_string(c));
-  }
-  if (has_parent && children.empty()) {
-    const auto done = s->Nop({});
-    s->WaitOn(done, down);
-    s->SetLabel(done, "result arrived");
-  }
-  return Status::Ok();
+  offload::AllreduceArgs t;
+  t.rank = a.rank;
+  t.size = a.size;
+  t.peers = a.world_ranks;
+  t.recvbuf = a.recvbuf;
+  t.sendbuf = a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf;
+  t.count = a.bytes / offload::AtomicTypeSize(a.type);
+  t.type = a.type;
+  t.op = a.op;
+  t.radix = a.radix;
+  t.reduce = a.reduce;
+  t.copy_by_put = true;
+  return offload::BuildAllreduceNicTree(t, s);
 }
 
 namespace {

@@ -78,6 +78,10 @@ Status OpenAgreed(const std::string& name, Context& c, std::string* why) {
   o.world_size = rt::WorldSize();
   o.local_ranks = rt::RanksSharingMyCpus();
   o.node_ranks = rt::Boot().LocalSize();
+  for (int r = 0; r < o.world_size; ++r)
+    if (rt::NodeIdOf(r) == r && r != rt::NodeIdOf(0)) ++o.nodes;
+  // What the shm transport probed at Init; unknown when it is off.
+  o.cross_memory = rt::SameNodeShm(rt::WorldRank()) ? (rt::CrossMemoryReads() ? 1 : 0) : -1;
   Status st = OpenBackend(name, o, &c.owner);
   std::vector<std::uint8_t> frame(kVerdictFrame, 0), all;
   frame[0] = st.ok() ? 1 : 0;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "providers/ofi_common/register_ofi.h"
+#include "providers/shm_native/shm_backend.h"
 
 namespace nicq::queue {
 namespace {
@@ -67,6 +68,7 @@ std::string ExplainOpenFailure(const std::string& name, const std::string& provi
 void RegisterOffloadBackends() {
   ofi::RegisterOfiBackends();
   offload::RegisterSimBackend();
+  offload::RegisterShmBackend();
 }
 
 std::vector<std::string> BackendChain(const std::string& want) {
@@ -74,6 +76,8 @@ std::vector<std::string> BackendChain(const std::string& want) {
   if (want == "sim") return {"sim"};
   if (want.empty() || want == "auto" || want == "native") return {"native", "emulated"};
   if (want == "emulated") return {"emulated", "native"};
+  // shm needs every rank on one node; elsewhere the usual chain follows.
+  if (want == "shm") return {"shm", "native", "emulated"};
   return {want, "native", "emulated"};  // an unknown name: refused first, then the usual chain
 }
 
@@ -91,6 +95,7 @@ Status OpenBackend(const std::string& name, const offload::BackendOptions& optio
                                  ? "NICQ_NATIVE_SLOTS, or the provider's deferred-work queue "
                                    "depth shared by the node's ranks"
                              : name == "emulated" ? "NICQ_EMU_OPS"
+                             : name == "shm"      ? "NICQ_SHM_TRIGGER_OPS"
                                                   : "the backend's slot limit";
     return Error(Code::kUnsupportedOperation,
                  "trigger slots: " + std::to_string(slots) + " for this process (" + knob +

@@ -3,7 +3,7 @@
 // recorded in the Call.
 #pragma once
 
-#include "coll/c_api.h"
+#include "api/coll_c_api.h"
 
 namespace nicq::coll::capi {
 
