@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "providers/common/agent_bell.h"
 
 namespace nicq::offload {
 
@@ -278,6 +279,15 @@ class OffloadBackend {
   virtual void ExpectCounter(CounterId id, std::uint64_t value) {
     (void)id;
     (void)value;
+  }
+  // Wire-up, after SetPeers: this process's doorbell and, by PeerId, those
+  // of the peers on its node (nullptr: not on it, or no shared memory). A
+  // software agent sleeps on its own and rings a peer's after handing that
+  // peer work (agent_bell.h); a NIC needs neither. The bells outlive the
+  // backend; the tables are copied.
+  virtual void SetAgentBells(AgentBell* own, std::span<AgentBell* const> peers) {
+    (void)own;
+    (void)peers;
   }
   // Trigger slots currently in use (for budgeting and nicq_info).
   virtual std::size_t SlotsInUse() const = 0;

@@ -27,6 +27,8 @@ class ProgressThread {
   Status Start(Step step, Block block, Wake wake, int spin_us);
   void Stop();
   bool running() const { return thread_.joinable(); }
+  // The calling thread is this progress thread.
+  bool on_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
   // The PU it was bound to (-1: not bound).
   int bound_pu() const { return bound_pu_.load(); }
   // In its loop polling (not blocked in Block): it will see new work within

@@ -23,7 +23,11 @@ using offload::TriggeredOp;
 const std::uint64_t EmulatedBackend::kDoorbellSource = 0;
 
 EmulatedBackend::EmulatedBackend(const EmulatedConfig& config)
-    : config_(config), queue_(config.num_counters, config.num_ops) {}
+    : config_(config), queue_(config.num_counters, config.num_ops) {
+  if (config_.min_nap_us < 1) config_.min_nap_us = 1;
+  if (config_.max_nap_us < config_.min_nap_us) config_.max_nap_us = config_.min_nap_us;
+  nap_us_.store(config_.min_nap_us, std::memory_order_relaxed);
+}
 
 Status EmulatedBackend::Create(const EmulatedConfig& config,
                                std::unique_ptr<EmulatedBackend>* out) {
@@ -38,6 +42,9 @@ Status EmulatedBackend::Init() {
   o.provider = config_.provider;
   o.remote_cq_data = true;
   o.cq_wait_object = true;
+  if (!CountersFitCqData(config_.num_counters))
+    return Error(Code::kArg, "emulated backend: " + std::to_string(config_.num_counters) +
+                                 " counters exceed the 2^20 that remote CQ data names");
   NICQ_RETURN_IF_ERROR(OfiEndpoint::Open(o, &ep_));
   caps_.native_triggers = false;
   caps_.withdraws_unfired_ops = true;  // the trigger queue cancels them (trigger_queue.cc)
@@ -68,7 +75,10 @@ void EmulatedBackend::EnsureThread() {
   std::call_once(thread_once_, [this] {
     Status st = thread_.Start([this] { return PollNow(); }, [this](int ms) { BlockInCq(ms); },
                               [this] {
-                                if (ep_->cq_waitable()) fi_cq_signal(ep_->cq());
+                                if (ep_->cq_waitable())
+                                  fi_cq_signal(ep_->cq());
+                                else if (own_bell_ != nullptr)
+                                  offload::RingBell(own_bell_);
                               },
                               config_.spin_us);
     if (!st.ok())
@@ -104,6 +114,16 @@ Status EmulatedBackend::SetPeers(std::span<const std::vector<std::uint8_t>> addr
     doorbell_keys_[i] = peers[i].doorbell_key;
   }
   return Status::Ok();
+}
+
+void EmulatedBackend::SetAgentBells(offload::AgentBell* own,
+                                    std::span<offload::AgentBell* const> peers) {
+  if (ep_->cq_waitable() || own == nullptr) return;
+  own_bell_ = own;
+  peer_bells_.assign(peers.begin(), peers.end());
+  queue_.SetBell(own);
+  for (std::size_t i = 0; i < peers.size(); ++i)
+    if (peers[i] == own) ring_back_ = RingBackData(offload::PeerId(i));
 }
 
 Status EmulatedBackend::AllocCounters(std::size_t n, CounterId* out) {
@@ -278,6 +298,7 @@ Status EmulatedBackend::IssueNow(std::span<const TriggeredOp> ops) {
       if (r < 0) Fail(nodes[i], r);
     }
     FlushCompletedAtIssue();
+    WakeAgentForCompletions();
   }
   draining_.store(false, std::memory_order_seq_cst);
   // Ops another thread made ready while we held the role (Drain's handshake).

@@ -47,6 +47,11 @@ struct EmulatedConfig {
   int progress_thread = -1;  // 1 on, 0 off, -1 NICQ_PROGRESS_THREAD
   int local_ranks = 1;       // ranks on this node (NICQ_PROGRESS_THREAD auto)
   int spin_us = 20;
+  // The progress thread's naps on a CQ without wait object (shm): the
+  // shortest, while work comes or an epoch is awaited, and the longest, that
+  // an idle thread doubles up to. A doorbell (SetAgentBells) ends them early.
+  int min_nap_us = 50;
+  int max_nap_us = 1000;
 };
 
 class EmulatedBackend final : public offload::OffloadBackend {
@@ -75,6 +80,9 @@ class EmulatedBackend final : public offload::OffloadBackend {
   bool Progress() override;
   bool HostDriven() const override { return !want_thread_; }
   void ExpectCounter(offload::CounterId id, std::uint64_t value) override;
+  // Before the backend's first use (the progress thread reads the tables
+  // unlocked). Ignored where the CQ has a wait object: peers' writes signal it.
+  void SetAgentBells(offload::AgentBell* own, std::span<offload::AgentBell* const> peers) override;
   std::size_t SlotsInUse() const override { return queue_.nodes_in_use(); }
   std::uint64_t WorkRequests() const override {
     return work_requests_.load(std::memory_order_relaxed);
@@ -98,6 +106,15 @@ class EmulatedBackend final : public offload::OffloadBackend {
   int progress_thread_pu() const { return thread_.bound_pu(); }
   // Tests: the progress thread's next nap on a CQ without wait object (us).
   int nap_us_for_test() const { return nap_us_.load(std::memory_order_relaxed); }
+  // Tests: naps on the doorbell that a ring ended, and that ran to their
+  // timeout; whether a thread is asleep on it now.
+  std::uint64_t bell_wakes_for_test() const { return bell_wakes_.load(std::memory_order_relaxed); }
+  std::uint64_t nap_timeouts_for_test() const {
+    return nap_timeouts_.load(std::memory_order_relaxed);
+  }
+  bool asleep_on_bell_for_test() const {
+    return own_bell_ != nullptr && own_bell_->sleepers.load(std::memory_order_seq_cst) > 0;
+  }
 
  private:
   EmulatedBackend(const EmulatedConfig& config);
@@ -140,6 +157,26 @@ class EmulatedBackend final : public offload::OffloadBackend {
   int HandleEntries(const fi_cq_data_entry* entries, int n);
   int ReadCq();
   void BlockInCq(int timeout_ms);
+  // BlockInCq on shm: a nap on the queue's change futex, or on the doorbell.
+  void NapOnChange(int timeout_us);
+  void NapOnBell(int timeout_us);
+  // After another thread than the progress thread issued ops: their
+  // completions land in the CQ, which the thread, asleep on the bell,
+  // reads only once woken.
+  void WakeAgentForCompletions() {
+    if (own_bell_ != nullptr && own_bell_->sleepers.load(std::memory_order_seq_cst) > 0 &&
+        !thread_.on_thread())
+      offload::RingBell(own_bell_);
+  }
+  // After the provider call `r` of an op that hands work to `peer`: ring
+  // when it went out, and when the provider said EAGAIN too, since on shm
+  // that waits for the peer's progress (its command queue is full, or it
+  // has yet to answer our first message's address exchange).
+  void RingPeer(offload::PeerId peer, long r) {
+    if (r != 0 && r != -FI_EAGAIN) return;
+    if (static_cast<std::size_t>(peer) < peer_bells_.size() && peer_bells_[peer] != nullptr)
+      offload::RingBell(peer_bells_[peer]);
+  }
   bool PeerOk(offload::PeerId p) const {
     return p >= 0 && static_cast<std::size_t>(p) < doorbells_.size();
   }
@@ -158,8 +195,18 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::atomic<std::uint64_t> work_requests_{0};  // ops accepted by Post
   // Progress thread's nap on a CQ without wait object (shm): 50 us while
   // work comes, doubling to 1 ms while nothing does (an idle process then
-  // wakes 1000 times a second, not 20000).
+  // wakes 1000 times a second, not 20000); EmulatedConfig's min/max_nap_us.
   std::atomic<int> nap_us_{50};
+  // This process's doorbell and, by peer, those of the peers on this node
+  // (agent_bell.h); nullptr: none (naps end on their timeout or on local work).
+  offload::AgentBell* own_bell_ = nullptr;
+  std::vector<offload::AgentBell*> peer_bells_;
+  // The low CQ-data bits of our puts that ask the target to ring us back
+  // (emulated_issue.cc); 0 without a bell.
+  std::uint64_t ring_back_ = 0;
+  static std::uint64_t RingBackData(offload::PeerId self);
+  static bool CountersFitCqData(std::size_t num_counters);
+  std::atomic<std::uint64_t> bell_wakes_{0}, nap_timeouts_{0};
   // Epochs started and not seen done (ExpectCounter): while one is, naps
   // stay at their shortest, since the peers' tokens and puts that finish it
   // land in the CQ, which only a poll reads (no wait object on shm). One

@@ -20,9 +20,16 @@ using offload::TriggeredOp;
 
 namespace {
 
-// Remote CQ data: the counter to bump and by how much.
-std::uint64_t EncodeCqData(CounterId counter, std::uint64_t value) {
-  return (value << 32) | counter;
+// Remote CQ data: the counter to bump and by how much (the high 32 bits),
+// and, for a put whose sender awaits the target's delivery response, who
+// to ring once the target has read it (kCqRingBack and the sender's
+// PeerId + 1; 0: nobody).
+constexpr std::uint64_t kCqCounterBits = 20, kCqSourceBits = 11;
+constexpr std::uint64_t kCqCounterMask = (std::uint64_t(1) << kCqCounterBits) - 1;
+constexpr std::uint64_t kCqSourceMask = (std::uint64_t(1) << kCqSourceBits) - 1;
+constexpr std::uint64_t kCqRingBack = std::uint64_t(1) << 31;
+std::uint64_t EncodeCqData(CounterId counter, std::uint64_t value, std::uint64_t ring_back = 0) {
+  return (value << 32) | ring_back | counter;
 }
 
 // The counter a put/atomic must bump at its target: the op names it, or the
@@ -34,11 +41,12 @@ CounterId ArrivalCounter(const TriggeredOp& op, const MrKeyLayout* keys) {
 
 constexpr int kCqBatch = 16;
 
+// The progress thread's pause before it retries an op the provider refused
+// with EAGAIN.
+constexpr int kRetryPauseUs = 50;
+
 // An idle backend reads its CQ on one Progress call in this many.
 constexpr std::uint32_t kIdleReadEvery = 8;
-
-// Naps of the progress thread on a CQ without wait object (nap_us_).
-constexpr int kMinNapUs = 50, kMaxNapUs = 1000;
 
 }  // namespace
 
@@ -62,7 +70,7 @@ bool EmulatedBackend::Progress() {
 bool EmulatedBackend::PollNow() {
   bool did = ReadCq() > 0;
   did |= Drain();
-  if (did) nap_us_.store(kMinNapUs, std::memory_order_relaxed);
+  if (did) nap_us_.store(config_.min_nap_us, std::memory_order_relaxed);
   return did;
 }
 
@@ -103,7 +111,10 @@ bool EmulatedBackend::Drain() {
     // and the op stays ready with no one issuing it (until the next poll:
     // a progress-thread nap, or the host's next MPI call). seq_cst closes it.
     draining_.store(false, std::memory_order_seq_cst);
-    if (eagain || !queue_.HasReady()) return did;
+    if (eagain || !queue_.HasReady()) {
+      if (did) WakeAgentForCompletions();
+      return did;
+    }
   }
 }
 
@@ -118,6 +129,7 @@ long EmulatedBackend::IssueDoorbell(EmuNode* n, offload::PeerId peer, CounterId 
                      doorbell_keys_[peer], &n->ctx);
   }
   if (r != 0) in_flight_.fetch_sub(1, std::memory_order_relaxed);
+  RingPeer(peer, r);
   return r;
 }
 
@@ -137,6 +149,7 @@ long EmulatedBackend::Issue(EmuNode* n) {
                        in_place.tag);
       }
       if (r == 0) CompleteAtIssue(n);
+      RingPeer(in_place.peer, r);
       return r;
     }
   }
@@ -158,6 +171,7 @@ long EmulatedBackend::Issue(EmuNode* n) {
                        doorbells_[op.peer], doorbell_keys_[op.peer], &n->ctx);
     }
     if (r != 0) n->stage = 2;  // not posted: retried as a doorbell
+    RingPeer(op.peer, r);
     return r;
   }
   long r = 0;
@@ -183,58 +197,61 @@ long EmulatedBackend::Issue(EmuNode* n) {
   }
   NICQ_TSAN_RELEASE(n);  // the completion, read by another thread, acquires it
   in_flight_.fetch_add(1, std::memory_order_relaxed);
-  ProviderCall call(this);  // the fi_* call below (no callbacks into nicq from here on)
-  switch (op.kind) {
-    case OpKind::kSend:
-      r = fi_tsend(ep, op.local_buf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, &n->ctx);
-      break;
-    case OpKind::kRecv:
-      r = fi_trecv(ep, op.local_rbuf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, 0, &n->ctx);
-      break;
-    case OpKind::kPut: {
-      // Delivery completion: the op completes once the target accepted the
-      // data, so a bad key or a dead target becomes an error completion here
-      // instead of a silent drop at the target.
-      const CounterId arrival = ArrivalCounter(op, key_arrival());
-      iovec iov{const_cast<void*>(op.local_buf), op.bytes};
-      fi_rma_iov riov{op.remote_addr, op.bytes, op.remote_key};
-      fi_msg_rma msg{};
-      msg.msg_iov = &iov;
-      msg.iov_count = 1;
-      msg.addr = ep_->Peer(op.peer);
-      msg.rma_iov = &riov;
-      msg.rma_iov_count = 1;
-      msg.context = &n->ctx;
-      msg.data = arrival != kNoCounter ? EncodeCqData(arrival, 1) : 0;
-      r = fi_writemsg(
-          ep, &msg,
-          FI_COMPLETION | FI_DELIVERY_COMPLETE | (arrival != kNoCounter ? FI_REMOTE_CQ_DATA : 0));
-      break;
+  {
+    ProviderCall call(this);  // the fi_* call below (no callbacks into nicq from here on)
+    switch (op.kind) {
+      case OpKind::kSend:
+        r = fi_tsend(ep, op.local_buf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, &n->ctx);
+        break;
+      case OpKind::kRecv:
+        r = fi_trecv(ep, op.local_rbuf, op.bytes, nullptr, ep_->Peer(op.peer), op.tag, 0, &n->ctx);
+        break;
+      case OpKind::kPut: {
+        // Delivery completion: the op completes once the target accepted the
+        // data, so a bad key or a dead target becomes an error completion here
+        // instead of a silent drop at the target.
+        const CounterId arrival = ArrivalCounter(op, key_arrival());
+        iovec iov{const_cast<void*>(op.local_buf), op.bytes};
+        fi_rma_iov riov{op.remote_addr, op.bytes, op.remote_key};
+        fi_msg_rma msg{};
+        msg.msg_iov = &iov;
+        msg.iov_count = 1;
+        msg.addr = ep_->Peer(op.peer);
+        msg.rma_iov = &riov;
+        msg.rma_iov_count = 1;
+        msg.context = &n->ctx;
+        msg.data = arrival != kNoCounter ? EncodeCqData(arrival, 1, ring_back_) : 0;
+        r = fi_writemsg(
+            ep, &msg,
+            FI_COMPLETION | FI_DELIVERY_COMPLETE | (arrival != kNoCounter ? FI_REMOTE_CQ_DATA : 0));
+        break;
+      }
+      case OpKind::kAtomic: {
+        // With an arrival counter the doorbell may only ring once the atomic
+        // has been applied at the target: ask for delivery completion.
+        const bool bump = ArrivalCounter(op, key_arrival()) != kNoCounter;
+        fi_ioc ioc{const_cast<void*>(op.local_buf), op.bytes / offload::AtomicTypeSize(op.atype)};
+        fi_rma_ioc rioc{op.remote_addr, ioc.count, op.remote_key};
+        fi_msg_atomic msg{};
+        msg.msg_iov = &ioc;
+        msg.iov_count = 1;
+        msg.addr = ep_->Peer(op.peer);
+        msg.rma_iov = &rioc;
+        msg.rma_iov_count = 1;
+        msg.datatype = ToFiType(op.atype);
+        msg.op = ToFiOp(op.aop);
+        msg.context = &n->ctx;
+        n->stage = bump ? 1 : 0;
+        NICQ_TSAN_RELEASE(n);  // the stage too is read by the completion's thread
+        r = fi_atomicmsg(ep, &msg, FI_COMPLETION | (bump ? FI_DELIVERY_COMPLETE : 0));
+        break;
+      }
+      default:
+        r = -FI_EINVAL;
     }
-    case OpKind::kAtomic: {
-      // With an arrival counter the doorbell may only ring once the atomic
-      // has been applied at the target: ask for delivery completion.
-      const bool bump = ArrivalCounter(op, key_arrival()) != kNoCounter;
-      fi_ioc ioc{const_cast<void*>(op.local_buf), op.bytes / offload::AtomicTypeSize(op.atype)};
-      fi_rma_ioc rioc{op.remote_addr, ioc.count, op.remote_key};
-      fi_msg_atomic msg{};
-      msg.msg_iov = &ioc;
-      msg.iov_count = 1;
-      msg.addr = ep_->Peer(op.peer);
-      msg.rma_iov = &rioc;
-      msg.rma_iov_count = 1;
-      msg.datatype = ToFiType(op.atype);
-      msg.op = ToFiOp(op.aop);
-      msg.context = &n->ctx;
-      n->stage = bump ? 1 : 0;
-      NICQ_TSAN_RELEASE(n);  // the stage too is read by the completion's thread
-      r = fi_atomicmsg(ep, &msg, FI_COMPLETION | (bump ? FI_DELIVERY_COMPLETE : 0));
-      break;
-    }
-    default:
-      r = -FI_EINVAL;
   }
   if (r != 0) in_flight_.fetch_sub(1, std::memory_order_relaxed);
+  if (op.kind != OpKind::kRecv) RingPeer(op.peer, r);  // outside the call: a wake is a syscall
   return r;
 }
 
@@ -260,10 +277,14 @@ int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
   // The whole batch completes under one lock (TriggerQueue::CompleteBatch).
   EmuCompletion done[kCqBatch];
   int ndone = 0, finished = 0;
+  offload::PeerId ring[kCqBatch];  // senders of puts that await our response
+  int nring = 0;
   for (int i = 0; i < n; ++i) {
     const fi_cq_data_entry& e = entries[i];
     if ((e.flags & FI_REMOTE_CQ_DATA) && (e.flags & FI_REMOTE_WRITE)) {
-      done[ndone++] = {nullptr, static_cast<CounterId>(e.data & 0xffffffffu), e.data >> 32};
+      done[ndone++] = {nullptr, static_cast<CounterId>(e.data & kCqCounterMask), e.data >> 32};
+      if ((e.data & kCqRingBack) != 0 && nring < kCqBatch)
+        ring[nring++] = offload::PeerId((e.data >> kCqCounterBits) & kCqSourceMask) - 1;
       continue;
     }
     if (e.op_context == nullptr) continue;
@@ -280,6 +301,10 @@ int EmulatedBackend::HandleEntries(const fi_cq_data_entry* entries, int n) {
   // Only after the counters moved: Flush must not see an op gone before
   // its completion counter did.
   if (finished > 0) in_flight_.fetch_sub(finished, std::memory_order_release);
+  // The provider wrote those puts' delivery responses while this thread
+  // read them: the senders' agents may sleep on completions only they read.
+  for (int i = 0; i < nring; ++i)
+    if (i == 0 || ring[i] != ring[i - 1]) RingPeer(ring[i], 0);
   return n;
 }
 
@@ -334,24 +359,28 @@ int EmulatedBackend::ReadCq() {
 // Blocks the progress thread until the CQ has something (or timeout_ms).
 void EmulatedBackend::BlockInCq(int timeout_ms) {
   if (retry_.load(std::memory_order_relaxed) || queue_.HasReady()) {
-    timespec ts{0, kMinNapUs * 1000};
+    // A timed retry, not a nap on the bell: the peer's progress that ends
+    // an EAGAIN does not ring us.
+    timespec ts{0, kRetryPauseUs * 1000L};
     nanosleep(&ts, nullptr);
     return;
   }
   if (!ep_->cq_waitable()) {
-    // No wait object (shm): nap on the queue's change futex, which a post or
-    // a counter change ends; naps stay at kMinNapUs while issued ops await
-    // completions, and while a started epoch awaits its peers' tokens and
-    // puts (only polling the CQ finds those: with 1 ms naps a plan's epoch
-    // took a nap per hop and did not progress while the host slept).
+    // No wait object (shm): nap. Naps stay at the shortest while issued
+    // ops await completions, and while a started epoch awaits its peers'
+    // tokens and puts: those land in the CQ, which only a poll reads (with
+    // 1 ms naps a plan's epoch took a nap per hop and did not progress while
+    // the host slept). A peer that rings our doorbell ends the nap at once;
+    // the timeout still bounds it where no peer rings (a provider's own
+    // protocol steps, peers off the node).
     const int nap = nap_us_.load(std::memory_order_relaxed);
     const bool soon = in_flight_.load(std::memory_order_relaxed) > 0 || AwaitingExpected();
-    const int cap = soon ? kMinNapUs : kMaxNapUs;
+    const int cap = soon ? config_.min_nap_us : config_.max_nap_us;
     nap_us_.store(std::min(nap * 2, cap), std::memory_order_relaxed);
-    queue_.BeginSleep();
-    const std::uint32_t e = queue_.epoch();
-    if (!queue_.HasReady()) queue_.SleepOnChange(e, std::min(nap, cap));
-    queue_.EndSleep();
+    if (own_bell_ != nullptr)
+      NapOnBell(std::min(nap, cap));
+    else
+      NapOnChange(std::min(nap, cap));
     return;
   }
   fi_cq_data_entry entries[kCqBatch];
@@ -361,6 +390,38 @@ void EmulatedBackend::BlockInCq(int timeout_ms) {
   else if (n == -FI_EAVAIL)
     ReadCq();
   if (n > 0 || n == -FI_EAVAIL) Drain();
+}
+
+// Ended by a post or a counter change (the queue's change futex).
+void EmulatedBackend::NapOnChange(int timeout_us) {
+  queue_.BeginSleep();
+  const std::uint32_t e = queue_.epoch();
+  if (!queue_.HasReady()) queue_.SleepOnChange(e, timeout_us);
+  queue_.EndSleep();
+}
+
+// Ended by a peer's ring, or by a post or counter change here (the queue
+// rings our own bell then). Armed before one last poll: a peer that
+// delivered before we armed rang while no one slept, so its work must be
+// found by that poll, and one that delivers after it rings us awake.
+void EmulatedBackend::NapOnBell(int timeout_us) {
+  const std::uint32_t seen = offload::ArmBell(own_bell_);
+  if (!queue_.HasReady() && !PollNow()) {
+    if (offload::SleepOnBell(own_bell_, seen, timeout_us))
+      bell_wakes_.fetch_add(1, std::memory_order_relaxed);
+    else
+      nap_timeouts_.fetch_add(1, std::memory_order_relaxed);
+  }
+  offload::DisarmBell(own_bell_);
+}
+
+std::uint64_t EmulatedBackend::RingBackData(offload::PeerId self) {
+  if (self < 0 || std::uint64_t(self) + 1 > kCqSourceMask) return 0;
+  return kCqRingBack | ((std::uint64_t(self) + 1) << kCqCounterBits);
+}
+
+bool EmulatedBackend::CountersFitCqData(std::size_t num_counters) {
+  return num_counters <= kCqCounterMask + 1;
 }
 
 Status CreateEmulatedBackend(const offload::BackendOptions& options,
@@ -373,6 +434,8 @@ Status CreateEmulatedBackend(const offload::BackendOptions& options,
   c.num_ops = options.slot_budget != 0 ? options.slot_budget
                                        : static_cast<std::size_t>(config::GetInt("NICQ_EMU_OPS"));
   c.spin_us = static_cast<int>(config::GetInt("NICQ_PROGRESS_SPIN_US"));
+  c.min_nap_us = static_cast<int>(config::GetInt("NICQ_EMU_MIN_NAP_US"));
+  c.max_nap_us = static_cast<int>(config::GetInt("NICQ_EMU_MAX_NAP_US"));
   c.local_ranks = options.local_ranks;
   std::unique_ptr<EmulatedBackend> b;
   NICQ_RETURN_IF_ERROR(EmulatedBackend::Create(c, &b));

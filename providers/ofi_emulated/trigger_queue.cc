@@ -69,7 +69,12 @@ void TriggerQueue::FreeCounter(CounterId id) {
 // change): the change itself is a sequentially consistent atomic made
 // before the sleepers_ load, so a waiter that registers after that load
 // re-checks and sees the change; one registered before it is seen here.
+//
+// A progress thread asleep on the bell counts itself in the bell's
+// sleepers, not in sleepers_, with the same pairing.
 void TriggerQueue::NotifyChange() {
+  if (bell_ != nullptr && bell_->sleepers.load(std::memory_order_seq_cst) > 0)
+    offload::RingBell(bell_);
   if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
   change_epoch_.fetch_add(1, std::memory_order_seq_cst);
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&change_epoch_), FUTEX_WAKE_PRIVATE,
@@ -208,7 +213,7 @@ Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
   bool changed = false;  // a local counter op ran: wake the sleepers
   Status st = PostLocked(ops, &changed);
   // New work also ends a progress thread's nap (no syscall without sleepers).
-  if (changed || (st.ok() && sleepers_.load(std::memory_order_seq_cst) > 0)) NotifyChange();
+  if (changed || (st.ok() && AnySleeper())) NotifyChange();
   return st;
 }
 

@@ -89,6 +89,10 @@ class TriggerQueue {
   void BeginSleep();
   void EndSleep();
   void SleepOnChange(std::uint32_t seen, int timeout_us);
+  // A doorbell the progress thread sleeps on instead of the epoch: counter
+  // changes and posts ring it too while it has sleepers. Set before the
+  // thread starts; nullptr: none.
+  void SetBell(offload::AgentBell* bell) { bell_ = bell; }
 
   // Enqueues every op (all or none): kAgain when the pool lacks nodes.
   Status Post(std::span<const offload::TriggeredOp> ops);
@@ -170,6 +174,11 @@ class TriggerQueue {
   std::uint64_t next_seq_ = 0;
   std::atomic<std::uint32_t> change_epoch_{0};
   std::atomic<int> sleepers_{0};
+  offload::AgentBell* bell_ = nullptr;
+  bool AnySleeper() const {
+    return sleepers_.load(std::memory_order_seq_cst) > 0 ||
+           (bell_ != nullptr && bell_->sleepers.load(std::memory_order_seq_cst) > 0);
+  }
 };
 
 }  // namespace nicq::ofi

@@ -55,7 +55,12 @@ Status ExchangeAddresses(offload::OffloadBackend* b) {
     std::memcpy(&l, f, 4);
     addrs[r].assign(f + 4, f + 4 + l);
   }
-  return b->SetPeers(addrs);
+  NICQ_RETURN_IF_ERROR(b->SetPeers(addrs));
+  // The node's doorbells: a software agent sleeps on ours, rings a peer's.
+  std::vector<offload::AgentBell*> bells(std::size_t(n), nullptr);
+  for (int r = 0; r < n; ++r) bells[std::size_t(r)] = rt::AgentBellOf(r);
+  b->SetAgentBells(rt::AgentBellOf(rt::WorldRank()), bells);
+  return Status::Ok();
 }
 
 // Every rank must end up with the same backend (their ops address each

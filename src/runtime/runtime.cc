@@ -189,6 +189,9 @@ bool CrossMemoryReads() {
 int ReadFromRank(int world, void* dst, std::uint64_t addr, std::size_t len) {
   return S().fabric.shm().ReadFrom(world, dst, addr, len);
 }
+offload::AgentBell* AgentBellOf(int world) {
+  return S().fabric.shm().agent_bell(world);
+}
 bool LocalProcessGone(int world) {
   EngineLock lock;
   return S().engine.LocalPeerGone(world);

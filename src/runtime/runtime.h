@@ -17,6 +17,10 @@ namespace nicq {
 class Bootstrap;
 }
 
+namespace nicq::offload {
+struct AgentBell;
+}
+
 namespace nicq::rt {
 
 inline constexpr int kAnySource = -2;
@@ -190,6 +194,10 @@ int NodeIdOf(int world);
 // dst. Returns 0 or an errno (ESRCH: the process is gone).
 bool CrossMemoryReads();
 int ReadFromRank(int world, void* dst, std::uint64_t addr, std::size_t len);
+// World rank `world`'s offload agent doorbell in the node's shared memory
+// (ours included), valid until Finalize closes the fabric; nullptr when the
+// shm transport is off or the rank is on another node.
+offload::AgentBell* AgentBellOf(int world);
 // Whether a rank this process can see by pid (this host, this pid namespace)
 // has exited (its process is gone or a zombie).
 bool LocalProcessGone(int world);

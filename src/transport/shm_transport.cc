@@ -212,6 +212,7 @@ Status ShmTransport::Open(Bootstrap& boot, const std::vector<PeerInfo>& peers, i
   max_frame_ = tx_[local[my_slot == 0 ? 1 : 0]].max_frame();
   all_local_ = local.size() == std::size_t(n);
   cma_ = all_cma;
+  me_ = me;
   free_offers_.clear();
   for (int i = kSplitOffers - 1; i >= 0; --i) free_offers_.push_back(std::uint8_t(i));
   active_ = true;
@@ -235,6 +236,7 @@ void ShmTransport::Close() {
   rx_.clear();
   peer_header_.clear();
   active_ = all_local_ = cma_ = false;
+  me_ = -1;
 }
 
 bool ShmTransport::Send(int dest, const iovec* iov, int n, std::size_t total, std::size_t* off) {
@@ -252,6 +254,14 @@ void ShmTransport::Wake(int dest) {
   if (h->sleeping.load(std::memory_order_relaxed) == 0) return;
   h->wake_seq.fetch_add(1, std::memory_order_release);
   Futex(&h->wake_seq, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+offload::AgentBell* ShmTransport::agent_bell(int world) const {
+  if (!active_) return nullptr;
+  if (static_cast<std::size_t>(world) < peer_header_.size() && peer_header_[world] != nullptr)
+    return &peer_header_[world]->agent_bell;
+  if (world == me_) return &static_cast<ShmInboxHeader*>(own_.base)->agent_bell;
+  return nullptr;
 }
 
 bool ShmTransport::AnyPending() const {

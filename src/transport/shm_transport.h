@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "providers/common/agent_bell.h"
 #include "transport/shm_ring.h"
 
 namespace nicq {
@@ -72,6 +73,9 @@ struct alignas(kShmCell) ShmInboxHeader {
   std::atomic<std::uint32_t> sleeping{0};
   // Written by the owner (offers) and by the senders it offers to (claims).
   alignas(kShmCell) ShmSplitOffer offers[kSplitOffers];
+  // The owner's offload agent sleeps on this one; peers' agents ring it
+  // after handing it work (providers/common/agent_bell.h).
+  alignas(kShmCell) offload::AgentBell agent_bell;
 };
 
 class ShmTransport {
@@ -96,6 +100,9 @@ class ShmTransport {
   bool all_local() const { return all_local_; }
   // Large messages may be read with process_vm_readv.
   bool cma() const { return cma_; }
+  // The offload agent's doorbell of world rank `world` (this one's own
+  // included) while the transport is open; nullptr when not on this node.
+  offload::AgentBell* agent_bell(int world) const;
   // Largest message that fits one frame (the fast path: one write, done).
   std::size_t max_frame() const { return max_frame_; }
 
@@ -152,6 +159,7 @@ class ShmTransport {
   bool all_local_ = false;
   bool cma_ = false;
   std::size_t max_frame_ = 0;
+  int me_ = -1;  // world rank
   Segment own_;
   std::string own_name_;                      // set until unlinked
   std::vector<Segment> mapped_;               // peers' inboxes

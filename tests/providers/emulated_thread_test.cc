@@ -237,6 +237,80 @@ TEST(EmulatedThreadShm, AnExpectedEpochKeepsTheNapsShortUntilItsCounterIsReached
   EXPECT_EQ(b->ReadCounter(done), 2u);
 }
 
+// Two backends of this process stand for two processes of one node, each
+// with its doorbell. B's progress thread naps on its bell with a nap far
+// longer than the test's wait: only a ring ends it. A (no progress thread:
+// its host drives it) adds to one of B's counters remotely; the add lands
+// in B's CQ, which only B's thread reads, so B's counter moves only if A's
+// ring woke that thread.
+struct BellPair {
+  static constexpr int kNapUs = 60 * 1000 * 1000;
+  offload::AgentBell bell_a, bell_b;
+  std::unique_ptr<EmulatedBackend> a, b;
+
+  void Open() {
+    a = MakeOne(0, 0);
+    b = MakeOne(1, kNapUs);
+    ASSERT_TRUE(a && b);
+    std::vector<std::uint8_t> addr_a, addr_b;
+    ASSERT_TRUE(a->LocalAddress(addr_a).ok());
+    ASSERT_TRUE(b->LocalAddress(addr_b).ok());
+    const std::vector<std::vector<std::uint8_t>> peers{addr_a, addr_b};
+    ASSERT_TRUE(a->SetPeers(peers).ok());
+    ASSERT_TRUE(b->SetPeers(peers).ok());
+    offload::AgentBell* const bells[2] = {&bell_a, &bell_b};
+    a->SetAgentBells(&bell_a, bells);
+    b->SetAgentBells(&bell_b, bells);
+  }
+  static std::unique_ptr<EmulatedBackend> MakeOne(int progress_thread, int nap_us) {
+    EmulatedConfig c;
+    c.provider = "shm";
+    c.progress_thread = progress_thread;
+    c.num_counters = 64;
+    c.num_ops = 256;
+    if (nap_us > 0) c.min_nap_us = c.max_nap_us = nap_us;
+    std::unique_ptr<EmulatedBackend> out;
+    Status s = EmulatedBackend::Create(c, &out);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return out;
+  }
+  // Polls until B's thread is asleep on its bell (or gives up after ~5 s).
+  bool BAsleep() const {
+    for (int i = 0; i < 20000 && !b->asleep_on_bell_for_test(); ++i)
+      std::this_thread::sleep_for(std::chrono::microseconds(250));
+    return b->asleep_on_bell_for_test();
+  }
+};
+
+TEST(EmulatedThreadShm, APeersRemoteCounterAddRingsTheAgentAwake) {
+  BellPair p;
+  p.Open();
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  CounterId arrival, sent;
+  ASSERT_TRUE(p.b->AllocCounters(1, &arrival).ok());  // starts B's progress thread
+  ASSERT_TRUE(p.a->AllocCounters(1, &sent).ok());
+  ASSERT_TRUE(p.b->progress_thread_running());
+  ASSERT_FALSE(p.a->progress_thread_running());
+  for (int round = 1; round <= 3; ++round) {
+    ASSERT_TRUE(p.BAsleep()) << "B's progress thread never slept on its bell";
+    const std::uint64_t wakes = p.b->bell_wakes_for_test();
+    TriggeredOp add;
+    add.kind = OpKind::kRemoteCounterAdd;
+    add.peer = 1;
+    add.target_counter = arrival;
+    add.value = 5;
+    add.completion = sent;
+    ASSERT_TRUE(p.a->Post({&add, 1}).ok());
+    Status s = p.a->WaitCounter(sent, round, 10000);
+    ASSERT_TRUE(s.ok()) << s.message();
+    s = p.b->WaitCounter(arrival, 5 * round, 10000);
+    ASSERT_TRUE(s.ok()) << "round " << round << ": " << s.message();
+    EXPECT_EQ(p.b->ReadCounter(arrival), 5u * round);
+    EXPECT_GT(p.b->bell_wakes_for_test(), wakes) << "round " << round;
+  }
+  EXPECT_EQ(p.b->nap_timeouts_for_test(), 0u) << "a 60 s nap ran out: nothing rang";
+}
+
 INSTANTIATE_TEST_SUITE_P(Providers, EmulatedThread, ::testing::Values("tcp;ofi_rxm", "shm"),
                          [](const auto& info) {
                            return std::string(info.param[0] == 's' ? "shm" : "tcp_rxm");
