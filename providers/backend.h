@@ -37,8 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "core/agent_bell.h"
 #include "core/status.h"
-#include "providers/common/agent_bell.h"
 
 namespace nicq::offload {
 

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "core/agent_bell.h"
 #include "core/status.h"
-#include "providers/common/agent_bell.h"
 #include "transport/shm_ring.h"
 
 namespace nicq {
