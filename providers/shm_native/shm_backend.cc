@@ -128,6 +128,44 @@ Status ShmTriggerBackend::SetPeers(std::span<const std::vector<std::uint8_t>> ad
   return Status::Ok();
 }
 
+bool ShmTriggerBackend::LockArea(ShmMutex& m) {
+  // A lock still held by the holder already found dead fails at once.
+  const int known = dead_pid_.load(std::memory_order_relaxed);
+  if (known != 0 && (m.word.load(std::memory_order_relaxed) & ~ShmMutex::kWaiters) ==
+                        static_cast<std::uint32_t>(known))
+    return false;
+  int dead = 0;
+  if (m.Lock(my_pid_, &dead)) return true;
+  int none = 0;
+  dead_pid_.compare_exchange_strong(none, dead, std::memory_order_relaxed);
+  return false;
+}
+
+Status ShmTriggerBackend::DeadPeerError(const char* call) const {
+  const int pid = dead_pid_.load(std::memory_order_relaxed);
+  std::string who = "pid " + std::to_string(pid);
+  for (std::uint32_t a = 0; a < areas_.size(); ++a)
+    if (areas_[a].pid == pid) who = "rank " + std::to_string(a) + " (" + who + ")";
+  return Error(Code::kProcFailed, std::string("shm ") + call + ": process " + who +
+                                      " died holding a lock of the shared trigger areas");
+}
+
+std::uint32_t ShmTriggerBackend::FindExitedPeer() const {
+  for (std::uint32_t a = 0; a < areas_.size(); ++a)
+    if (a != self_ && !ProcessAlive(areas_[a].pid)) return a;
+  return kNoSlot;
+}
+
+Status ShmTriggerBackend::PeerExitedError(const char* call, std::uint32_t area) const {
+  return Error(Code::kProcFailed, std::string("shm ") + call + ": process rank " +
+                                      std::to_string(area) + " (pid " +
+                                      std::to_string(areas_[area].pid) + ") has exited");
+}
+
+bool ShmTriggerBackend::HoldAreaLockForTest(std::uint32_t area) {
+  return area < areas_.size() && LockArea(A(area).hdr()->lock);
+}
+
 Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int timeout_ms) {
   if (!ValidCounter(self_, id) || !own_.counters()[id].allocated)
     return Error(Code::kArg, "shm WaitCounter: no counter " + std::to_string(id));
@@ -136,6 +174,7 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
   for (std::uint64_t round = 0;; ++round) {
+    if (PeerDied()) return DeadPeerError("WaitCounter");
     if (const std::uint64_t e = c.errors.load(std::memory_order_acquire))
       return Error(Code::kOther, "shm WaitCounter: counter " + std::to_string(id) + " has " +
                                      std::to_string(e) + " failed op(s)");
@@ -162,6 +201,7 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
     }
     // Announce the sleeper before the last look (adders read `sleepers`
     // after their update, both sequentially consistent).
+    bool slept_out = false;
     h->sleepers.fetch_add(1, std::memory_order_seq_cst);
     c.sleepers.fetch_add(1, std::memory_order_seq_cst);
     const std::uint32_t seen = c.change.load(std::memory_order_seq_cst);
@@ -169,11 +209,19 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
         c.errors.load(std::memory_order_seq_cst) == 0 &&
         h->host_pending.load(std::memory_order_seq_cst) == 0) {
       sleeps_.fetch_add(1, std::memory_order_relaxed);
-      if (FutexWait(&c.change, seen, wait_ns))
+      if (FutexWait(&c.change, seen, wait_ns)) {
         sleep_timeouts_.fetch_add(1, std::memory_order_relaxed);
+        slept_out = true;
+      }
     }
     c.sleepers.fetch_sub(1, std::memory_order_seq_cst);
     h->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    // A whole nap without a change: the adder may be a process that died
+    // (the runtime's liveness check only runs once this call returns).
+    if (slept_out) {
+      const std::uint32_t gone = FindExitedPeer();
+      if (gone != kNoSlot) return PeerExitedError("WaitCounter", gone);
+    }
   }
 }
 
@@ -185,7 +233,7 @@ Status ShmTriggerBackend::RegisterMemory(void* addr, std::size_t len, CounterId 
                                  std::to_string(arrival_counter) + " is not a counter");
   AreaHeader* h = Own();
   Region* regions = own_.regions();
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return DeadPeerError("RegisterMemory");
   std::uint32_t i = h->region_free;
   if (i != kNoSlot)
     h->region_free = regions[i].next_free;
@@ -216,7 +264,7 @@ Status ShmTriggerBackend::DeregisterMemory(offload::MemRegion* mr) {
   AreaHeader* h = Own();
   if (i >= h->n_regions) return Error(Code::kArg, "shm DeregisterMemory: not a region key");
   Region& r = own_.regions()[i];
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return DeadPeerError("DeregisterMemory");
   const bool ok = r.in_use && r.generation == static_cast<std::uint32_t>(mr->key >> 32);
   if (ok) {
     r.in_use = 0;
@@ -258,16 +306,18 @@ bool ShmTriggerBackend::Progress() {
 
 Status ShmTriggerBackend::Flush() {
   AreaHeader* h = Own();
-  h->lock.Lock();
+  if (PeerDied() || !LockArea(h->lock)) return DeadPeerError("Flush");
   for (std::uint32_t i = 0; i < h->counters_used; ++i)
     if (own_.counters()[i].allocated) CancelLocked(own_.counters()[i]);
   h->lock.Unlock();
   WithdrawUnmatched();
+  if (PeerDied()) return DeadPeerError("Flush");
   // What is left has fired: an executor (maybe another process) is running
   // it, or it is a host step queued for us.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   for (std::uint64_t round = 0; SlotsInUse() != 0; ++round) {
     if (Progress()) continue;
+    if (PeerDied()) return DeadPeerError("Flush");
     if (round < 64) continue;
     if (std::chrono::steady_clock::now() > deadline)
       return Error(Code::kPending,

@@ -67,6 +67,10 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   // rather than by an adder's wake.
   std::uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
   std::uint64_t sleep_timeouts() const { return sleep_timeouts_.load(std::memory_order_relaxed); }
+  // Takes the lock of area `area` and never releases it: a test kills the
+  // process afterwards to leave a dead holder behind. false: no such area,
+  // or its holder died.
+  bool HoldAreaLockForTest(std::uint32_t area);
   // Whether a thread sleeps on counter `id` of area `area` (a peer's too).
   bool CounterHasSleeper(std::uint32_t area, offload::CounterId id) const {
     return ValidCounter(area, id) && A(area).counters()[id].sleepers.load() != 0;
@@ -74,6 +78,17 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
 
  private:
   ShmTriggerBackend() = default;
+
+  // ---- dead peers (shm_backend.cc) ----
+  // Locks `m`; false when its holder died, which is remembered: from then
+  // on every call of this backend fails with DeadPeerError.
+  [[nodiscard]] bool LockArea(ShmMutex& m);
+  // kProcFailed naming the process (rank and pid) that died holding a lock.
+  Status DeadPeerError(const char* call) const;
+  bool PeerDied() const { return dead_pid_.load(std::memory_order_relaxed) != 0; }
+  // A peer whose process has exited (its rank), or kNoSlot.
+  std::uint32_t FindExitedPeer() const;
+  Status PeerExitedError(const char* call, std::uint32_t area) const;
 
   // ---- counters and trigger lists (shm_triggers.cc) ----
   // Adds `v` to (or sets) counter `id` of area `area` and claims the ops it
@@ -132,6 +147,7 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   std::atomic<std::uint64_t> executed_{0};
   std::atomic<std::uint64_t> sleeps_{0};
   std::atomic<std::uint64_t> sleep_timeouts_{0};
+  std::atomic<int> dead_pid_{0};  // a lock holder found dead; 0: none
 };
 
 // Factory registered as "shm": refuses (kUnsupportedOperation) unless every
