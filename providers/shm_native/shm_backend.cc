@@ -128,44 +128,6 @@ Status ShmTriggerBackend::SetPeers(std::span<const std::vector<std::uint8_t>> ad
   return Status::Ok();
 }
 
-bool ShmTriggerBackend::LockArea(ShmMutex& m) {
-  // A lock still held by the holder already found dead fails at once.
-  const int known = dead_pid_.load(std::memory_order_relaxed);
-  if (known != 0 && (m.word.load(std::memory_order_relaxed) & ~ShmMutex::kWaiters) ==
-                        static_cast<std::uint32_t>(known))
-    return false;
-  int dead = 0;
-  if (m.Lock(my_pid_, &dead)) return true;
-  int none = 0;
-  dead_pid_.compare_exchange_strong(none, dead, std::memory_order_relaxed);
-  return false;
-}
-
-Status ShmTriggerBackend::DeadPeerError(const char* call) const {
-  const int pid = dead_pid_.load(std::memory_order_relaxed);
-  std::string who = "pid " + std::to_string(pid);
-  for (std::uint32_t a = 0; a < areas_.size(); ++a)
-    if (areas_[a].pid == pid) who = "rank " + std::to_string(a) + " (" + who + ")";
-  return Error(Code::kProcFailed, std::string("shm ") + call + ": process " + who +
-                                      " died holding a lock of the shared trigger areas");
-}
-
-std::uint32_t ShmTriggerBackend::FindExitedPeer() const {
-  for (std::uint32_t a = 0; a < areas_.size(); ++a)
-    if (a != self_ && !ProcessAlive(areas_[a].pid)) return a;
-  return kNoSlot;
-}
-
-Status ShmTriggerBackend::PeerExitedError(const char* call, std::uint32_t area) const {
-  return Error(Code::kProcFailed, std::string("shm ") + call + ": process rank " +
-                                      std::to_string(area) + " (pid " +
-                                      std::to_string(areas_[area].pid) + ") has exited");
-}
-
-bool ShmTriggerBackend::HoldAreaLockForTest(std::uint32_t area) {
-  return area < areas_.size() && LockArea(A(area).hdr()->lock);
-}
-
 Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int timeout_ms) {
   if (!ValidCounter(self_, id) || !own_.counters()[id].allocated)
     return Error(Code::kArg, "shm WaitCounter: no counter " + std::to_string(id));
@@ -216,12 +178,8 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
     }
     c.sleepers.fetch_sub(1, std::memory_order_seq_cst);
     h->sleepers.fetch_sub(1, std::memory_order_seq_cst);
-    // A whole nap without a change: the adder may be a process that died
-    // (the runtime's liveness check only runs once this call returns).
-    if (slept_out) {
-      const std::uint32_t gone = FindExitedPeer();
-      if (gone != kNoSlot) return PeerExitedError("WaitCounter", gone);
-    }
+    // A whole nap without a change: the adder may be a process that died.
+    if (slept_out && !PeersAlive()) return DeadPeerError("WaitCounter");
   }
 }
 

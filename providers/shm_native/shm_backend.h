@@ -79,16 +79,19 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
  private:
   ShmTriggerBackend() = default;
 
-  // ---- dead peers (shm_backend.cc) ----
-  // Locks `m`; false when its holder died, which is remembered: from then
-  // on every call of this backend fails with DeadPeerError.
+  // ---- dead peers (shm_faults.cc) ----
+  // Locks `m`; false when its holder died (NotePeerDeath has run).
   [[nodiscard]] bool LockArea(ShmMutex& m);
-  // kProcFailed naming the process (rank and pid) that died holding a lock.
-  Status DeadPeerError(const char* call) const;
+  // The first death seen is remembered (every later call of this backend
+  // fails with DeadPeerError) and every allocated counter of this process
+  // counts an error, so that whoever waits on one returns.
+  void NotePeerDeath(int pid, bool held_a_lock);
   bool PeerDied() const { return dead_pid_.load(std::memory_order_relaxed) != 0; }
-  // A peer whose process has exited (its rank), or kNoSlot.
-  std::uint32_t FindExitedPeer() const;
-  Status PeerExitedError(const char* call, std::uint32_t area) const;
+  // kProcFailed naming the dead process (rank and pid).
+  Status DeadPeerError(const char* call) const;
+  // At most every kLivenessPeriod: whether every peer process still lives
+  // (false: NotePeerDeath has run). Between checks: true.
+  bool PeersAlive();
 
   // ---- counters and trigger lists (shm_triggers.cc) ----
   // Adds `v` to (or sets) counter `id` of area `area` and claims the ops it
@@ -147,7 +150,9 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   std::atomic<std::uint64_t> executed_{0};
   std::atomic<std::uint64_t> sleeps_{0};
   std::atomic<std::uint64_t> sleep_timeouts_{0};
-  std::atomic<int> dead_pid_{0};  // a lock holder found dead; 0: none
+  std::atomic<int> dead_pid_{0};  // the first peer found dead; 0: none
+  std::atomic<bool> dead_held_lock_{false};
+  std::atomic<std::int64_t> liveness_due_ns_{0};  // steady clock
 };
 
 // Factory registered as "shm": refuses (kUnsupportedOperation) unless every
