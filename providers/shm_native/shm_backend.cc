@@ -135,6 +135,15 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
   AreaHeader* h = Own();
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
+  // A caller that polls with short limits (the queue's backpressure) may
+  // be the only one left to notice a dead peer: its limit checks too.
+  auto expired = [&] {
+    if (!PeersAlive()) return DeadPeerError("WaitCounter");
+    return Error(Code::kPending, "shm WaitCounter: counter " + std::to_string(id) + " at " +
+                                     std::to_string(c.value.load()) + " < " +
+                                     std::to_string(value) + " after " +
+                                     std::to_string(timeout_ms) + " ms");
+  };
   for (std::uint64_t round = 0;; ++round) {
     if (PeerDied()) return DeadPeerError("WaitCounter");
     if (const std::uint64_t e = c.errors.load(std::memory_order_acquire))
@@ -147,17 +156,15 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
       continue;
     }
     if (round < 96) {
+      // Yields on a busy core can take whole time slices: the limit holds.
+      if (timeout_ms >= 0 && Clock::now() >= deadline) return expired();
       sched_yield();
       continue;
     }
     std::int64_t wait_ns = 1000000000;  // re-check now and then; wakes come from adders
     if (timeout_ms >= 0) {
       const auto left = deadline - Clock::now();
-      if (left <= Clock::duration::zero())
-        return Error(Code::kPending, "shm WaitCounter: counter " + std::to_string(id) + " at " +
-                                         std::to_string(c.value.load()) + " < " +
-                                         std::to_string(value) + " after " +
-                                         std::to_string(timeout_ms) + " ms");
+      if (left <= Clock::duration::zero()) return expired();
       wait_ns = std::min<std::int64_t>(
           wait_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(left).count());
     }
