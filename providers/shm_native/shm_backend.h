@@ -89,7 +89,7 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   bool PeerDied() const { return dead_pid_.load(std::memory_order_relaxed) != 0; }
   // kProcFailed naming the dead process (rank and pid).
   Status DeadPeerError(const char* call) const;
-  // At most every kLivenessPeriod: whether every peer process still lives
+  // At most every 250 ms: whether every peer process still lives
   // (false: NotePeerDeath has run). Between checks: true.
   bool PeersAlive();
 

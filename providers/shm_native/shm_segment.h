@@ -10,11 +10,12 @@
 // Locking: one futex mutex per area guards its lists, its free lists and
 // its region table; nobody holds two area locks at once, and no lock is held
 // while an op executes. A lock word names its holder's pid, so a waiter can
-// tell a holder that died inside its critical section from a slow one. Counter values are atomics,
-// read without the lock. Lists of an area's own nodes (free list, trigger lists, posted receives,
-// host queue) link node indices; a list that holds other areas' nodes (a
-// send waiting in the receiver's unexpected list, an executor's work list)
-// links global handles (area, index).
+// tell a holder that died inside its critical section from a slow one.
+// Counter values are atomics, read without the lock. Lists of an area's own
+// nodes (free list, trigger lists, posted receives, host queue) link node
+// indices; a list that holds other areas' nodes (a send waiting in the
+// receiver's unexpected list, an executor's work list) links global handles
+// (area, index).
 #pragma once
 
 #include <atomic>
