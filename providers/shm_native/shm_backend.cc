@@ -135,7 +135,17 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
   AreaHeader* h = Own();
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
+  // A caller that polls with short limits (the queue's backpressure) may
+  // be the only one left to notice a dead peer: its limit checks too.
+  auto expired = [&] {
+    if (!PeersAlive()) return DeadPeerError("WaitCounter");
+    return Error(Code::kPending, "shm WaitCounter: counter " + std::to_string(id) + " at " +
+                                     std::to_string(c.value.load()) + " < " +
+                                     std::to_string(value) + " after " +
+                                     std::to_string(timeout_ms) + " ms");
+  };
   for (std::uint64_t round = 0;; ++round) {
+    if (PeerDied()) return DeadPeerError("WaitCounter");
     if (const std::uint64_t e = c.errors.load(std::memory_order_acquire))
       return Error(Code::kOther, "shm WaitCounter: counter " + std::to_string(id) + " has " +
                                      std::to_string(e) + " failed op(s)");
@@ -146,22 +156,21 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
       continue;
     }
     if (round < 96) {
+      // Yields on a busy core can take whole time slices: the limit holds.
+      if (timeout_ms >= 0 && Clock::now() >= deadline) return expired();
       sched_yield();
       continue;
     }
     std::int64_t wait_ns = 1000000000;  // re-check now and then; wakes come from adders
     if (timeout_ms >= 0) {
       const auto left = deadline - Clock::now();
-      if (left <= Clock::duration::zero())
-        return Error(Code::kPending, "shm WaitCounter: counter " + std::to_string(id) + " at " +
-                                         std::to_string(c.value.load()) + " < " +
-                                         std::to_string(value) + " after " +
-                                         std::to_string(timeout_ms) + " ms");
+      if (left <= Clock::duration::zero()) return expired();
       wait_ns = std::min<std::int64_t>(
           wait_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(left).count());
     }
     // Announce the sleeper before the last look (adders read `sleepers`
     // after their update, both sequentially consistent).
+    bool slept_out = false;
     h->sleepers.fetch_add(1, std::memory_order_seq_cst);
     c.sleepers.fetch_add(1, std::memory_order_seq_cst);
     const std::uint32_t seen = c.change.load(std::memory_order_seq_cst);
@@ -169,11 +178,15 @@ Status ShmTriggerBackend::WaitCounter(CounterId id, std::uint64_t value, int tim
         c.errors.load(std::memory_order_seq_cst) == 0 &&
         h->host_pending.load(std::memory_order_seq_cst) == 0) {
       sleeps_.fetch_add(1, std::memory_order_relaxed);
-      if (FutexWait(&c.change, seen, wait_ns))
+      if (FutexWait(&c.change, seen, wait_ns)) {
         sleep_timeouts_.fetch_add(1, std::memory_order_relaxed);
+        slept_out = true;
+      }
     }
     c.sleepers.fetch_sub(1, std::memory_order_seq_cst);
     h->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    // A whole nap without a change: the adder may be a process that died.
+    if (slept_out && !PeersAlive()) return DeadPeerError("WaitCounter");
   }
 }
 
@@ -185,7 +198,7 @@ Status ShmTriggerBackend::RegisterMemory(void* addr, std::size_t len, CounterId 
                                  std::to_string(arrival_counter) + " is not a counter");
   AreaHeader* h = Own();
   Region* regions = own_.regions();
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return DeadPeerError("RegisterMemory");
   std::uint32_t i = h->region_free;
   if (i != kNoSlot)
     h->region_free = regions[i].next_free;
@@ -216,7 +229,7 @@ Status ShmTriggerBackend::DeregisterMemory(offload::MemRegion* mr) {
   AreaHeader* h = Own();
   if (i >= h->n_regions) return Error(Code::kArg, "shm DeregisterMemory: not a region key");
   Region& r = own_.regions()[i];
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return DeadPeerError("DeregisterMemory");
   const bool ok = r.in_use && r.generation == static_cast<std::uint32_t>(mr->key >> 32);
   if (ok) {
     r.in_use = 0;
@@ -258,16 +271,18 @@ bool ShmTriggerBackend::Progress() {
 
 Status ShmTriggerBackend::Flush() {
   AreaHeader* h = Own();
-  h->lock.Lock();
+  if (PeerDied() || !LockArea(h->lock)) return DeadPeerError("Flush");
   for (std::uint32_t i = 0; i < h->counters_used; ++i)
     if (own_.counters()[i].allocated) CancelLocked(own_.counters()[i]);
   h->lock.Unlock();
   WithdrawUnmatched();
+  if (PeerDied()) return DeadPeerError("Flush");
   // What is left has fired: an executor (maybe another process) is running
   // it, or it is a host step queued for us.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   for (std::uint64_t round = 0; SlotsInUse() != 0; ++round) {
     if (Progress()) continue;
+    if (PeerDied()) return DeadPeerError("Flush");
     if (round < 64) continue;
     if (std::chrono::steady_clock::now() > deadline)
       return Error(Code::kPending,

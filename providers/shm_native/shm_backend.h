@@ -68,6 +68,10 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   // rather than by an adder's wake.
   std::uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
   std::uint64_t sleep_timeouts() const { return sleep_timeouts_.load(std::memory_order_relaxed); }
+  // Takes the lock of area `area` and never releases it: a test kills the
+  // process afterwards to leave a dead holder behind. false: no such area,
+  // or its holder died.
+  bool HoldAreaLockForTest(std::uint32_t area);
   // Whether a thread sleeps on counter `id` of area `area` (a peer's too).
   bool CounterHasSleeper(std::uint32_t area, offload::CounterId id) const {
     return ValidCounter(area, id) && A(area).counters()[id].sleepers.load() != 0;
@@ -75,6 +79,20 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
 
  private:
   ShmTriggerBackend() = default;
+
+  // ---- dead peers (shm_faults.cc) ----
+  // Locks `m`; false when its holder died (NotePeerDeath has run).
+  [[nodiscard]] bool LockArea(ShmMutex& m);
+  // The first death seen is remembered (every later call of this backend
+  // fails with DeadPeerError) and every allocated counter of this process
+  // counts an error, so that whoever waits on one returns.
+  void NotePeerDeath(int pid, bool held_a_lock);
+  bool PeerDied() const { return dead_pid_.load(std::memory_order_relaxed) != 0; }
+  // kProcFailed naming the dead process (rank and pid).
+  Status DeadPeerError(const char* call) const;
+  // At most every 250 ms: whether every peer process still lives
+  // (false: NotePeerDeath has run). Between checks: true.
+  bool PeersAlive();
 
   // ---- counters and trigger lists (shm_triggers.cc) ----
   // Adds `v` to (or sets) counter `id` of area `area` and claims the ops it
@@ -133,6 +151,9 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   std::atomic<std::uint64_t> executed_{0};
   std::atomic<std::uint64_t> sleeps_{0};
   std::atomic<std::uint64_t> sleep_timeouts_{0};
+  std::atomic<int> dead_pid_{0};  // the first peer found dead; 0: none
+  std::atomic<bool> dead_held_lock_{false};
+  std::atomic<std::int64_t> liveness_due_ns_{0};  // steady clock
 };
 
 // Factory registered as "shm": refuses (kUnsupportedOperation) unless every

@@ -55,11 +55,15 @@ void ShmTriggerBackend::Finish(Handle h, bool ok) {
   const std::uint32_t completion = n.completion;
   const std::uint64_t inc = n.completion_inc;
   AreaHeader* oh = A(owner).hdr();
-  oh->lock.Lock();
-  FreeNodeLocked(oh, IndexOf(h));
-  oh->lock.Unlock();
+  // Without the lock the slot stays taken; the completion still counts (as
+  // an error) so that a waiter on it returns.
+  const bool freed = LockArea(oh->lock);
+  if (freed) {
+    FreeNodeLocked(oh, IndexOf(h));
+    oh->lock.Unlock();
+  }
   if (completion == kNoCounter) return;
-  if (ok)
+  if (ok && freed)
     UpdateCounter(owner, completion, inc, false);
   else
     RecordError(owner, completion);
@@ -110,7 +114,7 @@ bool ShmTriggerBackend::FindRegion(std::uint32_t area, std::uint64_t key, std::u
   const std::uint64_t index = (key & 0xffffffffu) - 1;
   if (index >= h->n_regions) return false;
   Region& r = A(area).regions()[index];
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return false;
   const bool ok = r.in_use && r.generation == static_cast<std::uint32_t>(key >> 32) &&
                   addr >= r.addr && bytes <= r.len && addr - r.addr <= r.len - bytes;
   h->lock.Unlock();
@@ -138,8 +142,8 @@ bool ShmTriggerBackend::ExecuteAtomic(const Node& n, std::uint32_t owner) {
   if (!FindRegion(n.peer_slot, n.remote_key, n.remote_addr, n.bytes, &r)) return false;
   const std::uint32_t arrival = r->arrival;
   AtomicStage& stage = ThreadStage();
+  if (!LockArea(r->atomic_lock)) return false;
   bool ok = true;
-  r->atomic_lock.Lock();
   for (std::size_t done = 0; ok && done < n.bytes; done += kStageBytes) {
     const std::size_t len = std::min<std::size_t>(kStageBytes, n.bytes - done);
     ok = Read(n.peer_slot, n.remote_addr + done, stage.target, len) &&

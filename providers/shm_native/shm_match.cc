@@ -27,7 +27,10 @@ void ShmTriggerBackend::FireSend(Handle h) {
   }
   AreaHeader* th = A(to).hdr();
   Node* tn = A(to).nodes();
-  th->lock.Lock();
+  if (!LockArea(th->lock)) {
+    Finish(h, false);
+    return;
+  }
   std::uint32_t prev = kNil, r = th->posted.head;
   while (r != kNil && !TagMatches(tn[r], AreaOf(h), s)) {
     prev = r;
@@ -53,7 +56,10 @@ void ShmTriggerBackend::FireRecv(Handle h) {
   const std::uint32_t at = AreaOf(h);
   Node& r = N(h);
   AreaHeader* ah = A(at).hdr();
-  ah->lock.Lock();
+  if (!LockArea(ah->lock)) {
+    Finish(h, false);
+    return;
+  }
   Handle prev = kNil, s = ah->unexpected.head;
   while (s != kNil && !TagMatches(r, AreaOf(s), N(s))) {
     prev = s;
@@ -92,7 +98,10 @@ void ShmTriggerBackend::Deliver(Handle send, Handle recv) {
 void ShmTriggerBackend::QueueHostStep(Handle h) {
   AreaView& a = A(AreaOf(h));
   AreaHeader* ah = a.hdr();
-  ah->lock.Lock();
+  if (!LockArea(ah->lock)) {
+    Finish(h, false);
+    return;
+  }
   a.nodes()[IndexOf(h)].next = kNil;
   if (ah->host_ready.tail == kNil)
     ah->host_ready.head = IndexOf(h);
@@ -111,7 +120,7 @@ void ShmTriggerBackend::QueueHostStep(Handle h) {
 bool ShmTriggerBackend::RunHostSteps() {
   AreaHeader* h = Own();
   if (h->host_pending.load(std::memory_order_acquire) == 0) return false;
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return false;
   std::uint32_t i = h->host_ready.head;
   h->host_ready = List{};
   h->host_pending.store(0, std::memory_order_relaxed);
@@ -133,13 +142,13 @@ bool ShmTriggerBackend::RunHostSteps() {
 bool ShmTriggerBackend::WithdrawUnmatched() {
   std::vector<std::uint32_t> mine;
   AreaHeader* h = Own();
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return false;
   for (std::uint32_t i = h->posted.head; i != kNil; i = own_.nodes()[i].next) mine.push_back(i);
   h->posted = List{};
   h->lock.Unlock();
   for (std::uint32_t a = 0; a < areas_.size(); ++a) {
     AreaHeader* ah = A(a).hdr();
-    ah->lock.Lock();
+    if (!LockArea(ah->lock)) return false;  // what we took stays taken
     Handle prev = kNil;
     for (Handle s = ah->unexpected.head; s != kNil;) {
       const Handle next = N(s).next;
@@ -154,7 +163,7 @@ bool ShmTriggerBackend::WithdrawUnmatched() {
     }
     ah->lock.Unlock();
   }
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return false;
   for (std::uint32_t i : mine) FreeNodeLocked(h, i);
   h->lock.Unlock();
   return !mine.empty();

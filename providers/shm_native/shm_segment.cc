@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -35,27 +37,64 @@ void FutexWakeAll(std::atomic<std::uint32_t>* word) {
           nullptr, 0);
 }
 
-// Drepper's mutex: 0 free, 1 locked, 2 locked with sleepers. Critical
-// sections are a few list operations, so a short spin usually suffices.
-void ShmMutex::Lock() {
+namespace {
+// How long a waiter sleeps before it looks at the holder again.
+constexpr std::int64_t kHolderCheckNs = 100 * 1000 * 1000;
+}  // namespace
+
+bool ProcessAlive(int pid) {
+  if (pid <= 0) return false;
+  if (kill(pid, 0) != 0 && errno == ESRCH) return false;
+  // /proc/<pid>/stat: "pid (comm) S ...", the state after the last ')'.
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno != ENOENT;
+  char buf[512];
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return true;
+  buf[n] = 0;
+  const char* paren = std::strrchr(buf, ')');
+  if (!paren || paren[1] == 0 || paren[2] == 0) return true;
+  return paren[2] != 'Z' && paren[2] != 'X';
+}
+
+// Critical sections are a few list operations, so a short spin usually
+// suffices. A thread that slept takes the lock with kWaiters set: it cannot
+// know whether others still sleep, and a spurious wake is harmless.
+bool ShmMutex::Lock(int self_pid, int* dead_holder) {
+  const auto self = static_cast<std::uint32_t>(self_pid);
   std::uint32_t c = 0;
-  if (word.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+  if (word.compare_exchange_strong(c, self, std::memory_order_acquire)) return true;
   for (int i = 0; i < 64; ++i) {
     CpuRelax();
     c = 0;
     if (word.load(std::memory_order_relaxed) == 0 &&
-        word.compare_exchange_strong(c, 1, std::memory_order_acquire))
-      return;
+        word.compare_exchange_strong(c, self, std::memory_order_acquire))
+      return true;
   }
-  if (c != 2) c = word.exchange(2, std::memory_order_acquire);
-  while (c != 0) {
-    FutexWait(&word, 2, -1);
-    c = word.exchange(2, std::memory_order_acquire);
+  for (;;) {
+    c = word.load(std::memory_order_relaxed);
+    if (c == 0) {
+      if (word.compare_exchange_strong(c, self | kWaiters, std::memory_order_acquire)) return true;
+      continue;
+    }
+    if (!(c & kWaiters) &&
+        !word.compare_exchange_strong(c, c | kWaiters, std::memory_order_relaxed))
+      continue;
+    if (!FutexWait(&word, c | kWaiters, kHolderCheckNs)) continue;
+    const auto holder = static_cast<int>(c & ~kWaiters);
+    if ((word.load(std::memory_order_relaxed) & ~kWaiters) == (c & ~kWaiters) &&
+        !ProcessAlive(holder)) {
+      *dead_holder = holder;
+      return false;
+    }
   }
 }
 
 void ShmMutex::Unlock() {
-  if (word.exchange(0, std::memory_order_release) == 2) {
+  if (word.exchange(0, std::memory_order_release) & kWaiters) {
     syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, 1, nullptr, nullptr, 0);
   }
 }

@@ -9,11 +9,13 @@
 //
 // Locking: one futex mutex per area guards its lists, its free lists and
 // its region table; nobody holds two area locks at once, and no lock is held
-// while an op executes. Counter values are atomics, read without the lock.
-// Lists of an area's own nodes (free list, trigger lists, posted receives,
-// host queue) link node indices; a list that holds other areas' nodes (a
-// send waiting in the receiver's unexpected list, an executor's work list)
-// links global handles (area, index).
+// while an op executes. A lock word names its holder's pid, so a waiter can
+// tell a holder that died inside its critical section from a slow one.
+// Counter values are atomics, read without the lock. Lists of an area's own
+// nodes (free list, trigger lists, posted receives, host queue) link node
+// indices; a list that holds other areas' nodes (a send waiting in the
+// receiver's unexpected list, an executor's work list) links global handles
+// (area, index).
 #pragma once
 
 #include <atomic>
@@ -40,13 +42,23 @@ inline std::uint32_t IndexOf(Handle h) {
   return h & ((1u << kIndexBits) - 1);
 }
 
-// A three-state futex mutex (free, locked, locked with waiters) in shared
-// memory: spins briefly, yields, then sleeps in the kernel.
+// A futex mutex in shared memory whose word is 0 (free) or the holder's
+// pid, with kWaiters set while someone sleeps on it. Lock spins briefly,
+// then sleeps in the kernel in bounded naps; after each nap it checks that
+// the holder still lives. A holder that died never unlocks: Lock gives up
+// and reports its pid instead of waiting forever.
 struct ShmMutex {
+  static constexpr std::uint32_t kWaiters = 0x80000000u;
   std::atomic<std::uint32_t> word{0};
-  void Lock();
+  // `self_pid` is the caller's getpid() (passed in: no system call on the
+  // uncontended path). true: locked. false: the holder, *dead_holder, died.
+  [[nodiscard]] bool Lock(int self_pid, int* dead_holder);
   void Unlock();
 };
+
+// Whether process `pid` exists and has not exited (a zombie counts as
+// exited: its parent may not have reaped it yet).
+bool ProcessAlive(int pid);
 
 // Futex helpers on words of a MAP_SHARED mapping (never FUTEX_PRIVATE).
 // timeout_ns < 0: no limit. Returns true when the wait timed out.

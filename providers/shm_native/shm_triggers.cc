@@ -85,7 +85,7 @@ bool ShmTriggerBackend::UpdateCounter(std::uint32_t area, CounterId id, std::uin
   if (!ValidCounter(area, id)) return false;
   AreaHeader* h = A(area).hdr();
   Counter& c = A(area).counters()[id];
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return false;
   if (!c.allocated) {
     h->lock.Unlock();
     return false;
@@ -121,7 +121,7 @@ std::size_t ShmTriggerBackend::CancelLocked(Counter& c) {
 Status ShmTriggerBackend::AllocCounters(std::size_t n, CounterId* out) {
   AreaHeader* h = Own();
   Counter* counters = own_.counters();
-  h->lock.Lock();
+  if (PeerDied() || !LockArea(h->lock)) return DeadPeerError("AllocCounters");
   std::size_t got = 0;
   for (; got < n; ++got) {
     std::uint32_t id = h->counter_free;
@@ -158,7 +158,7 @@ void ShmTriggerBackend::FreeCounter(CounterId id) {
   if (!ValidCounter(self_, id)) return;
   AreaHeader* h = Own();
   Counter& c = own_.counters()[id];
-  h->lock.Lock();
+  if (!LockArea(h->lock)) return;  // the job is failing: the counter stays
   if (c.allocated) {
     CancelLocked(c);
     c.allocated = 0;
@@ -177,9 +177,13 @@ std::uint64_t ShmTriggerBackend::ReadErrors(CounterId id) const {
 }
 
 Status ShmTriggerBackend::AddCounter(CounterId id, std::uint64_t value) {
-  if (!UpdateCounter(self_, id, value, false))
+  if (PeerDied()) return DeadPeerError("AddCounter");
+  if (!UpdateCounter(self_, id, value, false)) {
+    if (PeerDied()) return DeadPeerError("AddCounter");
     return Error(Code::kArg, "shm AddCounter: no counter " + std::to_string(id));
+  }
   RunWork();
+  if (PeerDied()) return DeadPeerError("AddCounter");
   return Status::Ok();
 }
 
@@ -188,7 +192,7 @@ Status ShmTriggerBackend::Post(std::span<const TriggeredOp> ops) {
   AreaHeader* h = Own();
   Counter* counters = own_.counters();
   Node* nodes = own_.nodes();
-  h->lock.Lock();
+  if (PeerDied() || !LockArea(h->lock)) return DeadPeerError("Post");
   if (h->nodes_free.load(std::memory_order_relaxed) < ops.size()) {
     h->lock.Unlock();
     return Error(Code::kAgain, "shm Post: " + std::to_string(ops.size()) + " ops, " +
@@ -230,13 +234,14 @@ Status ShmTriggerBackend::Post(std::span<const TriggeredOp> ops) {
   h->work_requests.fetch_add(ops.size(), std::memory_order_relaxed);
   h->lock.Unlock();
   RunWork();
+  if (PeerDied()) return DeadPeerError("Post");
   return Status::Ok();
 }
 
 Status ShmTriggerBackend::Cancel(CounterId trigger) {
   if (!ValidCounter(self_, trigger) || !own_.counters()[trigger].allocated)
     return Error(Code::kArg, "shm Cancel: no counter " + std::to_string(trigger));
-  Own()->lock.Lock();
+  if (PeerDied() || !LockArea(Own()->lock)) return DeadPeerError("Cancel");
   CancelLocked(own_.counters()[trigger]);
   Own()->lock.Unlock();
   return Status::Ok();
