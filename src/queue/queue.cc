@@ -189,7 +189,12 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
     block_counter = qc_;
     block_value = rt::Backend()->ReadCounter(qc_) + 1;
   }
-  (void)rt::Backend()->WaitCounter(block_counter, block_value, 1);
+  // A backend that learned of a dead peer says so (kProcFailed, naming
+  // it): that is the chain's failure, in the class the program expects.
+  // Anything else (the 1 ms limit) only ends this round of waiting.
+  if (Status waited = rt::Backend()->WaitCounter(block_counter, block_value, 1);
+      waited.code() == Code::kProcFailed)
+    return Error(Code::kProcFailed, std::string(what) + ": " + waited.message());
   if (*polls % 16 == 0) {
     // A failed op stops its chain: report it rather than hang.
     for (std::size_t i = 0; i < count_; ++i) {

@@ -72,9 +72,10 @@ int main(int argc, char* argv[]) {
   int len = 0;
   MPI_Error_string(rc, msg, &len);
   QT_CHECK(rc != MPI_SUCCESS, "the epoch with a killed rank completed");
-  /* The queue reports its chain's failure in its own words (the backend
-   * counted an error on its counters); the runtime's view of the job is
-   * MPI_ERR_PROC_FAILED. */
+  /* The queue call that meets the dead peer says so in its class, as the
+   * runtime's next call does. */
+  MPI_Error_class(rc, &cls);
+  QT_CHECK(cls == MPI_ERR_PROC_FAILED, "queue call with a killed rank: class %d (%s)", cls, msg);
   MPI_Error_class(MPI_Barrier(MPI_COMM_WORLD), &cls);
   QT_CHECK(cls == MPI_ERR_PROC_FAILED, "barrier with a killed rank: class %d", cls);
   const int left = NamesOf(pids[0]) + NamesOf(pids[1]);
