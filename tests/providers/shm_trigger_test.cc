@@ -39,6 +39,24 @@ struct RegionWire {
   CounterId arrival;
 };
 
+// A put of `bytes` from `src` to peer `peer`'s region `target`, gated on
+// counter `trigger` reaching 1, counted on `completion`.
+TriggeredOp GatedPut(const void* src, std::size_t bytes, int peer, const RegionWire& target,
+                     CounterId trigger, CounterId completion) {
+  TriggeredOp put;
+  put.kind = OpKind::kPut;
+  put.trigger = trigger;
+  put.threshold = 1;
+  put.peer = peer;
+  put.local_buf = src;
+  put.bytes = bytes;
+  put.remote_addr = target.addr;
+  put.remote_key = target.key;
+  put.target_counter = target.arrival;
+  put.completion = completion;
+  return put;
+}
+
 // The child posts a put gated on its own counter and then blocks in read(),
 // inside no backend call. The parent's remote counter add completes the
 // condition, so the parent runs the child's put (reading the child's memory
@@ -55,17 +73,7 @@ TEST(ShmTrigger, TheAdderRunsTheOwnersOpWhileTheOwnerIsInNoCall) {
     ch.Recv(&target, sizeof target);
     CounterId ids[2];
     if (!b->AllocCounters(2, ids).ok()) _exit(10);
-    TriggeredOp put;
-    put.kind = OpKind::kPut;
-    put.trigger = ids[0];
-    put.threshold = 1;
-    put.peer = 0;
-    put.local_buf = src.data();
-    put.bytes = kWords * 8;
-    put.remote_addr = target.addr;
-    put.remote_key = target.key;
-    put.target_counter = target.arrival;
-    put.completion = ids[1];
+    const TriggeredOp put = GatedPut(src.data(), kWords * 8, 0, target, ids[0], ids[1]);
     if (!b->Post({&put, 1}).ok()) _exit(11);
     ch.Send(ids, sizeof ids);
     char done = 0;
@@ -209,17 +217,7 @@ TEST(ShmTrigger, AThirdProcessMovesAPutBetweenTwoOthers) {
     to[0].Recv(&target, sizeof target);
     CounterId ids[2];
     if (!b->AllocCounters(2, ids).ok()) _exit(40);
-    TriggeredOp put;
-    put.kind = OpKind::kPut;
-    put.trigger = ids[0];
-    put.threshold = 1;
-    put.peer = 2;
-    put.local_buf = src.data();
-    put.bytes = kWords * 8;
-    put.remote_addr = target.addr;
-    put.remote_key = target.key;
-    put.target_counter = target.arrival;
-    put.completion = ids[1];
+    const TriggeredOp put = GatedPut(src.data(), kWords * 8, 2, target, ids[0], ids[1]);
     if (!b->Post({&put, 1}).ok()) _exit(41);
     to[0].Send(ids, sizeof ids);
     char done = 0;
