@@ -41,7 +41,7 @@ void ShmTriggerBackend::NotePeerDeath(int pid, bool held_a_lock) {
   // atomic, and a counter freed meanwhile only gets a stray error.
   AreaHeader* h = Own();
   for (std::uint32_t i = 0; i < h->counters_used && i < h->n_counters; ++i)
-    if (own_.counters()[i].allocated) RecordError(self_, i);
+    if (own_.counters()[i].allocated.load(std::memory_order_relaxed)) RecordError(self_, i);
 }
 
 Status ShmTriggerBackend::DeadPeerError(const char* call) const {

@@ -72,7 +72,7 @@ struct alignas(64) Counter {
   std::atomic<std::uint32_t> sleepers{0};  // threads asleep on `change`
   Handle head = kNil;                      // trigger list, sorted by threshold
   Handle tail = kNil;
-  std::uint32_t allocated = 0;
+  std::atomic<std::uint32_t> allocated{0};  // read without the lock by NotePeerDeath
   std::uint32_t next_free = kNoSlot;
 };
 
