@@ -25,6 +25,48 @@ void BcastInGroup(Schedule& s, int r, int p, int root, void* buf, std::size_t by
 
 }  // namespace
 
+void BuildAllreduceAmongLeaders(Schedule& s, const NodeGroups& g, void* buf, std::size_t elems,
+                                std::size_t esize) {
+  if (g.leader >= 0) {
+    s.SetPeerMap(g.leaders.data());
+    const int l = Leaders(g);
+    if (AllreduceUsesBandwidth(l, elems * esize, elems)) {
+      if (IsPof2(l))
+        BuildAllreduceRabenseifner(s, g.leader, l, buf, buf, elems, esize);
+      else
+        BuildAllreduceRing(s, g.leader, l, buf, buf, elems, esize);
+    } else {
+      BuildAllreduceRecursiveDoubling(s, g.leader, l, buf, buf, elems, esize, true);
+    }
+  }
+  s.SetPeerMap(nullptr);
+}
+
+void BuildReduceAmongLeaders(Schedule& s, const NodeGroups& g, const void* partial, void* out,
+                             std::size_t elems, std::size_t esize) {
+  if (g.leader >= 0) {
+    s.SetPeerMap(g.leaders.data());
+    BuildReduce(s, g.leader, Leaders(g), g.root_leader, partial, out, elems, esize, true);
+  }
+  s.SetPeerMap(nullptr);
+}
+
+void BuildBcastAmongLeaders(Schedule& s, const NodeGroups& g, void* buf, std::size_t bytes) {
+  if (g.leader >= 0) {
+    s.SetPeerMap(g.leaders.data());
+    BcastInGroup(s, g.leader, Leaders(g), g.root_leader, buf, bytes);
+  }
+  s.SetPeerMap(nullptr);
+}
+
+void BuildBarrierAmongLeaders(Schedule& s, const NodeGroups& g) {
+  if (g.leader >= 0) {
+    s.SetPeerMap(g.leaders.data());
+    BuildBarrier(s, g.leader, Leaders(g));
+  }
+  s.SetPeerMap(nullptr);
+}
+
 void BuildAllreduceHierarchical(Schedule& s, const NodeGroups& g, const void* in, void* out,
                                 std::size_t elems, std::size_t esize) {
   const std::size_t bytes = elems * esize;
@@ -32,18 +74,7 @@ void BuildAllreduceHierarchical(Schedule& s, const NodeGroups& g, const void* in
   s.SetPeerMap(g.node.data());
   BuildReduce(s, g.local, NodeSize(g), 0, in, out, elems, esize, /*commute=*/true);
   // Between the leaders, in place in the leaders' output.
-  if (g.leader >= 0) {
-    s.SetPeerMap(g.leaders.data());
-    const int l = Leaders(g);
-    if (AllreduceUsesBandwidth(l, bytes, elems)) {
-      if (IsPof2(l))
-        BuildAllreduceRabenseifner(s, g.leader, l, out, out, elems, esize);
-      else
-        BuildAllreduceRing(s, g.leader, l, out, out, elems, esize);
-    } else {
-      BuildAllreduceRecursiveDoubling(s, g.leader, l, out, out, elems, esize, true);
-    }
-  }
+  BuildAllreduceAmongLeaders(s, g, out, elems, esize);
   // The result back to every rank of the node.
   s.SetPeerMap(g.node.data());
   BcastInGroup(s, g.local, NodeSize(g), 0, out, bytes);
@@ -59,18 +90,11 @@ void BuildReduceHierarchical(Schedule& s, const NodeGroups& g, const void* in, v
   s.SetPeerMap(g.node.data());
   BuildReduce(s, g.local, NodeSize(g), 0, in, partial, elems, esize, /*commute=*/true);
   // Between the leaders, toward the root's.
-  if (g.leader >= 0) {
-    s.SetPeerMap(g.leaders.data());
-    BuildReduce(s, g.leader, Leaders(g), g.root_leader, partial, out, elems, esize, true);
-  }
-  s.SetPeerMap(nullptr);
+  BuildReduceAmongLeaders(s, g, partial, out, elems, esize);
 }
 
 void BuildBcastHierarchical(Schedule& s, const NodeGroups& g, void* buf, std::size_t bytes) {
-  if (g.leader >= 0) {
-    s.SetPeerMap(g.leaders.data());
-    BcastInGroup(s, g.leader, Leaders(g), g.root_leader, buf, bytes);
-  }
+  BuildBcastAmongLeaders(s, g, buf, bytes);
   s.SetPeerMap(g.node.data());
   BcastInGroup(s, g.local, NodeSize(g), 0, buf, bytes);
   s.SetPeerMap(nullptr);
@@ -86,10 +110,7 @@ void BuildBarrierHierarchical(Schedule& s, const NodeGroups& g) {
   }
   s.EndPhase();
   // ... the leaders know every node has ...
-  if (g.leader >= 0) {
-    s.SetPeerMap(g.leaders.data());
-    BuildBarrier(s, g.leader, Leaders(g));
-  }
+  BuildBarrierAmongLeaders(s, g);
   // ... and each leader releases its node.
   s.SetPeerMap(g.node.data());
   if (g.local == 0) {

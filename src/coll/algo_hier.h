@@ -20,4 +20,15 @@ void BuildReduceHierarchical(Schedule& s, const NodeGroups& g, const void* in, v
 void BuildBcastHierarchical(Schedule& s, const NodeGroups& g, void* buf, std::size_t bytes);
 void BuildBarrierHierarchical(Schedule& s, const NodeGroups& g);
 
+// The leaders' phase alone, for callers that run the node phases another
+// way (the same-node area: hier_node.cc). Nothing is added on a rank that
+// leads no node. Allreduce works in place in `buf`; reduce combines each
+// leader's `partial` into `out` at the root's leader (the root itself).
+void BuildAllreduceAmongLeaders(Schedule& s, const NodeGroups& g, void* buf, std::size_t elems,
+                                std::size_t esize);
+void BuildReduceAmongLeaders(Schedule& s, const NodeGroups& g, const void* partial, void* out,
+                             std::size_t elems, std::size_t esize);
+void BuildBcastAmongLeaders(Schedule& s, const NodeGroups& g, void* buf, std::size_t bytes);
+void BuildBarrierAmongLeaders(Schedule& s, const NodeGroups& g);
+
 }  // namespace nicq::coll

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "coll/algorithms.h"
+#include "coll/hier_node.h"
 #include "coll/node_persistent.h"
 #include "coll/select.h"
 #include "runtime/runtime.h"
@@ -107,6 +108,7 @@ const RequestOps kNbOps = {nullptr, &NbFree, &CollCancel, nullptr};
 Status RunBlocking(const Args& a) {
   Status node;
   if (TryNodeCollective(a, &node)) return node;
+  if (TryHierarchicalNode(a, &node)) return node;
   if (AllreduceDirectFits(a)) return RunAllreduceDirect(a);
   Schedule* s = AcquireSchedule();
   Status st = Build(a, s);

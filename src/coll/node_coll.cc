@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "coll/coll.h"
+#include "coll/hier_node.h"
 #include "coll/node_area.h"
 #include "coll/node_reduce.h"
 #include "core/config.h"
@@ -33,6 +34,7 @@ namespace {
 NodeArea* const kNoArea = reinterpret_cast<NodeArea*>(std::uintptr_t{1});
 
 void DestroyHook(Comm* comm) {
+  FreeNodeGroup(comm);
   auto* a = static_cast<NodeArea*>(comm->node_area.p);
   if (a != nullptr && a != kNoArea) delete a;
   comm->node_area.p = nullptr;
@@ -374,6 +376,11 @@ bool NodeCollFits(const Args& a) {
   }
 }
 
+void EnsureCollDestroyHook() {
+  static const bool hooked = (rt::SetCommDestroyHook(&DestroyHook), true);
+  (void)hooked;
+}
+
 Status NodeAreaOf(Comm* comm, NodeArea** out) {
   *out = nullptr;
   void*& slot = comm->node_area.p;
@@ -386,8 +393,7 @@ Status NodeAreaOf(Comm* comm, NodeArea** out) {
         slot = kNoArea;
         return Status::Ok();
       }
-    static const bool hooked = (rt::SetCommDestroyHook(&DestroyHook), true);
-    (void)hooked;
+    EnsureCollDestroyHook();
     std::unique_ptr<NodeArea> made;
     NICQ_RETURN_IF_ERROR(NodeArea::Create(comm, ShadowOf(comm), NextTag(comm, 2), &made)
                              .WithContext("setting up the same-node collective area"));

@@ -53,6 +53,9 @@ bool NodeCollEnabled();
 // Whether a call with these arguments may run on the area (every rank
 // decides alike; see node_coll.cc).
 bool NodeCollFits(const Args& a);
+// Sets the runtime's communicator destroy hook that frees what the
+// collectives layer keeps per communicator (its area, its node group).
+void EnsureCollDestroyHook();
 // The communicator's area, made on first use (collective then); null when
 // it has none.
 Status NodeAreaOf(Comm* comm, NodeArea** out);

@@ -40,15 +40,16 @@ struct CommSerial {
   }
 };
 
-// The collectives layer's same-node area of a communicator (coll/node_area.h),
-// owned by that layer and released through the runtime's communicator
-// destroy hook. A copy (the collectives' shadow) starts without one, so
-// only the communicator that made it ever frees it.
-struct CommNodeArea {
+// A pointer the collectives layer owns per communicator (its same-node
+// area, coll/node_area.h; its per-node communicator of a communicator
+// spanning nodes, coll/hier_node.h), released through the runtime's
+// communicator destroy hook. A copy (the collectives' shadow) starts
+// without one, so only the communicator that made it ever frees it.
+struct CommCollOwned {
   void* p = nullptr;
-  CommNodeArea() = default;
-  CommNodeArea(const CommNodeArea&) {}
-  CommNodeArea& operator=(const CommNodeArea&) { return *this; }
+  CommCollOwned() = default;
+  CommCollOwned(const CommCollOwned&) {}
+  CommCollOwned& operator=(const CommCollOwned&) { return *this; }
 };
 
 // Which node each rank of a communicator is on, as the collectives layer
@@ -84,7 +85,8 @@ struct Comm {
   // buffered sends fall back on that session's buffer (rt::CommSetSession).
   int session = -1;
   bool rt_map_checked = false;  // world_to_rank validated (comms built outside the runtime)
-  CommNodeArea node_area;       // see CommNodeArea
+  CommCollOwned node_area;      // see CommCollOwned
+  CommCollOwned node_group;     // see CommCollOwned
   CommNodeLayout node_layout;   // see CommNodeLayout
 
   // Intercommunicators: the remote group (comm rank -> world rank, and

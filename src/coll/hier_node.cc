@@ -1,0 +1,263 @@
+// The blocking hierarchical collectives whose node phases run through the
+// same-node area (hier_node.h): node phase in, leaders' phase, node phase
+// out.
+//   barrier    node barrier, leaders' barrier, node barrier (the second
+//              releases a node only once its leader is through)
+//   bcast      leaders' bcast from the root, node bcast from each leader
+//   reduce     node reduce into each leader (the root on its node; a
+//              leader other than the root into private scratch), leaders'
+//              reduce into the root
+//   allreduce  node reduce into each leader, leaders' allreduce in place,
+//              node bcast from each leader
+// Leaders follow GroupByNode's rule: a node's lowest rank, or the root.
+#include "coll/hier_node.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "coll/algo_hier.h"
+#include "coll/build_util.h"
+#include "coll/node_area.h"
+#include "coll/node_layout.h"
+#include "coll/node_reduce.h"
+#include "coll/select.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "dtype/reduce.h"
+#include "runtime/runtime.h"
+
+namespace nicq::coll {
+namespace {
+
+// What a communicator spanning nodes keeps (comm->node_group).
+struct NodeGroup {
+  Comm* node = nullptr;  // this rank's node's ranks; null: alone on its node
+  bool area = false;     // the node's communicator has its same-node area
+  NodeGroups groups;     // GroupByNode(comm, groups_root), kept for the next call
+  int groups_root = -2;
+  std::vector<std::uint8_t> partial;  // a leader's node result that is not the root's (reduce)
+};
+
+bool Fits(const Args& a) {
+  switch (a.kind) {
+    case Kind::kBarrier:
+    case Kind::kBcast:
+      break;
+    case Kind::kReduce:
+    case Kind::kAllreduce: {
+      // A leader's node result is a buffer of whole items (the same type
+      // on every rank: MPI requires it of reductions).
+      const dtype::Type* t = a.rtype;
+      if (t == nullptr || !t->IsContiguous() || t->size <= 0 || a.rcount < 0) return false;
+      break;
+    }
+    default:
+      return false;
+  }
+  if (a.comm->inter || !WantsHierarchy(a.comm)) return false;
+  return std::strcmp(PickAlgorithm(a), "hierarchical") == 0;
+}
+
+void LogChoice(Comm* comm, const NodeGroup& ng) {
+  const char* how = ng.node == nullptr ? "alone on its node"
+                    : ng.area          ? "through the same-node area"
+                                       : "point-to-point (no same-node area)";
+  NICQ_LOG(kInfo, kColl,
+           "communicator of %d ranks spans nodes: node phases of its blocking barrier, bcast, "
+           "reduce and allreduce %s (%d ranks on this node)",
+           comm->size, how, ng.node ? ng.node->size : 1);
+}
+
+// The communicator's NodeGroup, made on first use: collective over `comm`
+// (every rank gets here at the same call), then over each node.
+Status NodeGroupOf(Comm* comm, NodeGroup** out) {
+  if (comm->node_group.p != nullptr) {
+    *out = static_cast<NodeGroup*>(comm->node_group.p);
+    return Status::Ok();
+  }
+  const std::vector<int>& node_of = NodeLayoutOf(comm).node;
+  const int mine = node_of[std::size_t(comm->rank)];
+  int members = 0;
+  for (int id : node_of) members += id == mine;
+  // Node ids are world ranks (never negative); a rank alone stays out.
+  Comm* node = nullptr;
+  NICQ_RETURN_IF_ERROR(rt::CommSplit(comm, members > 1 ? mine : -1, comm->rank, &node)
+                           .WithContext("making the node communicator of a hierarchical "
+                                        "collective"));
+  EnsureCollDestroyHook();
+  auto* ng = new NodeGroup;
+  ng->node = node;
+  comm->node_group.p = ng;
+  if (node != nullptr && node->size <= NodeArea::kMaxRanks) {
+    NodeArea* area = nullptr;
+    NICQ_RETURN_IF_ERROR(NodeAreaOf(node, &area));
+    ng->area = area != nullptr;
+  }
+  LogChoice(comm, *ng);
+  *out = ng;
+  return Status::Ok();
+}
+
+// One node phase: the node communicator's own blocking collective (its
+// area when the call fits there). *on_area turns false when it did not.
+Status NodePhase(const Args& na, bool* on_area) {
+  Status st;
+  if (TryNodeCollective(na, &st)) return st;
+  *on_area = false;
+  return RunBlocking(na);
+}
+
+// The leaders' phase on a schedule over the communicator (a non-leader
+// has nothing to do). `partial`: a reduce's node result at a leader that
+// is not the root.
+Status LeadersPhase(const Args& a, const NodeGroups& g, int tag, const void* partial) {
+  if (g.leader < 0) return Status::Ok();
+  Schedule* s = AcquireSchedule();
+  s->algorithm = "hierarchical";
+  Unpacks u;
+  const bool root = a.comm->rank == a.root;
+  switch (a.kind) {
+    case Kind::kBarrier:
+      BuildBarrierAmongLeaders(*s, g);
+      break;
+    case Kind::kBcast: {
+      // A non-contiguous buffer travels packed (the root packs it first).
+      char* b = Out(*s, u, a.recvbuf, a.scount, a.stype, root);
+      if (root) u.list.clear();
+      BuildBcastAmongLeaders(*s, g, b, std::size_t(a.scount) * std::size_t(a.stype->size));
+      break;
+    }
+    default: {
+      const dtype::Type* t = a.rtype;
+      const dtype::Op* op = dtype::LookupOp(a.op);
+      RedType red;
+      Status st =
+          op ? ResolveRedType(t, op, &red) : Error(Code::kOp, "invalid reduction operation");
+      if (!st.ok()) {
+        ReleaseSchedule(s);
+        return st;
+      }
+      s->SetReduce(a.op, red.handle, red.image ? -red.lb : 0);
+      const std::size_t n = std::size_t(a.rcount) * red.per_item;
+      if (a.kind == Kind::kAllreduce) {
+        char* b = RedOut(*s, red, u, a.recvbuf, a.rcount, t, /*pack_first=*/true);
+        BuildAllreduceAmongLeaders(*s, g, b, n, red.esize);
+      } else if (root) {
+        char* b = RedOut(*s, red, u, a.recvbuf, a.rcount, t, /*pack_first=*/true);
+        BuildReduceAmongLeaders(*s, g, b, b, n, red.esize);
+      } else {
+        BuildReduceAmongLeaders(*s, g, RedIn(*s, red, partial, a.rcount, t), nullptr, n, red.esize);
+      }
+      break;
+    }
+  }
+  s->EndPhase();
+  AddUnpacks(*s, u);
+  s->EndPhase();
+  s->release_on_done = true;
+  Request req;
+  req.kind = ReqKind::kColl;
+  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(a.comm), tag, &req, nullptr));
+  Activate(s, /*async=*/false);
+  return WaitRequest(&req);
+}
+
+void Dump(const Args& a, const NodeGroup& ng, bool on_area) {
+  static const bool dump = !config::GetString("NICQ_PLAN_DUMP").empty();
+  if (!dump) return;
+  const char* node = ng.node == nullptr ? "alone" : on_area ? "area" : "p2p";
+  std::fprintf(stderr,
+               "nicq[%d] coll plan: %s algorithm=hierarchical ranks=%d node_ranks=%d "
+               "node_phases=%s leaders=%zu engine=host\n",
+               a.comm->rank, KindName(a.kind), a.comm->size, ng.node ? ng.node->size : 1, node,
+               ng.groups.leaders.size());
+}
+
+}  // namespace
+
+bool TryHierarchicalNode(const Args& a, Status* st) {
+  if (!NodeCollEnabled() || !Fits(a)) return false;
+  NodeGroup* ng = nullptr;
+  *st = NodeGroupOf(a.comm, &ng);
+  if (!st->ok()) return true;
+  const int root = a.kind == Kind::kBcast || a.kind == Kind::kReduce ? a.root : -1;
+  if (ng->groups_root != root) {
+    GroupByNode(a.comm, root, &ng->groups);
+    ng->groups_root = root;
+  }
+  const NodeGroups& g = ng->groups;
+  // Every rank draws the leaders' tag, so the blocking sequence stays the
+  // same on all of them.
+  const int tag = NextTag(a.comm, 2);
+  // The leader's rank in the node communicator (ranked as in `comm`).
+  int leader = 0;
+  for (int r : g.node) leader += r < g.node[0];
+  bool on_area = ng->node != nullptr;
+  Args na = a;
+  na.comm = ng->node;
+  na.root = leader;
+  na.algo.clear();
+  const bool alone = ng->node == nullptr;
+  switch (a.kind) {
+    case Kind::kBarrier:
+      if (!alone) *st = NodePhase(na, &on_area);
+      if (st->ok()) *st = LeadersPhase(a, g, tag, nullptr);
+      if (st->ok() && !alone) *st = NodePhase(na, &on_area);
+      break;
+    case Kind::kBcast:
+      *st = LeadersPhase(a, g, tag, nullptr);
+      if (st->ok() && !alone) *st = NodePhase(na, &on_area);
+      break;
+    case Kind::kReduce: {
+      const bool is_root = a.comm->rank == a.root;
+      const std::size_t bytes = std::size_t(a.rcount) * std::size_t(a.rtype->size);
+      const void* partial = nullptr;  // what a leader other than the root contributes
+      if (alone) {
+        if (!is_root)
+          partial = a.sendbuf;
+        else if (a.sendbuf != kInPlace && bytes > 0)
+          std::memcpy(a.recvbuf, a.sendbuf, bytes);
+      } else {
+        if (g.leader >= 0 && !is_root) {
+          ng->partial.resize(bytes);
+          na.recvbuf = ng->partial.data();
+          partial = na.recvbuf;
+        }
+        *st = NodePhase(na, &on_area);
+      }
+      if (st->ok()) *st = LeadersPhase(a, g, tag, partial);
+      break;
+    }
+    default: {  // allreduce
+      na.kind = Kind::kReduce;
+      if (!alone) {
+        *st = NodePhase(na, &on_area);
+      } else if (a.sendbuf != kInPlace && a.rcount > 0) {
+        std::memcpy(a.recvbuf, a.sendbuf, std::size_t(a.rcount) * std::size_t(a.rtype->size));
+      }
+      if (st->ok()) *st = LeadersPhase(a, g, tag, nullptr);
+      if (st->ok() && !alone) {
+        na.kind = Kind::kBcast;
+        na.sendbuf = nullptr;
+        na.scount = a.rcount;
+        na.stype = a.rtype;
+        *st = NodePhase(na, &on_area);
+      }
+      break;
+    }
+  }
+  Dump(a, *ng, on_area);
+  return true;
+}
+
+void FreeNodeGroup(Comm* comm) {
+  auto* ng = static_cast<NodeGroup*>(comm->node_group.p);
+  if (ng == nullptr) return;
+  comm->node_group.p = nullptr;
+  if (ng->node != nullptr) rt::CommRelease(ng->node);
+  delete ng;
+}
+
+}  // namespace nicq::coll
