@@ -237,6 +237,84 @@ TEST(EmulatedThreadShm, AnExpectedEpochKeepsTheNapsShortUntilItsCounterIsReached
   EXPECT_EQ(b->ReadCounter(done), 2u);
 }
 
+// While an epoch is awaited, the thread keeps polling (yielding the core
+// between polls) for NICQ_EMU_EPOCH_SPIN_US after its last work instead of
+// napping, so a peer's hop is read without a wake-up; past that it naps as
+// before. Two backends: one spins "for ever" (60 s), one for 2 ms.
+std::unique_ptr<EmulatedBackend> MakeSpinning(int epoch_spin_us) {
+  EmulatedConfig c;
+  c.provider = "shm";
+  c.progress_thread = 1;
+  c.num_counters = 64;
+  c.num_ops = 256;
+  c.epoch_spin_us = epoch_spin_us;
+  std::unique_ptr<EmulatedBackend> b;
+  Status s = EmulatedBackend::Create(c, &b);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return b;
+}
+
+// Work for the progress thread itself (a posted counter op it issues, not
+// this thread: WaitCounter would issue it here): what opens its spin.
+void GiveTheThreadWork(EmulatedBackend* b, CounterId poke) {
+  TriggeredOp add;
+  add.kind = OpKind::kCounterAdd;
+  add.target_counter = poke;
+  add.value = 1;
+  const std::uint64_t before = b->ReadCounter(poke);
+  ASSERT_TRUE(b->Post({&add, 1}).ok());
+  for (int i = 0; i < 40000 && b->ReadCounter(poke) == before; ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(250));
+  ASSERT_EQ(b->ReadCounter(poke), before + 1) << "the progress thread never issued the op";
+}
+
+// Polls (~10 s at most) until `done` says so.
+template <typename F>
+bool Eventually(F done) {
+  for (int i = 0; i < 40000 && !done(); ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(250));
+  return done();
+}
+
+TEST(EmulatedThreadShm, AnAwaitedEpochKeepsTheAgentPollingInsteadOfNapping) {
+  auto b = MakeSpinning(60 * 1000 * 1000);
+  ASSERT_TRUE(b);
+  CounterId c[2];
+  ASSERT_TRUE(b->AllocCounters(2, c).ok());
+  const CounterId done = c[0], poke = c[1];
+  b->ExpectCounter(done, 1);
+  GiveTheThreadWork(b.get(), poke);
+  // Naps before the work (the epoch was announced first) do not count.
+  ASSERT_TRUE(Eventually([&] { return b->epoch_yields_for_test() >= 1000; }))
+      << "the thread did not poll while the epoch waited";
+  const std::uint64_t naps = b->epoch_naps_for_test();
+  ASSERT_TRUE(Eventually([&] { return b->epoch_yields_for_test() >= 3000; }));
+  EXPECT_EQ(b->epoch_naps_for_test(), naps) << "the thread napped while the epoch waited";
+  ASSERT_TRUE(b->AddCounter(done, 1).ok());
+  // Once the epoch is done the thread naps again, and those naps are not
+  // naps of an awaited epoch.
+  EXPECT_TRUE(Eventually([&] { return b->nap_us_for_test() == 1000; }))
+      << "the thread kept polling after the epoch was done";
+  EXPECT_EQ(b->epoch_naps_for_test(), naps);
+  EXPECT_EQ(b->ReadCounter(done), 1u);
+}
+
+TEST(EmulatedThreadShm, TheEpochSpinEndsWithoutWorkAndTheAgentNaps) {
+  auto b = MakeSpinning(2000);
+  ASSERT_TRUE(b);
+  CounterId c[2];
+  ASSERT_TRUE(b->AllocCounters(2, c).ok());
+  const CounterId done = c[0], poke = c[1];
+  b->ExpectCounter(done, 1);  // not reached until the end: a peer that never comes
+  GiveTheThreadWork(b.get(), poke);
+  ASSERT_TRUE(Eventually([&] { return b->epoch_yields_for_test() > 0; }))
+      << "the thread never polled for the epoch";
+  const std::uint64_t naps = b->epoch_naps_for_test();
+  EXPECT_TRUE(Eventually([&] { return b->epoch_naps_for_test() > naps; }))
+      << "the thread polled on without work, never napping";
+  ASSERT_TRUE(b->AddCounter(done, 1).ok());
+}
+
 // Two backends of this process stand for two processes of one node, each
 // with its doorbell. B's progress thread naps on its bell with a nap far
 // longer than the test's wait: only a ring ends it. A (no progress thread:
