@@ -139,6 +139,7 @@ Status Lowering::Run(Schedule& sched, std::unique_ptr<TriggerPlan>* out) {
       case StepKind::kPut:
       case StepKind::kAtomic:
         op.kind = s.kind == StepKind::kPut ? OpKind::kPut : OpKind::kAtomic;
+        op.source_completion = s.kind == StepKind::kPut && s.source_completion;
         ref = {OpRemoteRef::kBuffer, s.rbuf.buffer, s.rbuf.offset};
         break;
       case StepKind::kRemoteCounterAdd:

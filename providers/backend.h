@@ -109,7 +109,12 @@ struct TriggeredOp {
   std::uint64_t remote_addr = 0;          // put/atomic target address (as the target registered it)
   std::uint64_t remote_key = 0;           // put/atomic target memory key
   CounterId target_counter = kNoCounter;  // counter ops; for put/atomic: counter at the target
-  std::uint64_t value = 0;                // counter add/set amount
+  // Put: its completion need only say that the source is reusable, since
+  // the target counts the landing itself (its arrival counter). A backend
+  // may then count it before the data is visible at the target
+  // (docs/triggered-semantics.md, clause 4.2).
+  bool source_completion = false;
+  std::uint64_t value = 0;  // counter add/set amount
   void (*host_fn)(void* arg) = nullptr;
   void* host_arg = nullptr;
 };

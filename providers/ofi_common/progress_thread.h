@@ -34,6 +34,8 @@ class ProgressThread {
   // In its loop polling (not blocked in Block): it will see new work within
   // microseconds.
   bool awake() const { return awake_.load(std::memory_order_seq_cst); }
+  // Stop() was called: a wait inside `step` or `block` should end.
+  bool stopping() const { return stop_.load(std::memory_order_relaxed); }
 
   // NICQ_PROGRESS_THREAD: 1 on, 0 off, -1 on when the process may use two
   // processing units per rank of its node (`local_ranks`).

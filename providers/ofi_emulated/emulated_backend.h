@@ -52,6 +52,10 @@ struct EmulatedConfig {
   // an idle thread doubles up to. A doorbell (SetAgentBells) ends them early.
   int min_nap_us = 50;
   int max_nap_us = 1000;
+  // While a started epoch awaits its peers (ExpectCounter), how long after
+  // its last work the thread polls with a sched_yield between polls before
+  // it naps (shm only; 0: nap at once).
+  int epoch_spin_us = 50;
 };
 
 class EmulatedBackend final : public offload::OffloadBackend {
@@ -111,6 +115,12 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::uint64_t bell_wakes_for_test() const { return bell_wakes_.load(std::memory_order_relaxed); }
   std::uint64_t nap_timeouts_for_test() const {
     return nap_timeouts_.load(std::memory_order_relaxed);
+  }
+  // Tests: naps (on the doorbell or the queue's futex) taken while a
+  // started epoch awaited its peers, and yield-polls made instead.
+  std::uint64_t epoch_naps_for_test() const { return epoch_naps_.load(std::memory_order_relaxed); }
+  std::uint64_t epoch_yields_for_test() const {
+    return epoch_yields_.load(std::memory_order_relaxed);
   }
   bool asleep_on_bell_for_test() const {
     return own_bell_ != nullptr && own_bell_->sleepers.load(std::memory_order_seq_cst) > 0;
@@ -207,6 +217,13 @@ class EmulatedBackend final : public offload::OffloadBackend {
   static std::uint64_t RingBackData(offload::PeerId self);
   static bool CountersFitCqData(std::size_t num_counters);
   std::atomic<std::uint64_t> bell_wakes_{0}, nap_timeouts_{0};
+  std::atomic<std::uint64_t> epoch_naps_{0}, epoch_yields_{0};
+  // When the progress thread last found work (its own clock, ns); the
+  // epoch spin of BlockInCq runs until epoch_spin_us past it.
+  std::int64_t thread_worked_ns_ = 0;
+  // BlockInCq while an epoch is awaited: polls, yielding between polls,
+  // until work comes (true), the epoch is done or the spin is spent.
+  bool SpinForEpoch();
   // Epochs started and not seen done (ExpectCounter): while one is, naps
   // stay at their shortest, since the peers' tokens and puts that finish it
   // land in the CQ, which only a poll reads (no wait object on shm). One
@@ -230,6 +247,10 @@ class EmulatedBackend final : public offload::OffloadBackend {
   const MrKeyLayout* key_arrival() const { return ep_->prov_key() ? nullptr : &keys_; }
   // Sends up to this size go out with fi_tinject and complete at issue.
   std::size_t inject_max_ = 0;
+  // Puts that ask only for source completion (TriggeredOp::
+  // source_completion) and fit inject_max_ go out with fi_inject_write(data)
+  // and complete at issue (shm: see Init).
+  bool inject_puts_ = false;
   static constexpr int kIssueBatch = 16;      // ready ops popped under one lock
   EmuCompletion done_at_issue_[kIssueBatch];  // drainer only
   int ndone_at_issue_ = 0;

@@ -1,6 +1,7 @@
 // The emulated backend's data path: issuing the ops that became ready,
 // reading the endpoint's completions (and the doorbells that carry remote
 // counter adds), and the progress thread's wait between them.
+#include <sched.h>
 #include <time.h>
 
 #include "core/config.h"
@@ -48,6 +49,12 @@ constexpr int kRetryPauseUs = 50;
 // An idle backend reads its CQ on one Progress call in this many.
 constexpr std::uint32_t kIdleReadEvery = 8;
 
+std::int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 }  // namespace
 
 bool EmulatedBackend::Progress() {
@@ -70,7 +77,10 @@ bool EmulatedBackend::Progress() {
 bool EmulatedBackend::PollNow() {
   bool did = ReadCq() > 0;
   did |= Drain();
-  if (did) nap_us_.store(config_.min_nap_us, std::memory_order_relaxed);
+  if (did) {
+    nap_us_.store(config_.min_nap_us, std::memory_order_relaxed);
+    if (thread_.on_thread()) thread_worked_ns_ = NowNs();
+  }
   return did;
 }
 
@@ -86,7 +96,6 @@ bool EmulatedBackend::Drain() {
     EmuNode* batch[kIssueBatch];
     int got = 0;
     while (!eagain && (got = queue_.PopReady(batch, kIssueBatch)) > 0) {
-      did = true;
       for (int i = 0; i < got; ++i) {
         EmuNode* n = batch[i];
         const long r = Issue(n);
@@ -95,6 +104,7 @@ bool EmulatedBackend::Drain() {
           eagain = true;
           break;
         }
+        did = true;
         if (r < 0) {
           const bool counted = n->stage == 2;
           Fail(n, r);
@@ -147,6 +157,27 @@ long EmulatedBackend::Issue(EmuNode* n) {
         ProviderCall call(this);
         r = fi_tinject(ep_->ep(), in_place.local_buf, in_place.bytes, ep_->Peer(in_place.peer),
                        in_place.tag);
+      }
+      if (r == 0) CompleteAtIssue(n);
+      RingPeer(in_place.peer, r);
+      return r;
+    }
+    // Puts whose completion need only free the source, up to the inject
+    // size, where injecting them pays (see inject_puts_): complete at issue
+    // too, so the same holds.
+    if (in_place.kind == OpKind::kPut && in_place.source_completion && inject_puts_ &&
+        in_place.bytes <= inject_max_) {
+      const CounterId arrival = ArrivalCounter(in_place, key_arrival());
+      long r;
+      {
+        ProviderCall call(this);
+        r = arrival != kNoCounter
+                ? fi_inject_writedata(ep_->ep(), in_place.local_buf, in_place.bytes,
+                                      EncodeCqData(arrival, 1), ep_->Peer(in_place.peer),
+                                      in_place.remote_addr, in_place.remote_key)
+                : fi_inject_write(ep_->ep(), in_place.local_buf, in_place.bytes,
+                                  ep_->Peer(in_place.peer), in_place.remote_addr,
+                                  in_place.remote_key);
       }
       if (r == 0) CompleteAtIssue(n);
       RingPeer(in_place.peer, r);
@@ -373,8 +404,11 @@ void EmulatedBackend::BlockInCq(int timeout_ms) {
     // the host slept). A peer that rings our doorbell ends the nap at once;
     // the timeout still bounds it where no peer rings (a provider's own
     // protocol steps, peers off the node).
+    if (AwaitingExpected() && SpinForEpoch()) return;
+    const bool awaiting = AwaitingExpected();
+    if (awaiting) epoch_naps_.fetch_add(1, std::memory_order_relaxed);
     const int nap = nap_us_.load(std::memory_order_relaxed);
-    const bool soon = in_flight_.load(std::memory_order_relaxed) > 0 || AwaitingExpected();
+    const bool soon = in_flight_.load(std::memory_order_relaxed) > 0 || awaiting;
     const int cap = soon ? config_.min_nap_us : config_.max_nap_us;
     nap_us_.store(std::min(nap * 2, cap), std::memory_order_relaxed);
     if (own_bell_ != nullptr)
@@ -390,6 +424,26 @@ void EmulatedBackend::BlockInCq(int timeout_ms) {
   else if (n == -FI_EAVAIL)
     ReadCq();
   if (n > 0 || n == -FI_EAVAIL) Drain();
+}
+
+// Each hop of a started epoch (a peer's token, its put) is one wake-up of
+// this thread when it naps, and a wake-up costs a futex wake and a context
+// switch, several microseconds each, tens on a loaded machine: a 2-rank
+// neighbourhood exchange is a chain of them. So for a short while after its
+// last work, and only while an epoch is awaited, the thread keeps polling;
+// sched_yield between polls hands the core to any other runnable thread
+// (a host that woke from its compute, a peer's agent), so a rank
+// oversubscribed on its cores loses little. Bounded: past epoch_spin_us
+// without work it naps as before, until a ring or the nap's end.
+bool EmulatedBackend::SpinForEpoch() {
+  if (config_.epoch_spin_us <= 0) return false;
+  const std::int64_t until = thread_worked_ns_ + std::int64_t(config_.epoch_spin_us) * 1000;
+  while (NowNs() < until && AwaitingExpected() && !thread_.stopping()) {
+    sched_yield();
+    epoch_yields_.fetch_add(1, std::memory_order_relaxed);
+    if (PollNow()) return true;
+  }
+  return false;
 }
 
 // Ended by a post or a counter change (the queue's change futex).
@@ -436,6 +490,7 @@ Status CreateEmulatedBackend(const offload::BackendOptions& options,
   c.spin_us = static_cast<int>(config::GetInt("NICQ_PROGRESS_SPIN_US"));
   c.min_nap_us = static_cast<int>(config::GetInt("NICQ_EMU_MIN_NAP_US"));
   c.max_nap_us = static_cast<int>(config::GetInt("NICQ_EMU_MAX_NAP_US"));
+  c.epoch_spin_us = static_cast<int>(config::GetInt("NICQ_EMU_EPOCH_SPIN_US"));
   c.local_ranks = options.local_ranks;
   std::unique_ptr<EmulatedBackend> b;
   NICQ_RETURN_IF_ERROR(EmulatedBackend::Create(c, &b));

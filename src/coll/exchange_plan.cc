@@ -72,6 +72,10 @@ Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s) {
     const auto p = s->Put(src[j], a.send_bytes[j],
                           offload::RemoteBuffer{dst, recv, a.remote_offset[j]}, puts_after);
     if (tokens_owed) s->WaitOn(p, ready);
+    // The receiver learns of the landing from its arrival counter, and this
+    // edge's next put waits for its next token, sent only once its epoch
+    // is done: the put's own completion need only free the source.
+    s->CompleteAtSource(p);
     std::string label = "block " + std::to_string(j) + " -> " + std::to_string(dst) + " at byte " +
                         std::to_string(a.remote_offset[j]);
     if (j < a.send_notes.size()) label += " (" + a.send_notes[j] + ")";

@@ -237,6 +237,86 @@ TEST(EmulatedThreadShm, AnExpectedEpochKeepsTheNapsShortUntilItsCounterIsReached
   EXPECT_EQ(b->ReadCounter(done), 2u);
 }
 
+// While an epoch is awaited, the thread keeps polling (yielding the core
+// between polls) for NICQ_EMU_EPOCH_SPIN_US after its last work instead of
+// napping, so a peer's hop is read without a wake-up; past that it naps as
+// before. Two backends: one spins "for ever" (60 s), one for 1 s.
+std::unique_ptr<EmulatedBackend> MakeSpinning(int epoch_spin_us) {
+  EmulatedConfig c;
+  c.provider = "shm";
+  c.progress_thread = 1;
+  c.num_counters = 64;
+  c.num_ops = 256;
+  c.epoch_spin_us = epoch_spin_us;
+  std::unique_ptr<EmulatedBackend> b;
+  Status s = EmulatedBackend::Create(c, &b);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return b;
+}
+
+// Work for the progress thread itself (a posted counter op it issues, not
+// this thread: WaitCounter would issue it here): what opens its spin.
+void GiveTheThreadWork(EmulatedBackend* b, CounterId poke) {
+  TriggeredOp add;
+  add.kind = OpKind::kCounterAdd;
+  add.target_counter = poke;
+  add.value = 1;
+  const std::uint64_t before = b->ReadCounter(poke);
+  ASSERT_TRUE(b->Post({&add, 1}).ok());
+  for (int i = 0; i < 40000 && b->ReadCounter(poke) == before; ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(250));
+  ASSERT_EQ(b->ReadCounter(poke), before + 1) << "the progress thread never issued the op";
+}
+
+// Polls (~10 s at most) until `done` says so.
+template <typename F>
+bool Eventually(F done) {
+  for (int i = 0; i < 40000 && !done(); ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(250));
+  return done();
+}
+
+TEST(EmulatedThreadShm, AnAwaitedEpochKeepsTheAgentPollingInsteadOfNapping) {
+  auto b = MakeSpinning(60 * 1000 * 1000);
+  ASSERT_TRUE(b);
+  CounterId c[2];
+  ASSERT_TRUE(b->AllocCounters(2, c).ok());
+  const CounterId done = c[0], poke = c[1];
+  b->ExpectCounter(done, 1);
+  GiveTheThreadWork(b.get(), poke);
+  // Naps before the work (the epoch was announced first) do not count.
+  ASSERT_TRUE(Eventually([&] { return b->epoch_yields_for_test() >= 1000; }))
+      << "the thread did not poll while the epoch waited";
+  const std::uint64_t naps = b->epoch_naps_for_test();
+  ASSERT_TRUE(Eventually([&] { return b->epoch_yields_for_test() >= 3000; }));
+  EXPECT_EQ(b->epoch_naps_for_test(), naps) << "the thread napped while the epoch waited";
+  ASSERT_TRUE(b->AddCounter(done, 1).ok());
+  // Once the epoch is done the thread naps again, and those naps are not
+  // naps of an awaited epoch.
+  EXPECT_TRUE(Eventually([&] { return b->nap_us_for_test() == 1000; }))
+      << "the thread kept polling after the epoch was done";
+  EXPECT_EQ(b->epoch_naps_for_test(), naps);
+  EXPECT_EQ(b->ReadCounter(done), 1u);
+}
+
+TEST(EmulatedThreadShm, TheEpochSpinEndsWithoutWorkAndTheAgentNaps) {
+  // 1 s: long enough that a loaded machine's scheduling still lets the
+  // thread start it, short enough for the test.
+  auto b = MakeSpinning(1000 * 1000);
+  ASSERT_TRUE(b);
+  CounterId c[2];
+  ASSERT_TRUE(b->AllocCounters(2, c).ok());
+  const CounterId done = c[0], poke = c[1];
+  b->ExpectCounter(done, 1);  // not reached until the end: a peer that never comes
+  GiveTheThreadWork(b.get(), poke);
+  ASSERT_TRUE(Eventually([&] { return b->epoch_yields_for_test() > 0; }))
+      << "the thread never polled for the epoch";
+  const std::uint64_t naps = b->epoch_naps_for_test();
+  EXPECT_TRUE(Eventually([&] { return b->epoch_naps_for_test() > naps; }))
+      << "the thread polled on without work, never napping";
+  ASSERT_TRUE(b->AddCounter(done, 1).ok());
+}
+
 // Two backends of this process stand for two processes of one node, each
 // with its doorbell. B's progress thread naps on its bell with a nap far
 // longer than the test's wait: only a ring ends it. A (no progress thread:
@@ -309,6 +389,66 @@ TEST(EmulatedThreadShm, APeersRemoteCounterAddRingsTheAgentAwake) {
     EXPECT_GT(p.b->bell_wakes_for_test(), wakes) << "round " << round;
   }
   EXPECT_EQ(p.b->nap_timeouts_for_test(), 0u) << "a 60 s nap ran out: nothing rang";
+}
+
+// A put that asks only for source completion (the neighbourhood exchange's)
+// completes at its initiator on shm without any progress of the target: it
+// is injected, not delivery-complete (whose completion waits for the
+// target's answer). The target still counts its landing, with the data.
+TEST(EmulatedThreadShm, ASourceCompletionPutCompletesWithoutTheTargetsProgress) {
+  BellPair p;  // two host-driven backends of one node, no bells
+  p.a = BellPair::MakeOne(0, 0);
+  p.b = BellPair::MakeOne(0, 0);
+  ASSERT_TRUE(p.a && p.b);
+  std::vector<std::uint8_t> addr_a, addr_b;
+  ASSERT_TRUE(p.a->LocalAddress(addr_a).ok());
+  ASSERT_TRUE(p.b->LocalAddress(addr_b).ok());
+  const std::vector<std::vector<std::uint8_t>> peers{addr_a, addr_b};
+  ASSERT_TRUE(p.a->SetPeers(peers).ok());
+  ASSERT_TRUE(p.b->SetPeers(peers).ok());
+  CounterId arrival, done, warm[2];
+  ASSERT_TRUE(p.b->AllocCounters(1, &arrival).ok());
+  ASSERT_TRUE(p.a->AllocCounters(1, &done).ok());
+  ASSERT_TRUE(p.a->AllocCounters(1, &warm[0]).ok());
+  ASSERT_TRUE(p.b->AllocCounters(1, &warm[1]).ok());
+  // A first message (a remote add, both backends polled) settles shm's
+  // address exchange, which any op's first issue waits for.
+  TriggeredOp add;
+  add.kind = OpKind::kRemoteCounterAdd;
+  add.peer = 1;
+  add.target_counter = warm[1];
+  add.value = 1;
+  add.completion = warm[0];
+  ASSERT_TRUE(p.a->Post({&add, 1}).ok());
+  for (int i = 0; i < 200000 && (p.a->ReadCounter(warm[0]) == 0 || p.b->ReadCounter(warm[1]) == 0);
+       ++i) {
+    p.a->Progress();
+    p.b->Progress();
+  }
+  ASSERT_EQ(p.b->ReadCounter(warm[1]), 1u) << "the first message never arrived";
+  ASSERT_EQ(p.a->ReadCounter(warm[0]), 1u);
+  char landing[8] = {};
+  offload::MemRegion region;
+  ASSERT_TRUE(p.b->RegisterMemory(landing, sizeof landing, arrival, &region).ok());
+  const char sent[8] = {'i', 'n', 'j', 'e', 'c', 't', 'e', 'd'};
+  TriggeredOp put;
+  put.kind = OpKind::kPut;
+  put.peer = 1;
+  put.local_buf = sent;
+  put.bytes = sizeof sent;
+  put.remote_addr = region.remote_addr;
+  put.remote_key = region.key;
+  put.target_counter = arrival;
+  put.completion = done;
+  put.source_completion = true;
+  ASSERT_TRUE(p.a->Post({&put, 1}).ok());
+  // Only A progresses here; B is not polled until A's put completed.
+  Status s = p.a->WaitCounter(done, 1, 5000);
+  ASSERT_TRUE(s.ok()) << "the put waited for the target: " << s.message();
+  s = p.b->WaitCounter(arrival, 1, 10000);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(std::memcmp(landing, sent, sizeof sent), 0);
+  EXPECT_TRUE(p.b->DeregisterMemory(&region).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Providers, EmulatedThread, ::testing::Values("tcp;ofi_rxm", "shm"),
