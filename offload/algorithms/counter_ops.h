@@ -18,4 +18,19 @@ inline TriggeredOp LocalCounterAdd(CounterId trigger, std::uint64_t threshold, C
   return op;
 }
 
+// When `trigger` reaches `threshold`, call fn(arg) on the host (the
+// backend's agent or progress), then add one to `completion`.
+inline TriggeredOp GatedHostCall(CounterId trigger, std::uint64_t threshold, void (*fn)(void*),
+                                 void* arg, CounterId completion) {
+  TriggeredOp op;
+  op.kind = OpKind::kHost;
+  op.trigger = trigger;
+  op.threshold = threshold;
+  op.host_fn = fn;
+  op.host_arg = arg;
+  op.completion = completion;
+  op.completion_inc = 1;
+  return op;
+}
+
 }  // namespace nicq::offload
