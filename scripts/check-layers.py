@@ -11,8 +11,7 @@ line per violation: "file:line: includes X, which layer L may not use".
 It also keeps op building in offload/algorithms/: src/coll and src/queue
 work out what MPI's arguments mean and call builders there; a line of theirs
 that names an OpKind, fills a TriggeredOp or adds a step to an
-offload::Schedule is refused ("file:line: builds ops ..."), except in the
-files BUILDERS_NOT_MOVED lists.
+offload::Schedule is refused ("file:line: builds ops ...").
 """
 import os
 import re
@@ -73,14 +72,9 @@ BUILDS_OPS = re.compile(
 # those only when it names offload::Schedule or offload::StepId.
 OFFLOAD_SCHEDULE = re.compile(r"offload::(Schedule|StepId)\b|using offload::StepId")
 HOST_SCHEDULE_NAMES = re.compile(r"(->|\.)(Send|Recv|Copy|Reduce)\(")
-# Builders still in the collectives layer, and why (issue 15, item 1).
-BUILDERS_NOT_MOVED = {
-    # The host-fold plans: their host steps call the MPI op and datatype
-    # engine directly (coll/node_reduce.h), not yet behind opaque steps.
-    "src/coll/offload_host_fold.cc",
-    "src/coll/offload_host_fold_parts.cc",
-    "src/coll/offload_host_fold_scatter.cc",
-}
+# Files of those layers that may still build ops, each with its reason
+# (none today: every builder lives in offload/algorithms/).
+BUILDERS_NOT_MOVED = {}
 
 
 def rule_for(rel):
