@@ -7,6 +7,11 @@ static libraries that share one include root, so the compiler would accept
 any include; this check is what keeps src/coll and src/queue plain clients
 of the offload interface, never of a concrete backend. Exit status 1 and one
 line per violation: "file:line: includes X, which layer L may not use".
+
+It also keeps op building in offload/algorithms/: src/coll and src/queue
+work out what MPI's arguments mean and call builders there; a line of theirs
+that names an OpKind, fills a TriggeredOp or adds a step to an
+offload::Schedule is refused ("file:line: builds ops ...").
 """
 import os
 import re
@@ -51,6 +56,26 @@ LAYER_ROOTS = ("core/", "boot/", "dtype/", "transport/", "p2p/", "runtime/", "qu
                "coll/", "rma/", "api/", "offload/", "providers/")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
+# Layers that hand plain descriptions to offload/algorithms/ instead of
+# building ops themselves.
+CLIENT_LAYERS = ("src/coll", "src/queue")
+# An op kind, a TriggeredOp filled field by field (a declared or braced
+# one; arrays of them as storage builders fill are fine), or a step added to
+# an offload::Schedule (its step methods; Schedule::AddCounter takes a name).
+BUILDS_OPS = re.compile(
+    r"OpKind::|TriggeredOp\s*\{|TriggeredOp\s+\w+\s*[;=({]"
+    r"|(->|\.)(Send|Recv|Put|Atomic|RemoteCounterAdd|CounterAdd|Reduce|Copy|Host|Nop|WaitOn|"
+    r"ExposeBuffer|SetCompletionIncrement)\("
+    r"|(->|\.)AddCounter\(\s*\"")
+# Schedule step calls share their names with the host schedule's
+# (coll/schedule.h: s.Send, s.Recv, s.Copy, s.Reduce); a file is checked for
+# those only when it names offload::Schedule or offload::StepId.
+OFFLOAD_SCHEDULE = re.compile(r"offload::(Schedule|StepId)\b|using offload::StepId")
+HOST_SCHEDULE_NAMES = re.compile(r"(->|\.)(Send|Recv|Copy|Reduce)\(")
+# Files of those layers that may still build ops, each with its reason
+# (none today: every builder lives in offload/algorithms/).
+BUILDERS_NOT_MOVED = {}
+
 
 def rule_for(rel):
     best = None
@@ -90,13 +115,43 @@ def main():
                         if any(inc == a or inc.startswith(a) for a in allowed):
                             continue
                         bad.append(f"{rel}:{n}: includes {inc}, which layer {prefix} may not use")
-    for line in bad:
+    builds = op_builders_outside_algorithms()
+    for line in bad + builds:
         print(line)
     if bad:
         print(f"{len(bad)} include(s) cross the layers (scripts/check-layers.py, RULES)")
+    if builds:
+        print(f"{len(builds)} line(s) build ops outside offload/algorithms/ "
+              "(scripts/check-layers.py, BUILDS_OPS)")
+    if bad or builds:
         return 1
-    print("layers: every include is allowed")
+    print("layers: every include is allowed; src/coll and src/queue build no ops")
     return 0
+
+
+def op_builders_outside_algorithms():
+    found = []
+    for layer in CLIENT_LAYERS:
+        for dirpath, _, files in os.walk(os.path.join(ROOT, layer)):
+            for name in sorted(files):
+                if not name.endswith((".h", ".cc", ".c")):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, ROOT)
+                if rel in BUILDERS_NOT_MOVED:
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+                offload_schedule = OFFLOAD_SCHEDULE.search(text) is not None
+                for n, line in enumerate(text.splitlines(), 1):
+                    code = line.split("//", 1)[0]
+                    m = BUILDS_OPS.search(code)
+                    if m and not offload_schedule and HOST_SCHEDULE_NAMES.match(m.group(0)):
+                        m = None
+                    if m:
+                        found.append(f"{rel}:{n}: builds ops ({m.group(0).strip()}); "
+                                     "offload/algorithms/ builds them")
+    return found
 
 
 if __name__ == "__main__":

@@ -86,10 +86,11 @@ bool ReceiveOffsets(const std::vector<TypedBlock>& in, std::vector<std::int64_t>
   return scratch;
 }
 
-bool AddPackStep(const ExchangePlanArgs& a, offload::Schedule* s, std::vector<const void*>* src,
-                 offload::StepId* step) {
+offload::HostStepSpec PreparePack(const ExchangePlanArgs& a, offload::Schedule* s,
+                                  std::vector<const void*>* src, std::vector<bool>* packed_from) {
   const std::size_t n = a.destinations.size();
   src->assign(a.send_blocks.begin(), a.send_blocks.end());
+  packed_from->assign(n, false);
   // Distinct blocks to pack: allgather sends one block to every rank.
   std::vector<std::size_t> first(n, n);
   std::size_t distinct = 0;
@@ -107,13 +108,14 @@ bool AddPackStep(const ExchangePlanArgs& a, offload::Schedule* s, std::vector<co
     }
     distinct += first[j] == j;
   }
-  if (distinct == 0) return false;
+  if (distinct == 0) return {};
   PackList* l = NewList(s, distinct);
   std::string edges;
   std::size_t k = 0;
   for (std::size_t j = 0; j < n; ++j) {
     if (first[j] == n) continue;
     edges += (edges.empty() ? "" : ",") + std::to_string(j);
+    (*packed_from)[j] = true;
     if (first[j] != j) {
       (*src)[j] = (*src)[first[j]];
       continue;
@@ -123,14 +125,13 @@ bool AddPackStep(const ExchangePlanArgs& a, offload::Schedule* s, std::vector<co
     l->tasks[k++] = PackTask{b.type, b.count, const_cast<char*>(b.base) + b.displ, packed};
     (*src)[j] = packed;
   }
-  *step = s->Host(&RunPacks, l, {});
-  s->SetLabel(*step, "pack: noncontiguous type (send blocks " + edges + ", " +
-                         std::to_string(distinct) + " packed into plan scratch)");
-  return true;
+  return {&RunPacks, l,
+          "pack: noncontiguous type (send blocks " + edges + ", " + std::to_string(distinct) +
+              " packed into plan scratch)"};
 }
 
-offload::StepId AddUnpackStep(const ExchangePlanArgs& a, const char* landing,
-                              offload::PlanCounter arrive, offload::Schedule* s) {
+offload::HostStepSpec PrepareUnpack(const ExchangePlanArgs& a, const char* landing,
+                                    offload::Schedule* s) {
   std::size_t live = 0;
   for (std::size_t i = 0; i < a.sources.size(); ++i)
     live += a.sources[i] >= 0 && a.recv_bytes[i] > 0;
@@ -142,11 +143,9 @@ offload::StepId AddUnpackStep(const ExchangePlanArgs& a, const char* landing,
     l->tasks[k++] = PackTask{b.type, b.count, const_cast<char*>(b.base) + b.displ,
                              const_cast<char*>(landing) + a.recv_offset[i]};
   }
-  const offload::StepId u = s->Host(&RunUnpacks, l, {});
-  s->WaitOn(u, arrive);
-  s->SetLabel(u, "unpack: noncontiguous type (" + std::to_string(live) +
-                     " blocks arrived in plan scratch, scattered into the receive buffer)");
-  return u;
+  return {&RunUnpacks, l,
+          "unpack: noncontiguous type (" + std::to_string(live) +
+              " blocks arrived in plan scratch, scattered into the receive buffer)"};
 }
 
 }  // namespace nicq::coll

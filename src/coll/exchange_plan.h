@@ -1,28 +1,11 @@
-// The exchange plan: blocks moved along edges as puts into each receiver's
-// exposed receive buffer, gated by ready tokens, one arrival counter per
-// receiver. One builder serves the persistent neighbourhood collectives
+// The exchange plan: what the persistent neighbourhood collectives
 // (offload_neighbor.h, edges from the topology) and the dense ones
 // (offload_dense.h: allgather(v), alltoall(v), gather(v), scatter(v),
-// bcast, barrier, edges from the kind and the root).
-//
-// Per epoch, on every rank (docs/collectives.md, "Offloaded neighborhood
-// collectives" and "Offloaded dense collectives"):
-//   start        the start counter moves (MPI_Start or a queue's gate);
-//   ready tokens one remote counter add to each in-neighbour per non-empty
-//                edge: "my receive buffer may be overwritten for this epoch";
-//   puts         send block j into destination j's receive buffer, at the
-//                byte its receiver placed it; all puts wait on this rank's
-//                own start and on every token its out-neighbours owe it;
-//   arrivals     the receive buffer's arrival counter counts the puts
-//                landing in it (one per non-null, non-empty in-edge).
-// An epoch is done when its puts completed locally, its tokens went out and
-// every in-edge's block arrived. A put lands only after its target started
-// the same epoch: the target's token for epoch e is sent at its start of e,
-// and a rank cannot have sent the token for e+1 before this rank's puts of
-// e fired (it needs their data to finish e), so the one "ready" counter
-// reaches its epoch-e threshold only with every out-neighbour's epoch-e
-// token in. Edges to the rank itself need no token (its own start gates
-// them): the put to itself is the local copy, done by the NIC.
+// bcast, barrier, edges from the kind and the root) have in common. Here
+// the edges' blocks are MPI's (a datatype, a count, a displacement): where
+// they lie, whether a host step packs or unpacks them. The plan itself,
+// puts gated by ready tokens into each receiver's exposed buffer, is built
+// by offload/algorithms/edge_exchange.h from bytes and addresses.
 #pragma once
 
 #include <cstdint>
@@ -69,8 +52,7 @@ std::string LayoutNote(const TypedBlock& b);
 // the user's buffer.
 bool ReceiveOffsets(const std::vector<TypedBlock>& in, std::vector<std::int64_t>* at);
 
-// One rank's part of an exchange, in backend terms (world ranks). Exposed
-// for unit tests of the schedule shape.
+// One rank's part of an exchange, in world ranks and MPI's block layouts.
 struct ExchangePlanArgs {
   offload::PeerId self = -1;
   std::vector<offload::PeerId> sources;       // per in-edge; -1: MPI_PROC_NULL
@@ -101,6 +83,8 @@ struct ExchangePlanArgs {
   std::vector<std::uint64_t> recv_offset;  // per in-edge, with unpack
   std::vector<TypedBlock> recv_layout;     // per in-edge, with unpack
 };
+// Prepares the pack and unpack steps the layouts need and builds the
+// exchange (offload::BuildEdgeExchange) into `s`.
 Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s);
 
 // Lowers `s` and binds the plan to `be`; an error (the host runs the

@@ -19,10 +19,6 @@
 namespace nicq::coll {
 namespace {
 
-using offload::RemoteBuffer;
-using offload::RemoteCounter;
-using offload::StepId;
-
 // The most plan scratch the root's gather slots may take (p contributions).
 constexpr std::size_t kMaxGatherBytes = std::size_t{16} << 20;
 
@@ -118,61 +114,34 @@ Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
   const int p = a.comm->size, me = a.comm->rank;
   const bool all = a.kind == Kind::kAllreduce;
   const int root = all ? 0 : a.root;
-  const bool is_root = me == root;
-  auto peer = [&](int r) { return static_cast<offload::PeerId>(a.comm->world_ranks[r]); };
   const char* input = static_cast<const char*>(a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf);
   const dtype::Type* t = a.rtype;
   // A noncontiguous type moves packed: host steps pack and unpack it, as
   // the exchange plans' (exchange_pack.h).
   const bool packed = !t->IsContiguous();
-  const std::string note = packed ? ", noncontiguous type packed" : "";
-  // Counter and buffer indices must agree across ranks: ready, arrive,
-  // down; gather slots, result.
-  const auto ready = s->AddCounter("ready", is_root ? 0 : 1);
-  const auto arrive = s->AddCounter("arrive", is_root ? std::uint64_t(p - 1) : 0);
-  const auto down = s->AddCounter("down", all && !is_root ? 1 : 0);
-  char* slots = static_cast<char*>(s->AllocScratch(is_root ? std::size_t(p) * bytes : 8));
-  const auto gather =
-      s->ExposeBuffer("gather slots", slots, is_root ? std::size_t(p) * bytes : 8, arrive);
-  const bool lands = all && !is_root;
-  // The result lands in recvbuf, or packed in scratch that a host step unpacks.
-  char* landing = !lands   ? static_cast<char*>(s->AllocScratch(8))
-                  : packed ? static_cast<char*>(s->AllocScratch(bytes))
-                           : static_cast<char*>(a.recvbuf);
-  const auto res = s->ExposeBuffer("result", landing, lands ? bytes : 8, down);
-  if (!is_root) {
-    StepId before_put;
-    const char* from = input;
+  offload::GatherFoldArgs g;
+  g.rank = me;
+  g.size = p;
+  g.root = root;
+  g.peers = a.comm->world_ranks.data();
+  g.bytes = bytes;
+  if (me != root) {
+    g.contribution = input;
     if (packed) {
       char* into = nullptr;
-      before_put = host_fold::AddPackStep(s, t, a.rcount, input, &into);
-      from = into;
-    } else {
-      // The start reaches the put as a zero add to `ready`, which the
-      // root's token completes (as the exchange plans gate their puts).
-      before_put = s->CounterAdd(ready, 0, {});
-      s->SetLabel(before_put, "start counted into ready");
+      g.pack = host_fold::PreparePack(s, t, a.rcount, input, &into);
+      g.contribution = into;
     }
-    const StepId put = s->Put(
-        from, bytes, RemoteBuffer{peer(root), gather, std::uint64_t(me) * bytes}, {before_put});
-    s->WaitOn(put, ready);
-    s->SetLabel(put, "contribution -> slot " + std::to_string(me) + " at root " +
-                         std::to_string(root) + " (NIC put)");
-    if (lands && packed) {
-      const StepId u = host_fold::AddUnpackStep(s, t, a.rcount, a.recvbuf, landing);
-      s->WaitOn(u, down);
-    } else if (lands) {
-      const StepId arrived = s->Nop({});
-      s->WaitOn(arrived, down);
-      s->SetLabel(arrived, "result arrived");
+    if (all) {  // the result lands in recvbuf, or packed in scratch the unpack step reads
+      g.landing_bytes = bytes;
+      g.landing = packed ? s->AllocScratch(bytes) : a.recvbuf;
+      if (packed)
+        g.unpack =
+            host_fold::PrepareUnpack(s, t, a.rcount, a.recvbuf, static_cast<char*>(g.landing));
     }
-    return Status::Ok();
+    return offload::BuildGatherFold(g, s);
   }
-  for (int j = 0; j < p; ++j) {
-    if (j == me) continue;
-    const StepId tok = s->RemoteCounterAdd(RemoteCounter{peer(j), ready}, 1, {});
-    s->SetLabel(tok, "ready token to " + std::to_string(j));
-  }
+  char* slots = static_cast<char*>(s->AllocScratch(std::size_t(p) * bytes));
   auto* f = new (s->AllocScratch(sizeof(Fold))) Fold();
   f->fold = host_fold::MakeFoldOp(a);
   f->count = a.rcount;
@@ -187,20 +156,16 @@ Status BuildHostFold(const Args& a, const std::string& why, std::size_t bytes,
     f->result_image = host_fold::AllocImage(s, *t, a.rcount);
     if (all) f->packed_result = static_cast<char*>(s->AllocScratch(bytes));
   }
-  // Every put into the slots follows this rank's token, sent at its start:
-  // the arrivals gate the fold after the start too.
-  const StepId fold = s->Host(&RunFold, f, {});
-  s->WaitOn(fold, arrive);
-  s->SetLabel(fold, "fold: " + why + " (" + std::to_string(p) +
-                        " contributions in rank order into recvbuf" + note + ")");
-  if (!all) return Status::Ok();
-  const char* result = packed ? f->packed_result : static_cast<const char*>(a.recvbuf);
-  for (int j = 0; j < p; ++j) {
-    if (j == me) continue;
-    const StepId put = s->Put(result, bytes, RemoteBuffer{peer(j), res, 0}, {fold});
-    s->SetLabel(put, "result to " + std::to_string(j) + " (NIC put)");
-  }
-  return Status::Ok();
+  g.slots = slots;
+  g.fold = {&RunFold, f,
+            "fold: " + why + " (" + std::to_string(p) +
+                " contributions in rank order into recvbuf" +
+                (packed ? ", noncontiguous type packed" : "") + ")"};
+  // An allreduce sends every other rank the whole result.
+  g.result_from.assign(std::size_t(p),
+                       packed ? f->packed_result : static_cast<const char*>(a.recvbuf));
+  g.result_bytes.assign(std::size_t(p), all ? bytes : 0);
+  return offload::BuildGatherFold(g, s);
 }
 
 }  // namespace

@@ -33,29 +33,25 @@ void RunUnpack(void* arg) {
   dtype::Unpack(*k.t, k.packed, k.count * k.t->size, k.count, k.user);
 }
 
-offload::StepId AddPackStep(offload::Schedule* s, const dtype::Type* t, std::int64_t count,
-                            const void* user, char** packed) {
+offload::HostStepSpec PreparePack(offload::Schedule* s, const dtype::Type* t, std::int64_t count,
+                                  const void* user, char** packed) {
   auto* k = new (s->AllocScratch(sizeof(Packing))) Packing();
   k->t = t;
   k->count = count;
   k->user = static_cast<char*>(const_cast<void*>(user));
   k->packed = static_cast<char*>(s->AllocScratch(std::size_t(count * t->size)));
   *packed = k->packed;
-  const offload::StepId step = s->Host(&RunPack, k, {});
-  s->SetLabel(step, "pack: noncontiguous type (contribution into plan scratch)");
-  return step;
+  return {&RunPack, k, "pack: noncontiguous type (contribution into plan scratch)"};
 }
 
-offload::StepId AddUnpackStep(offload::Schedule* s, const dtype::Type* t, std::int64_t count,
-                              void* user, char* packed) {
+offload::HostStepSpec PrepareUnpack(offload::Schedule* s, const dtype::Type* t, std::int64_t count,
+                                    void* user, char* packed) {
   auto* k = new (s->AllocScratch(sizeof(Packing))) Packing();
   k->t = t;
   k->count = count;
   k->user = static_cast<char*>(user);
   k->packed = packed;
-  const offload::StepId step = s->Host(&RunUnpack, k, {});
-  s->SetLabel(step, "unpack: noncontiguous type (result from plan scratch into recvbuf)");
-  return step;
+  return {&RunUnpack, k, "unpack: noncontiguous type (result from plan scratch into recvbuf)"};
 }
 
 // The image covers every item's whole extent from its lower bound, not only

@@ -1,8 +1,10 @@
-// What the host-fold plans share: offload_host_fold.cc builds allreduce
+// What the host-fold plans share: offload_host_fold.cc prepares allreduce
 // and reduce, offload_host_fold_scatter.cc reduce_scatter(_block), scan
 // and exscan. Each is a flat gather into slots of the root's plan scratch,
 // one host step at the root that combines them through dtype::Reduce, and
-// for the scatter kinds puts of each rank's result.
+// puts of each rank's result (offload/algorithms/gather_fold.h builds it;
+// the steps here that need MPI's datatypes and ops reach it as opaque host
+// steps).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include "coll/coll.h"
 #include "dtype/datatype.h"
 #include "dtype/reduce.h"
+#include "offload/algorithms/gather_fold.h"
 #include "offload/schedule.h"
 
 namespace nicq::coll::host_fold {
@@ -39,11 +42,11 @@ void RunUnpack(void* arg);
 
 // A host step packing `count` items of `t` at `user` into fresh scratch
 // (returned in *packed), or unpacking `count` items from `packed` into
-// `user`; each labeled as the dump shows it.
-offload::StepId AddPackStep(offload::Schedule* s, const dtype::Type* t, std::int64_t count,
-                            const void* user, char** packed);
-offload::StepId AddUnpackStep(offload::Schedule* s, const dtype::Type* t, std::int64_t count,
-                              void* user, char* packed);
+// `user`; each labeled as the dump shows it, its argument in `s`'s scratch.
+offload::HostStepSpec PreparePack(offload::Schedule* s, const dtype::Type* t, std::int64_t count,
+                                  const void* user, char** packed);
+offload::HostStepSpec PrepareUnpack(offload::Schedule* s, const dtype::Type* t, std::int64_t count,
+                                    void* user, char* packed);
 
 // Bytes an image of `count` items spans, and the offset of its first byte
 // from the items' origin (negative when a type's data starts below it).
@@ -56,7 +59,8 @@ char* AllocImage(offload::Schedule* s, const dtype::Type& t, std::int64_t count)
 std::int64_t ContributionItems(const Args& a);
 
 // Builds this rank's part of a reduce_scatter(_block), scan or exscan host
-// fold; `why` names the reason in the fold step's label.
+// fold (offload::BuildGatherFold); `why` names the reason in the fold
+// step's label.
 Status BuildScatterFold(const Args& a, const std::string& why, std::size_t bytes,
                         offload::Schedule* s);
 

@@ -19,10 +19,6 @@
 namespace nicq::coll::host_fold {
 namespace {
 
-using offload::RemoteBuffer;
-using offload::RemoteCounter;
-using offload::StepId;
-
 enum class Result { kBlocks, kPrefixes, kExclusivePrefixes };
 
 // The fold step's argument at rank 0, in plan scratch.
@@ -121,74 +117,37 @@ const char* FoldText(Result r) {
   }
 }
 
-// A rank j > 0: its contribution to slot j at rank 0, and its result back.
-void BuildContributor(const Args& a, std::size_t bytes, offload::PlanCounter ready,
-                      offload::PlanCounter down, offload::BufferId gather, char* landing,
-                      offload::Schedule* s) {
-  const int me = a.comm->rank;
-  const dtype::Type* t = a.rtype;
-  const bool packed = !t->IsContiguous();
-  const void* input = a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf;
-  StepId before_put;
-  const char* from = static_cast<const char*>(input);
-  if (packed) {
-    char* into = nullptr;
-    before_put = AddPackStep(s, t, ContributionItems(a), input, &into);
-    from = into;
-  } else {
-    // The start reaches the put as a zero add to `ready`, which rank 0's
-    // token completes (as the exchange plans gate their puts).
-    before_put = s->CounterAdd(ready, 0, {});
-    s->SetLabel(before_put, "start counted into ready");
-  }
-  const StepId put =
-      s->Put(from, bytes, RemoteBuffer{a.comm->world_ranks[0], gather, std::uint64_t(me) * bytes},
-             {before_put});
-  s->WaitOn(put, ready);
-  s->SetLabel(put, "contribution -> slot " + std::to_string(me) + " at root 0 (NIC put)");
-  const std::int64_t items = ResultItems(a, me);
-  if (items == 0) return;
-  if (packed) {
-    const StepId u = AddUnpackStep(s, t, items, a.recvbuf, landing);
-    s->WaitOn(u, down);
-    return;
-  }
-  const StepId arrived = s->Nop({});
-  s->WaitOn(arrived, down);
-  s->SetLabel(arrived, "result arrived");
-}
-
 }  // namespace
 
 Status BuildScatterFold(const Args& a, const std::string& why, std::size_t bytes,
                         offload::Schedule* s) {
   const int p = a.comm->size, me = a.comm->rank;
-  const bool is_root = me == 0;
   const dtype::Type* t = a.rtype;
   const bool packed = !t->IsContiguous();
-  const std::size_t mine = std::size_t(ResultItems(a, me) * t->size);
-  // Counter and buffer indices must agree across ranks: ready, arrive,
-  // down; gather slots, result.
-  const auto ready = s->AddCounter("ready", is_root ? 0 : 1);
-  const auto arrive = s->AddCounter("arrive", is_root ? std::uint64_t(p - 1) : 0);
-  const auto down = s->AddCounter("down", !is_root && mine > 0 ? 1 : 0);
-  const std::size_t slots_len = is_root ? std::size_t(p) * bytes : 8;
-  char* slots = static_cast<char*>(s->AllocScratch(slots_len));
-  const auto gather = s->ExposeBuffer("gather slots", slots, slots_len, arrive);
-  // The result lands in recvbuf, or packed in scratch that a host step unpacks.
-  const bool lands = !is_root && mine > 0;
-  char* landing = !lands   ? static_cast<char*>(s->AllocScratch(8))
-                  : packed ? static_cast<char*>(s->AllocScratch(mine))
-                           : static_cast<char*>(a.recvbuf);
-  const auto res = s->ExposeBuffer("result", landing, lands ? mine : 8, down);
-  if (!is_root) {
-    BuildContributor(a, bytes, ready, down, gather, landing, s);
-    return Status::Ok();
+  const void* input = a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf;
+  offload::GatherFoldArgs g;
+  g.rank = me;
+  g.size = p;
+  g.root = 0;
+  g.peers = a.comm->world_ranks.data();
+  g.bytes = bytes;
+  if (me != 0) {
+    g.contribution = input;
+    if (packed) {
+      char* into = nullptr;
+      g.pack = PreparePack(s, t, ContributionItems(a), input, &into);
+      g.contribution = into;
+    }
+    // The result lands in recvbuf, or packed in scratch the unpack step reads.
+    const std::int64_t items = ResultItems(a, me);
+    g.landing_bytes = std::size_t(items * t->size);
+    if (items > 0) {
+      g.landing = packed ? s->AllocScratch(g.landing_bytes) : a.recvbuf;
+      if (packed) g.unpack = PrepareUnpack(s, t, items, a.recvbuf, static_cast<char*>(g.landing));
+    }
+    return offload::BuildGatherFold(g, s);
   }
-  for (int j = 1; j < p; ++j) {
-    const StepId tok = s->RemoteCounterAdd(RemoteCounter{a.comm->world_ranks[j], ready}, 1, {});
-    s->SetLabel(tok, "ready token to " + std::to_string(j));
-  }
+  char* slots = static_cast<char*>(s->AllocScratch(std::size_t(p) * bytes));
   auto* f = new (s->AllocScratch(sizeof(ScatterFold))) ScatterFold();
   f->fold = MakeFoldOp(a);
   f->result = a.kind == Kind::kScan     ? Result::kPrefixes
@@ -197,7 +156,7 @@ Status BuildScatterFold(const Args& a, const std::string& why, std::size_t bytes
   f->items = ContributionItems(a);
   f->bytes = bytes;
   f->ranks = p;
-  f->input = static_cast<const char*>(a.sendbuf == kInPlace ? a.recvbuf : a.sendbuf);
+  f->input = static_cast<const char*>(input);
   f->slots = slots;
   if (f->result == Result::kBlocks) f->whole = static_cast<char*>(s->AllocScratch(bytes));
   f->recvbuf = static_cast<char*>(a.recvbuf);
@@ -206,24 +165,23 @@ Status BuildScatterFold(const Args& a, const std::string& why, std::size_t bytes
     f->image = AllocImage(s, *t, f->items);  // the caller's Refusal checked the span
     f->acc = AllocImage(s, *t, f->items);
   }
-  // Every put into the slots follows this rank's token, sent at its start:
-  // the arrivals gate the fold after the start too.
-  const StepId fold = s->Host(&RunScatterFold, f, {});
-  s->WaitOn(fold, arrive);
-  s->SetLabel(fold, "fold: " + why + " (" + std::to_string(p) + FoldText(f->result) +
-                        (packed ? ", noncontiguous type packed" : "") + ")");
+  g.slots = slots;
+  g.fold = {&RunScatterFold, f,
+            "fold: " + why + " (" + std::to_string(p) + FoldText(f->result) +
+                (packed ? ", noncontiguous type packed" : "") + ")"};
+  // What rank j > 0 receives: its block of the whole, or its prefix.
+  g.result_from.assign(std::size_t(p), nullptr);
+  g.result_bytes.assign(std::size_t(p), 0);
   std::size_t at = std::size_t(f->own_items * t->size);  // kBlocks: block j's offset in whole
   for (int j = 1; j < p; ++j) {
     const std::size_t len = std::size_t(ResultItems(a, j) * t->size);
-    const char* from = f->result == Result::kBlocks     ? f->whole + at
+    g.result_from[j] = f->result == Result::kBlocks     ? f->whole + at
                        : f->result == Result::kPrefixes ? f->Slot(j)
                                                         : f->Slot(j - 1);
+    g.result_bytes[j] = len;
     at += len;
-    if (len == 0) continue;
-    const StepId put = s->Put(from, len, RemoteBuffer{a.comm->world_ranks[j], res, 0}, {fold});
-    s->SetLabel(put, "result to " + std::to_string(j) + " (NIC put)");
   }
-  return Status::Ok();
+  return offload::BuildGatherFold(g, s);
 }
 
 }  // namespace nicq::coll::host_fold

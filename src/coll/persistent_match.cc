@@ -5,6 +5,7 @@
 #include "coll/algorithms.h"
 #include "coll/persistent.h"
 #include "core/log.h"
+#include "offload/algorithms/counter_ops.h"
 #include "queue/queue.h"
 #include "runtime/async_progress.h"
 #include "runtime/offload_context.h"
@@ -124,12 +125,7 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
       return off->StartArmed();
     }
     offload::TriggeredOp& op = gate_ops_[off->plan().epochs_started() % 2];
-    op = offload::TriggeredOp{};
-    op.trigger = gate;
-    op.threshold = threshold;
-    op.kind = offload::OpKind::kCounterAdd;
-    op.target_counter = off->plan().start_counter();
-    op.value = 1;
+    op = offload::LocalCounterAdd(gate, threshold, off->plan().start_counter());
     // kAgain (no trigger slot now): the queue retries this start later,
     // which then must not arm a second epoch.
     NICQ_RETURN_IF_ERROR(b->Post({&op, 1}));
@@ -151,14 +147,7 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
   if (n > kGateRing && be_->ReadCounter(fired_counter_) < n - kGateRing)
     return Status(Code::kAgain, {});  // ring full; no message: a retry path allocates nothing
   offload::TriggeredOp& op = gate_ops_[n % kGateRing];
-  op = offload::TriggeredOp{};
-  op.kind = offload::OpKind::kHost;
-  op.trigger = gate;
-  op.threshold = threshold;
-  op.host_fn = &Persistent::FiredStart;
-  op.host_arg = this;
-  op.completion = fired_counter_;
-  op.completion_inc = 1;
+  op = offload::GatedHostCall(gate, threshold, &Persistent::FiredStart, this, fired_counter_);
   NICQ_RETURN_IF_ERROR(be_->Post({&op, 1}));
   gated_posted_ = n;
   g_gated.fetch_add(1, std::memory_order_release);

@@ -8,16 +8,21 @@
 #include <string>
 
 #include "core/config.h"
+#include "offload/algorithms/persistent_p2p.h"
 #include "offload/trigger_plan.h"
-#include "queue/epoch_ops.h"
 #include "queue/queue.h"
 #include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
 
+using offload::BuildEagerEpochOps;
+using offload::BuildEpochOps;
 using offload::CounterId;
+using offload::kEagerTag;
 using offload::kNoCounter;
+using offload::LocalCounterAdd;
+using offload::P2pWire;
 using offload::TriggeredOp;
 
 namespace {

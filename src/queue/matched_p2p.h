@@ -55,8 +55,8 @@
 
 #include <cstdint>
 
+#include "offload/algorithms/persistent_p2p.h"
 #include "queue/enqueueable.h"
-#include "queue/epoch_ops.h"
 #include "runtime/comm.h"
 #include "runtime/request.h"
 
@@ -175,7 +175,7 @@ class MatchedP2p final : public Enqueueable {
   offload::MemRegion region_{};
   bool registered_ = false;
 
-  P2pWire wire_;
+  offload::P2pWire wire_;
   std::uint64_t eager_tag_ = 0;                   // eager: kEagerTag | the receiver's done counter
   offload::TriggeredOp start_ops_[kMaxStartOps];  // StartGated's descriptors
 

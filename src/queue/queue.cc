@@ -6,7 +6,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
-#include "queue/epoch_ops.h"
+#include "offload/algorithms/enqueued_wait.h"
 #include "queue/match_engine.h"
 #include "queue/matched_p2p.h"
 #include "queue/queue_types.h"
@@ -16,8 +16,10 @@
 namespace nicq::queue {
 namespace {
 
+using offload::BuildWaitAllOps;
 using offload::kNoCounter;
 using offload::TriggeredOp;
+using offload::WaitTarget;
 
 constexpr std::size_t kRecords = 4096;  // waits a queue holds before backpressure
 

@@ -8,7 +8,7 @@
 //  * an enqueued wait (or waitall) for n requests, the waits k0+1..k0+n,
 //    posts n + 2 counter ops on a join counter J of the queue's ring of
 //    joins: each request done -> J += 1; qc >= k0 -> J += 1; J reaching its
-//    cumulative target -> qc += n (epoch_ops.h, BuildWaitAllOps). So qc
+//    cumulative target -> qc += n (offload/algorithms/enqueued_wait.h). So qc
 //    passes k0 only when all n requests completed and all earlier waits
 //    did, even if they complete before earlier requests. When every one of
 //    them was started after the k0-th wait (start gate qc >= k0), their
@@ -49,8 +49,8 @@
 #include <vector>
 
 #include "core/status.h"
+#include "offload/algorithms/enqueued_wait.h"
 #include "queue/enqueueable.h"
-#include "queue/epoch_ops.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
@@ -205,7 +205,7 @@ class Queue {
   std::uint64_t k_ = 0;                            // waits enqueued
   std::uint64_t pending_starts_ = 0;               // starts enqueued without their wait yet
   std::vector<Record> ring_;                       // capacity fixed at Create
-  std::vector<WaitTarget> targets_;                // EnqueueWaitAll scratch (kMaxWaitAll)
+  std::vector<offload::WaitTarget> targets_;       // EnqueueWaitAll scratch (kMaxWaitAll)
   std::vector<offload::TriggeredOp> scratch_ops_;  // its ops (2 kMaxWaitAll + 2)
   std::size_t head_ = 0, count_ = 0;
   // Backpressure: when the current idle spell began, and its phase (0 spin,

@@ -1,12 +1,13 @@
 // Example 13.1 of the Queued Communication chapter on the simulator with 64
 // ranks in one process: each rank's four matched requests (receive from left
 // and right, send to left and right) and its queue post exactly the ops that
-// MatchedP2p and Queue post (src/queue/epoch_ops.h), iteration by iteration
-// in the example's order (startall receives, startall sends, waitall), then
-// the "fence" runs the simulation until every queue counter reached its last
-// wait. Data are checked every iteration: each send buffer holds values of
-// (rank, direction, iteration), rewritten by a host step that the queue
-// orders after the previous iteration's waits, as the example's "pack" step.
+// MatchedP2p and Queue post (offload/algorithms/persistent_p2p.h and
+// enqueued_wait.h), iteration by iteration in the example's order (startall
+// receives, startall sends, waitall), then the "fence" runs the simulation
+// until every queue counter reached its last wait. Data are checked every
+// iteration: each send buffer holds values of (rank, direction, iteration),
+// rewritten by a host step that the queue orders after the previous
+// iteration's waits, as the example's "pack" step.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -15,15 +16,20 @@
 #include <memory>
 #include <vector>
 
+#include "offload/algorithms/enqueued_wait.h"
+#include "offload/algorithms/persistent_p2p.h"
 #include "providers/sim/sim_backend.h"
-#include "queue/epoch_ops.h"
 
 namespace nicq::queue {
 namespace {
 
+using offload::BuildEpochOps;
+using offload::BuildWaitAllOps;
 using offload::CounterId;
 using offload::kNoCounter;
+using offload::P2pWire;
 using offload::TriggeredOp;
+using offload::WaitTarget;
 
 constexpr int kN = 32;  // doubles per message (the example uses 1024)
 
