@@ -360,22 +360,38 @@ static void SleepMs(int ms) {
   nanosleep(&ts, NULL);
 }
 
+/* CLOCK_MONOTONIC is one clock for every process of the host. */
+static double MonotonicNow(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void Late(void) {
   const int late = p - 1;
   double v[4] = {rank, rank, rank, rank}, s[4];
   for (int k = 0; k < 4; ++k) {
     if (rank == late) SleepMs(30);
-    int flag = rank == late ? 0 : 1, arrived = 0;
     switch (k) {
-      case 0:
+      case 0: {
+        /* No rank leaves the barrier before the late rank entered it: the
+         * late rank sends the time it entered, the others compare it with
+         * the time they left (one host, one monotonic clock). */
+        const double entered = MonotonicNow();
         CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-        /* After the barrier the late rank's message is already there. */
-        if (rank == late)
+        const double left = MonotonicNow();
+        if (rank == late) {
           for (int r = 0; r < p - 1; ++r)
-            CHECK_OK(MPI_Send(&flag, 1, MPI_INT, r, 9, MPI_COMM_WORLD));
-        else
-          CHECK_OK(MPI_Recv(&arrived, 1, MPI_INT, late, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK_OK(MPI_Send(&entered, 1, MPI_DOUBLE, r, 9, MPI_COMM_WORLD));
+        } else {
+          double late_entered = 0;
+          CHECK_OK(
+              MPI_Recv(&late_entered, 1, MPI_DOUBLE, late, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+          CHECK(left >= late_entered, "rank %d left the barrier %.6f s before rank %d entered it",
+                rank, late_entered - left, late);
+        }
         break;
+      }
       case 1:
         CHECK_OK(MPI_Allreduce(v, s, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         CHECK(s[3] == p * (p - 1) / 2.0, "late allreduce %g", s[3]);
