@@ -3,19 +3,12 @@
 #include <hwloc.h>
 #include <sched.h>
 
-#include <chrono>
-
 #include "core/config.h"
 #include "core/log.h"
+#include "providers/ofi_common/backoff.h"
 
 namespace nicq::ofi {
 namespace {
-
-std::int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // The PUs this process may run on. sched_getaffinity, not a hwloc
 // topology load: loading binds the thread to each PU in turn (the x86

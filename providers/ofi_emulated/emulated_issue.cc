@@ -7,6 +7,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "providers/ofi_common/atomic_map.h"
+#include "providers/ofi_common/backoff.h"
 #include "providers/ofi_common/mr_key.h"
 #include "providers/ofi_common/ofi_error.h"
 #include "providers/ofi_common/tsan_annotations.h"
@@ -48,12 +49,6 @@ constexpr int kRetryPauseUs = 50;
 
 // An idle backend reads its CQ on one Progress call in this many.
 constexpr std::uint32_t kIdleReadEvery = 8;
-
-std::int64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 }  // namespace
 
