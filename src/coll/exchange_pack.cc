@@ -88,14 +88,16 @@ bool ReceiveOffsets(const std::vector<TypedBlock>& in, std::vector<std::int64_t>
 
 offload::HostStepSpec PreparePack(const ExchangePlanArgs& a, offload::Schedule* s,
                                   std::vector<const void*>* src, std::vector<bool>* packed_from) {
-  const std::size_t n = a.destinations.size();
-  src->assign(a.send_blocks.begin(), a.send_blocks.end());
+  const std::size_t n = a.edges.destinations.size();
+  src->assign(a.edges.send_blocks.begin(), a.edges.send_blocks.end());
   packed_from->assign(n, false);
   // Distinct blocks to pack: allgather sends one block to every rank.
   std::vector<std::size_t> first(n, n);
   std::size_t distinct = 0;
   for (std::size_t j = 0; j < a.send_layout.size() && j < n; ++j) {
-    if (a.destinations[j] < 0 || a.send_bytes[j] == 0 || !NeedsPacking(a.send_layout[j])) continue;
+    if (a.edges.destinations[j] < 0 || a.edges.send_bytes[j] == 0 ||
+        !NeedsPacking(a.send_layout[j]))
+      continue;
     const TypedBlock& b = a.send_layout[j];
     first[j] = j;
     for (std::size_t k = 0; k < j; ++k) {
@@ -133,12 +135,12 @@ offload::HostStepSpec PreparePack(const ExchangePlanArgs& a, offload::Schedule* 
 offload::HostStepSpec PrepareUnpack(const ExchangePlanArgs& a, const char* landing,
                                     offload::Schedule* s) {
   std::size_t live = 0;
-  for (std::size_t i = 0; i < a.sources.size(); ++i)
-    live += a.sources[i] >= 0 && a.recv_bytes[i] > 0;
+  for (std::size_t i = 0; i < a.edges.sources.size(); ++i)
+    live += a.edges.sources[i] >= 0 && a.edges.recv_bytes[i] > 0;
   PackList* l = NewList(s, live);
   std::size_t k = 0;
-  for (std::size_t i = 0; i < a.sources.size(); ++i) {
-    if (a.sources[i] < 0 || a.recv_bytes[i] == 0) continue;
+  for (std::size_t i = 0; i < a.edges.sources.size(); ++i) {
+    if (a.edges.sources[i] < 0 || a.edges.recv_bytes[i] == 0) continue;
     const TypedBlock& b = a.recv_layout[i];
     l->tasks[k++] = PackTask{b.type, b.count, const_cast<char*>(b.base) + b.displ,
                              const_cast<char*>(landing) + a.recv_offset[i]};

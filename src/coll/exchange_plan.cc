@@ -19,24 +19,15 @@ constexpr std::size_t kEpochsInFlight = 2;
 }  // namespace
 
 Status BuildExchangePlan(const ExchangePlanArgs& a, offload::Schedule* s) {
-  offload::EdgeExchangeArgs x;
-  x.self = a.self;
-  x.sources = a.sources;
-  x.recv_bytes = a.recv_bytes;
-  x.destinations = a.destinations;
-  x.send_bytes = a.send_bytes;
-  x.remote_offset = a.remote_offset;
-  x.send_notes = a.send_notes;
-  x.recvbuf = a.recvbuf;
-  x.recv_len = a.recv_len;
+  offload::EdgeExchangeArgs x = a.edges;
   x.pack = PreparePack(a, s, &x.send_blocks, &x.send_packed);
   std::size_t live_in = 0;
-  for (std::size_t i = 0; i < a.sources.size(); ++i)
-    live_in += a.sources[i] >= 0 && a.recv_bytes[i] > 0;
-  if (a.unpack && live_in > 0 && a.recv_len > 0) {
+  for (std::size_t i = 0; i < x.sources.size(); ++i)
+    live_in += x.sources[i] >= 0 && x.recv_bytes[i] > 0;
+  if (a.unpack && live_in > 0 && x.recv_len > 0) {
     // The blocks land back to back in plan scratch and the unpack step
     // scatters them into the user's buffer.
-    x.recvbuf = s->AllocScratch(a.recv_len);
+    x.recvbuf = s->AllocScratch(x.recv_len);
     x.unpack = PrepareUnpack(a, static_cast<const char*>(x.recvbuf), s);
   }
   return offload::BuildEdgeExchange(x, s);

@@ -16,6 +16,7 @@
 #include "coll/offload_allreduce.h"
 #include "core/status.h"
 #include "dtype/datatype.h"
+#include "offload/algorithms/edge_exchange.h"
 #include "offload/schedule.h"
 #include "offload/trigger_plan.h"
 #include "runtime/comm.h"
@@ -52,33 +53,19 @@ std::string LayoutNote(const TypedBlock& b);
 // the user's buffer.
 bool ReceiveOffsets(const std::vector<TypedBlock>& in, std::vector<std::int64_t>* at);
 
-// One rank's part of an exchange, in world ranks and MPI's block layouts.
+// One rank's part of an exchange: the edges in world ranks, bytes and
+// addresses (`edges`, whose pack and unpack steps BuildExchangePlan fills),
+// and MPI's block layouts, which decide those steps.
 struct ExchangePlanArgs {
-  offload::PeerId self = -1;
-  std::vector<offload::PeerId> sources;       // per in-edge; -1: MPI_PROC_NULL
-  std::vector<std::size_t> recv_bytes;        // per in-edge; 0: nothing arrives
-  std::vector<offload::PeerId> destinations;  // per out-edge; -1: MPI_PROC_NULL
-  std::vector<const void*> send_blocks;       // per out-edge
-  std::vector<std::size_t> send_bytes;        // per out-edge; 0: nothing moves
-  // Per out-edge: where its data lands, in bytes from the start of the
-  // destination's receive buffer (the receiver's displacement for this
-  // edge); ignored for null and empty edges.
-  std::vector<std::uint64_t> remote_offset;
-  // The receive buffer the in-edges' blocks land in. Null with recv_len
-  // set: plan-owned scratch of recv_len bytes (a barrier's landing bytes).
-  void* recvbuf = nullptr;
-  std::size_t recv_len = 0;  // bytes of recvbuf the in-edges' blocks span
-  // Per out-edge, optional: how its block is laid out (alltoallw), for the
-  // put's label in the plan dump.
-  std::vector<std::string> send_notes;
+  offload::EdgeExchangeArgs edges;
   // Per out-edge, optional: the block in the user's buffer. One that
   // NeedsPacking is packed at the start into plan scratch (the same block for
-  // several edges, once) and its put goes from there; send_blocks[j] is
-  // then ignored.
+  // several edges, once) and its put goes from there; edges.send_blocks[j]
+  // is then ignored.
   std::vector<TypedBlock> send_layout;
-  // Set with recvbuf null: the in-edges land in plan scratch of recv_len
-  // bytes at recv_offset[i] and the unpack step scatters every live one
-  // into recv_layout[i] (ReceiveOffsets returned true).
+  // Set with edges.recvbuf null: the in-edges land in plan scratch of
+  // edges.recv_len bytes at recv_offset[i] and the unpack step scatters
+  // every live one into recv_layout[i] (ReceiveOffsets returned true).
   bool unpack = false;
   std::vector<std::uint64_t> recv_offset;  // per in-edge, with unpack
   std::vector<TypedBlock> recv_layout;     // per in-edge, with unpack

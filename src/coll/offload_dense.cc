@@ -208,17 +208,18 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const Layout& l,
   // The byte a barrier's puts carry: its value is never read.
   const char* token_byte = static_cast<const char*>(s.AllocScratch(1));
   ExchangePlanArgs x;
-  x.self = a.comm->world_ranks[me];
-  x.recvbuf = a.kind == Kind::kBarrier || l.unpack ? nullptr : a.recvbuf;
+  x.edges.self = a.comm->world_ranks[me];
+  x.edges.recvbuf = a.kind == Kind::kBarrier || l.unpack ? nullptr : a.recvbuf;
   x.unpack = l.unpack;
   for (int j = 0; j < p; ++j) {
     const RecvEdge& e = l.recv[j];
     if (e.bytes < 0) continue;
-    x.sources.push_back(a.comm->world_ranks[j]);
-    x.recv_bytes.push_back(std::size_t(e.bytes));
+    x.edges.sources.push_back(a.comm->world_ranks[j]);
+    x.edges.recv_bytes.push_back(std::size_t(e.bytes));
     x.recv_offset.push_back(std::uint64_t(e.landing));
     x.recv_layout.push_back(e.block);
-    if (e.bytes > 0) x.recv_len = std::max<std::size_t>(x.recv_len, e.landing + e.bytes);
+    if (e.bytes > 0)
+      x.edges.recv_len = std::max<std::size_t>(x.edges.recv_len, e.landing + e.bytes);
   }
   for (int r = 0; r < p; ++r) {
     const SendEdge& e = l.send[r];
@@ -233,12 +234,12 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const Layout& l,
     if (e.bytes < 0) continue;
     std::int64_t run = 0;
     (void)OneRun(e.block, &run);
-    x.destinations.push_back(a.comm->world_ranks[r]);
-    x.send_blocks.push_back(e.block.base ? e.block.base + e.block.displ + run : token_byte);
-    x.send_bytes.push_back(std::size_t(e.bytes));
+    x.edges.destinations.push_back(a.comm->world_ranks[r]);
+    x.edges.send_blocks.push_back(e.block.base ? e.block.base + e.block.displ + run : token_byte);
+    x.edges.send_bytes.push_back(std::size_t(e.bytes));
     x.send_layout.push_back(e.block);
-    if (a.kind == Kind::kAlltoallw) x.send_notes.push_back(LayoutNote(e.block));
-    x.remote_offset.push_back(std::uint64_t(theirs(r)[me]));
+    if (a.kind == Kind::kAlltoallw) x.edges.send_notes.push_back(LayoutNote(e.block));
+    x.edges.remote_offset.push_back(std::uint64_t(theirs(r)[me]));
   }
   NICQ_RETURN_IF_ERROR(BuildExchangePlan(x, &s));
   return LowerAndBindExchange(s, be, plan);

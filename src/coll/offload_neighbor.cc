@@ -122,28 +122,28 @@ int LandingOf(const Args& a, int j, const std::int64_t* all_sources, int max_in)
 Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<std::int64_t>& peers,
                  int max_in, std::unique_ptr<offload::TriggerPlan>* plan) {
   ExchangePlanArgs n;
-  n.self = a.comm->world_ranks[a.comm->rank];
+  n.edges.self = a.comm->world_ranks[a.comm->rank];
   auto world = [&](int r) { return r < 0 ? offload::PeerId(-1) : a.comm->world_ranks[r]; };
   n.recv_layout = RecvBlocks(a);
   std::vector<std::int64_t> at;
   n.unpack = ReceiveOffsets(n.recv_layout, &at);
-  n.recvbuf = n.unpack ? nullptr : a.recvbuf;
+  n.edges.recvbuf = n.unpack ? nullptr : a.recvbuf;
   for (int i = 0; i < a.indegree; ++i) {
     const std::int64_t bytes = n.recv_layout[i].Bytes();
-    n.sources.push_back(world(a.sources[i]));
-    n.recv_bytes.push_back(std::size_t(bytes));
+    n.edges.sources.push_back(world(a.sources[i]));
+    n.edges.recv_bytes.push_back(std::size_t(bytes));
     n.recv_offset.push_back(std::uint64_t(at[i]));
     if (a.sources[i] >= 0 && bytes > 0)
-      n.recv_len = std::max<std::size_t>(n.recv_len, at[i] + bytes);
+      n.edges.recv_len = std::max<std::size_t>(n.edges.recv_len, at[i] + bytes);
   }
   for (int j = 0; j < a.outdegree; ++j) {
     const int peer = a.destinations[j];
     const TypedBlock b = SendBlock(a, j);
     std::int64_t run = 0;
     (void)OneRun(b, &run);
-    n.destinations.push_back(world(peer));
-    n.send_blocks.push_back(b.base + b.displ + run);
-    n.send_bytes.push_back(std::size_t(b.Bytes()));
+    n.edges.destinations.push_back(world(peer));
+    n.edges.send_blocks.push_back(b.base + b.displ + run);
+    n.edges.send_bytes.push_back(std::size_t(b.Bytes()));
     n.send_layout.push_back(b);
     std::uint64_t land = 0;
     if (peer >= 0) {
@@ -155,8 +155,8 @@ Status BuildPlan(const Args& a, offload::OffloadBackend* be, const std::vector<s
       land = peers.empty() ? std::uint64_t(slot) * b.Bytes()
                            : std::uint64_t(peers[std::size_t(peer) * 2 * max_in + max_in + slot]);
     }
-    n.remote_offset.push_back(land);
-    if (a.kind == Kind::kNeighborAlltoallw) n.send_notes.push_back(LayoutNote(b));
+    n.edges.remote_offset.push_back(land);
+    if (a.kind == Kind::kNeighborAlltoallw) n.edges.send_notes.push_back(LayoutNote(b));
   }
   const char* form = a.kind == Kind::kNeighborAllgather    ? "allgather"
                      : a.kind == Kind::kNeighborAllgatherv ? "allgatherv"
