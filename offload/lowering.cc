@@ -144,6 +144,7 @@ Status Lowering::Run(Schedule& sched, std::unique_ptr<TriggerPlan>* out) {
         break;
       case StepKind::kRemoteCounterAdd:
         op.kind = OpKind::kRemoteCounterAdd;
+        op.source_completion = s.source_completion;
         ref = {OpRemoteRef::kCounter, s.rctr.counter, 0};
         break;
       case StepKind::kCounterAdd:

@@ -72,7 +72,7 @@ struct Step {
   RemoteCounter rctr;
   PlanCounter local_counter = kNoPlanCounter;
   std::uint64_t value = 0;
-  bool source_completion = false;  // put: TriggeredOp::source_completion
+  bool source_completion = false;  // put, remote counter add: TriggeredOp::source_completion
   void (*host_fn)(void*) = nullptr;
   void* host_arg = nullptr;
   std::string label;  // for dumps: "round 3 recv"
@@ -118,8 +118,9 @@ class Schedule {
   // The step also waits for `counter`'s per-epoch increments.
   void WaitOn(StepId step, PlanCounter counter) { steps_[step].wait_counter = counter; }
   void SetLabel(StepId step, std::string label) { steps_[step].label = std::move(label); }
-  // A put whose completion need only free its source: the target's arrival
-  // counter, not this completion, tells anyone that the data landed.
+  // A put whose completion need only free its source (the target's arrival
+  // counter, not this completion, tells anyone that the data landed), or a
+  // remote counter add whose landing nothing at the initiator waits for.
   void CompleteAtSource(StepId step) { steps_[step].source_completion = true; }
   void SetCompletionIncrement(StepId step, std::uint64_t inc) { steps_[step].completion_inc = inc; }
 

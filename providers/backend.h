@@ -110,8 +110,10 @@ struct TriggeredOp {
   std::uint64_t remote_key = 0;           // put/atomic target memory key
   CounterId target_counter = kNoCounter;  // counter ops; for put/atomic: counter at the target
   // Put: its completion need only say that the source is reusable, since
-  // the target counts the landing itself (its arrival counter). A backend
-  // may then count it before the data is visible at the target
+  // the target counts the landing itself (its arrival counter). Remote
+  // counter add: its completion need only say that the add is on its way,
+  // since nothing at the initiator waits for it to land. A backend may then
+  // count either before its effect is visible at the target
   // (docs/triggered-semantics.md, clause 4.2).
   bool source_completion = false;
   std::uint64_t value = 0;  // counter add/set amount

@@ -56,6 +56,10 @@ Status BuildEdgeExchange(const EdgeExchangeArgs& a, Schedule* s) {
   for (std::size_t i = 0; i < a.sources.size(); ++i) {
     if (!live_in(i) || a.sources[i] == self) continue;
     const StepId t = s->RemoteCounterAdd(RemoteCounter{a.sources[i], ready}, 1, {});
+    // The sender learns of the token from its own ready counter, and this
+    // epoch's done waits for the sender's put, which the token gates: the
+    // token's own completion need only say that it left.
+    s->CompleteAtSource(t);
     s->SetLabel(t, "ready token to " + std::to_string(a.sources[i]) + " (in-edge " +
                        std::to_string(i) + ")");
   }

@@ -249,7 +249,8 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::size_t inject_max_ = 0;
   // Puts that ask only for source completion (TriggeredOp::
   // source_completion) and fit inject_max_ go out with fi_inject_write(data)
-  // and complete at issue (shm: see Init).
+  // and complete at issue (shm: see Init); so do remote counter adds that
+  // ask for it.
   bool inject_puts_ = false;
   static constexpr int kIssueBatch = 16;      // ready ops popped under one lock
   EmuCompletion done_at_issue_[kIssueBatch];  // drainer only

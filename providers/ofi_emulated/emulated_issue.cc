@@ -178,6 +178,22 @@ long EmulatedBackend::Issue(EmuNode* n) {
       RingPeer(in_place.peer, r);
       return r;
     }
+    // Tokens asking only that they left (an exchange's ready tokens) go the
+    // same way: a delivery-complete doorbell write's completion is one more
+    // CQ entry per token, read by an agent woken for nothing else.
+    if (in_place.kind == OpKind::kRemoteCounterAdd && in_place.source_completion && inject_puts_) {
+      long r;
+      {
+        ProviderCall call(this);
+        r = fi_inject_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource),
+                                EncodeCqData(in_place.target_counter, in_place.value),
+                                ep_->Peer(in_place.peer), doorbells_[in_place.peer],
+                                doorbell_keys_[in_place.peer]);
+      }
+      if (r == 0) CompleteAtIssue(n);
+      RingPeer(in_place.peer, r);
+      return r;
+    }
   }
   // A copy for the rest: once posted, an op's completion may be handled and
   // its node reused by a Post on another thread while this one still reads

@@ -149,6 +149,19 @@ TEST(EdgeExchange, ManyRanksUnevenBlocksPackAndUnpack) {
         EXPECT_EQ(st.wait_counter, PlanCounter{0}) << "rank " << r << ": " << st.label;
     }
     ASSERT_TRUE(Lower(s, &plan[r]).ok());
+    // Puts and ready tokens need only leave: their receivers count the
+    // landings (docs/triggered-semantics.md clause 4.2), so the lowered ops
+    // ask for source completion, which the emulated backend injects.
+    int tokens = 0;
+    for (const TriggeredOp& op : plan[r]->ops()) {
+      if (op.kind != OpKind::kPut && op.kind != OpKind::kRemoteCounterAdd) continue;
+      tokens += op.kind == OpKind::kRemoteCounterAdd;
+      EXPECT_TRUE(op.source_completion)
+          << "rank " << r << ": " << OpKindName(op.kind) << " to " << op.peer;
+    }
+    int live_sources = 0;
+    for (int i = 0; i < kRanks; ++i) live_sources += i != r && Words(i, r) > 0;
+    EXPECT_EQ(tokens, live_sources) << "rank " << r << ": one token per other live source";
     ASSERT_TRUE(plan[r]->Bind(nic[r].get()).ok());
   }
   std::vector<PlanExports> exports;

@@ -451,6 +451,59 @@ TEST(EmulatedThreadShm, ASourceCompletionPutCompletesWithoutTheTargetsProgress) 
   EXPECT_TRUE(p.b->DeregisterMemory(&region).ok());
 }
 
+// A remote counter add that asks only for source completion (an exchange's
+// ready token) completes at issue on shm, with no completion for anyone to
+// read; the target still counts the add once it reads it.
+TEST(EmulatedThreadShm, ASourceCompletionTokenCompletesAtIssue) {
+  BellPair p;  // two host-driven backends of one node, no bells
+  p.a = BellPair::MakeOne(0, 0);
+  p.b = BellPair::MakeOne(0, 0);
+  ASSERT_TRUE(p.a && p.b);
+  std::vector<std::uint8_t> addr_a, addr_b;
+  ASSERT_TRUE(p.a->LocalAddress(addr_a).ok());
+  ASSERT_TRUE(p.b->LocalAddress(addr_b).ok());
+  const std::vector<std::vector<std::uint8_t>> peers{addr_a, addr_b};
+  ASSERT_TRUE(p.a->SetPeers(peers).ok());
+  ASSERT_TRUE(p.b->SetPeers(peers).ok());
+  CounterId ready, sent, warm[2];
+  ASSERT_TRUE(p.b->AllocCounters(1, &ready).ok());
+  ASSERT_TRUE(p.a->AllocCounters(1, &sent).ok());
+  ASSERT_TRUE(p.a->AllocCounters(1, &warm[0]).ok());
+  ASSERT_TRUE(p.b->AllocCounters(1, &warm[1]).ok());
+  // The first message settles shm's address exchange (both polled).
+  TriggeredOp add;
+  add.kind = OpKind::kRemoteCounterAdd;
+  add.peer = 1;
+  add.target_counter = warm[1];
+  add.value = 1;
+  add.completion = warm[0];
+  ASSERT_TRUE(p.a->Post({&add, 1}).ok());
+  for (int i = 0; i < 200000 && (p.a->ReadCounter(warm[0]) == 0 || p.b->ReadCounter(warm[1]) == 0);
+       ++i) {
+    p.a->Progress();
+    p.b->Progress();
+  }
+  ASSERT_EQ(p.b->ReadCounter(warm[1]), 1u) << "the first message never arrived";
+  // Three tokens, counted as they leave: no poll of A's completion queue,
+  // and B not polled at all.
+  for (int t = 1; t <= 3; ++t) {
+    TriggeredOp token;
+    token.kind = OpKind::kRemoteCounterAdd;
+    token.peer = 1;
+    token.target_counter = ready;
+    token.value = std::uint64_t(t);
+    token.completion = sent;
+    token.source_completion = true;
+    ASSERT_TRUE(p.a->Post({&token, 1}).ok());
+    EXPECT_EQ(p.a->ReadCounter(sent), std::uint64_t(t)) << "token " << t << " not counted at issue";
+  }
+  EXPECT_EQ(p.b->ReadCounter(ready), 0u) << "B was never polled";
+  Status s = p.b->WaitCounter(ready, 6, 10000);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(p.b->ReadCounter(ready), 6u);
+  EXPECT_EQ(p.a->ReadCounter(sent), 3u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Providers, EmulatedThread, ::testing::Values("tcp;ofi_rxm", "shm"),
                          [](const auto& info) {
                            return std::string(info.param[0] == 's' ? "shm" : "tcp_rxm");
