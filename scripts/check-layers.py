@@ -4,13 +4,14 @@
 The layers (docs/DESIGN: core, boot, dtype, transport, p2p, runtime, then
 queue, coll, rma, api above them; offload and providers beside them) are
 static libraries that share one include root, so the compiler would accept
-any include; this check is what keeps src/coll and src/queue plain clients
-of the offload interface, never of a concrete backend. Exit status 1 and one
-line per violation: "file:line: includes X, which layer L may not use".
+any include; this check is what keeps src/coll, src/queue and src/rma plain
+clients of the offload interface, never of a concrete backend. Exit status 1
+and one line per violation: "file:line: includes X, which layer L may not
+use".
 
-It also keeps op building in offload/algorithms/: src/coll and src/queue
-work out what MPI's arguments mean and call builders there; a line of theirs
-that names an OpKind, fills a TriggeredOp or adds a step to an
+It also keeps op building in offload/algorithms/: src/coll, src/queue and
+src/rma work out what MPI's arguments mean and call builders there; a line
+of theirs that names an OpKind, fills a TriggeredOp or adds a step to an
 offload::Schedule is refused ("file:line: builds ops ...").
 """
 import os
@@ -58,7 +59,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 # Layers that hand plain descriptions to offload/algorithms/ instead of
 # building ops themselves.
-CLIENT_LAYERS = ("src/coll", "src/queue")
+CLIENT_LAYERS = ("src/coll", "src/queue", "src/rma")
 # An op kind, a TriggeredOp filled field by field (a declared or braced
 # one; arrays of them as storage builders fill are fine), or a step added to
 # an offload::Schedule (its step methods; Schedule::AddCounter takes a name).
@@ -125,7 +126,7 @@ def main():
               "(scripts/check-layers.py, BUILDS_OPS)")
     if bad or builds:
         return 1
-    print("layers: every include is allowed; src/coll and src/queue build no ops")
+    print("layers: every include is allowed; src/coll, src/queue and src/rma build no ops")
     return 0
 
 

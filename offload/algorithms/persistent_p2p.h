@@ -2,27 +2,22 @@
 // allreduce", last paragraph): after the match the sender holds the receive
 // buffer's address and key, and each start is an RMA write gated on "sender
 // started" plus "receiver ready" (both feed one counter: threshold 2 per
-// epoch); the write's arrival counter at the receiver completes the receive.
-// No tag matching on the data path.
+// epoch); the write's arrival counter at the receiver completes the receive,
+// and the receiver acknowledges each landing, so a sender's completion means
+// the data arrived. No tag matching on the data path.
 //
-// Two forms of the one protocol:
-//  - BuildEpochOps / BuildEagerEpochOps: the triggered ops one epoch of a
-//    matched request posts (src/queue's MatchedP2p, at a start or when it
-//    arms a resident window). They are pure functions of what the match
-//    resolved (P2pWire), so the simulator tests (tests/queue/
-//    sim_example_test.cc) run exactly the ops MatchedP2p posts, on many
-//    ranks in one process. The receiver acknowledges each landing, so a
-//    sender's completion means the data arrived.
-//  - BuildPersistentSend / BuildPersistentRecv: the same exchange as two
-//    Schedules (lowered like any plan), without the acknowledgement, for
-//    nicq_sim and the plan tests.
+// BuildEpochOps / BuildEagerEpochOps are the triggered ops one epoch of a
+// matched request posts (src/queue's MatchedP2p, at a start or when it arms
+// a resident window). They are pure functions of what the match resolved
+// (P2pWire), so the tests (tests/offload/persistent_p2p_test.cc, and
+// tests/queue/sim_example_test.cc on 64 ranks in one process) run exactly
+// the ops MatchedP2p posts.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "offload/algorithms/counter_ops.h"
-#include "offload/schedule.h"
 
 namespace nicq::offload {
 
@@ -144,13 +139,5 @@ inline std::size_t BuildEagerEpochOps(const P2pWire& w, CounterId gate, std::uin
   }
   return 1;
 }
-
-// The sender's side as a Schedule. Named counter 0 ("ready") receives the
-// receiver's ready token; the receiver's plan must be built with
-// BuildPersistentRecv (its buffer 0 is where the data goes).
-Status BuildPersistentSend(PeerId receiver, const void* buf, std::size_t bytes, Schedule* out);
-// The receiver's side: exposes `buf` (buffer 0, arrivals on counter 0
-// "data") and sends the sender a ready token each epoch.
-Status BuildPersistentRecv(PeerId sender, void* buf, std::size_t bytes, Schedule* out);
 
 }  // namespace nicq::offload

@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/cpu_relax.h"
 #include "core/log.h"
+#include "offload/algorithms/rma_epoch.h"
 #include "rma/wire.h"
 #include "runtime/offload_context.h"
 #include "runtime/runtime.h"
@@ -21,7 +22,6 @@ namespace nicq::rma::offload_path {
 
 using offload::CounterId;
 using offload::kNoCounter;
-using offload::OpKind;
 using offload::TriggeredOp;
 
 namespace {
@@ -108,19 +108,19 @@ Status PostControl(Window* w, const TriggeredOp& op) {
   }
 }
 
-// A control put of `*src` into slot `slot` of the peer's area.
-TriggeredOp ControlPut(Offload* o, int peer, const std::uint64_t* src, std::uint64_t addr,
-                       std::uint64_t key, CounterId counter, int slot) {
-  TriggeredOp op;
-  op.kind = OpKind::kPut;
-  op.peer = o->world[std::size_t(peer)];
-  op.local_buf = src;
-  op.bytes = sizeof(std::uint64_t);
-  op.remote_addr = addr + 8 * std::uint64_t(slot);
-  op.remote_key = key;
-  op.target_counter = counter;
-  op.completion = o->ctl_done;
-  return op;
+// Where peer `r` registered its window memory, its post slots and its
+// complete slots, as its record says.
+offload::RemoteMemory DataOf(const Offload* o, int r, bool counted) {
+  const OffloadRecord& p = o->peers[std::size_t(r)];
+  return {o->world[std::size_t(r)], p.data_addr, p.data_key, counted ? p.arrivals : kNoCounter};
+}
+offload::RemoteMemory PostSlotsOf(const Offload* o, int r) {
+  const OffloadRecord& p = o->peers[std::size_t(r)];
+  return {o->world[std::size_t(r)], p.post_addr, p.post_key, p.posts};
+}
+offload::RemoteMemory CompleteSlotsOf(const Offload* o, int r) {
+  const OffloadRecord& p = o->peers[std::size_t(r)];
+  return {o->world[std::size_t(r)], p.complete_addr, p.complete_key, p.completes};
 }
 
 // Waits until counter `c` reaches `value` while serving this process's
@@ -291,21 +291,16 @@ Status TryPut(Window* w, const void* origin, std::int64_t bytes, const Target& t
     std::memcpy(copy, origin, std::size_t(bytes));
     origin = copy;
   }
-  const OffloadRecord& peer = o->peers[std::size_t(t.rank)];
-  const std::size_t chunk = o->max_chunk ? o->max_chunk : std::size_t(bytes);
-  std::vector<TriggeredOp> ops;
-  for (std::size_t done = 0; done < std::size_t(bytes); done += chunk) {
-    TriggeredOp op;
-    op.kind = OpKind::kPut;
-    op.peer = o->world[std::size_t(t.rank)];
-    op.local_buf = static_cast<const char*>(origin) + done;
-    op.bytes = std::min(chunk, std::size_t(bytes) - done);
-    op.remote_addr = peer.data_addr + std::uint64_t(off) + done;
-    op.remote_key = peer.data_key;
-    op.target_counter = epoch == EpochKind::kPscw ? peer.arrivals : offload::kNoCounter;
-    op.completion = o->put_done;
-    ops.push_back(op);
-  }
+  offload::BlockWriteArgs put;
+  put.src = origin;
+  put.bytes = std::size_t(bytes);
+  put.dst = DataOf(o, t.rank, epoch == EpochKind::kPscw);
+  put.offset = std::uint64_t(off);
+  put.max_chunk = o->max_chunk;
+  put.completion = o->put_done;
+  std::vector<TriggeredOp>& ops = o->put_ops;
+  ops.resize(offload::BlockWriteOpCount(put));
+  offload::BuildBlockWrite(put, ops.data());
   Status st = o->be->Post(ops);
   if (st.code() == Code::kAgain && o->be->Progress()) st = o->be->Post(ops);  // reclaimed some
   if (st.code() == Code::kAgain) {  // no slots now: this one goes as a message
@@ -332,9 +327,12 @@ Status Post(Window* w, const std::vector<int>& ranks) {
       std::atomic_ref<std::uint64_t>(o->post_slots[r]).store(src, std::memory_order_release);
       continue;
     }
-    const OffloadRecord& peer = o->peers[std::size_t(r)];
-    NICQ_RETURN_IF_ERROR(
-        PostControl(w, ControlPut(o, r, &src, peer.post_addr, peer.post_key, peer.posts, w->rank)));
+    offload::SignalWriteArgs post;
+    post.word = &src;
+    post.slots = PostSlotsOf(o, r);
+    post.slot = std::size_t(w->rank);
+    post.completion = o->ctl_done;
+    NICQ_RETURN_IF_ERROR(PostControl(w, offload::BuildSignalWrite(post)));
   }
   return Status::Ok();
 }
@@ -360,15 +358,17 @@ Status CompleteTo(Window* w, int rank) {
     std::atomic_ref<std::uint64_t>(o->complete_slots[rank]).store(*src, std::memory_order_release);
     return o->be->AddCounter(o->completes, 1);
   }
-  const OffloadRecord& peer = o->peers[std::size_t(rank)];
-  TriggeredOp op =
-      ControlPut(o, rank, src, peer.complete_addr, peer.complete_key, peer.completes, w->rank);
+  offload::SignalWriteArgs complete;
+  complete.word = src;
+  complete.slots = CompleteSlotsOf(o, rank);
+  complete.slot = std::size_t(w->rank);
+  complete.completion = o->ctl_done;
   // Behind every put posted so far: their local (delivery) completion
   // fires it, on the NIC where the backend has native triggers.
-  op.trigger = o->put_done;
-  op.threshold = o->put_posted;
+  complete.gate = o->put_done;
+  complete.threshold = o->put_posted;
   ++o->completes_on_counters;
-  return PostControl(w, op);
+  return PostControl(w, offload::BuildSignalWrite(complete));
 }
 
 Status FinishPuts(Window* w, const char* call) {

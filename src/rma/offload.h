@@ -86,6 +86,9 @@ struct Offload {
   static constexpr std::size_t kBounceSlots = 256, kBounceSlotBytes = 64;
   std::vector<unsigned char> bounce;
   std::size_t bounce_used = 0;
+  // The writes of the put being posted (kept: a put allocates nothing once
+  // it has seen its largest chunk count).
+  std::vector<offload::TriggeredOp> put_ops;
   // Test hook (MPI_Win_get_info "nicq_rma_counter_*"): what went on counters.
   std::uint64_t puts_on_counters = 0, completes_on_counters = 0, epochs_waited = 0;
   std::uint64_t epoch_puts_on_counters = 0;  // of fence and lock epochs

@@ -1,9 +1,9 @@
 // Allreduce plans run on the simulator with their data checked: 64 and
 // 1,000 ranks, several epochs, odd sizes, faults, counter rebasing, and
-// reporting of stuck or failed plans.
+// reporting of stuck or failed plans; and the match of plans across ranks
+// (exports, resolution, bounds of a put into a peer's buffer).
 #include <gtest/gtest.h>
 
-#include "offload/algorithms/persistent_p2p.h"
 #include "offload/algorithms/select.h"
 #include "offload/match.h"
 #include "offload/tool/sim_driver.h"
@@ -165,51 +165,24 @@ TEST(AllreducePlan, TooFewSlotsFallsBackThroughTheSelector) {
       << sel.Describe();
 }
 
-TEST(PersistentP2p, EachStartIsOneWriteGatedOnBothSides) {
-  auto world = sim::SimWorld::Make(fwsim::LogGP{}, 2);
-  sim::SimBackend b0(world, 0), b1(world, 1);
-  std::vector<std::int64_t> src(32), dst(32, 0);
-  Schedule ss("psend"), rs("precv");
-  ASSERT_TRUE(BuildPersistentSend(1, src.data(), 32 * 8, &ss).ok());
-  ASSERT_TRUE(BuildPersistentRecv(0, dst.data(), 32 * 8, &rs).ok());
-  std::unique_ptr<TriggerPlan> send, recv;
-  ASSERT_TRUE(Lower(ss, &send).ok());
-  ASSERT_TRUE(Lower(rs, &recv).ok());
-  ASSERT_TRUE(send->Bind(&b0).ok());
-  ASSERT_TRUE(recv->Bind(&b1).ok());
-  const PlanExports e[2] = {send->Exports(), recv->Exports()};
-  auto lookup = [&](PeerId p) { return &e[p]; };
-  ASSERT_TRUE(send->Resolve(lookup).ok());
-  ASSERT_TRUE(recv->Resolve(lookup).ok());
-  for (std::int64_t k = 0; k < 5; ++k) {
-    for (int i = 0; i < 32; ++i) src[i] = 100 * k + i;
-    ASSERT_TRUE(send->Start().ok());
-    world->fw().RunUntilIdle();
-    EXPECT_FALSE(send->Test()) << "wrote before the receiver was ready";
-    EXPECT_NE(dst[1], src[1]);
-    ASSERT_TRUE(recv->Start().ok());
-    ASSERT_TRUE(recv->Wait().ok());
-    ASSERT_TRUE(send->Wait().ok());
-    EXPECT_EQ(dst, src) << "epoch " << k;
-  }
-}
-
 // A put that would land outside the peer's exposed buffer is refused at
 // Resolve: past its end, and before its start (a negative displacement
 // reaches the plan as a huge unsigned offset, which must not wrap around
 // the bounds check).
-TEST(PersistentP2p, ResolveRefusesAPutOutsideThePeersBuffer) {
+TEST(PlanResolve, RefusesAPutOutsideThePeersBuffer) {
   auto world = sim::SimWorld::Make(fwsim::LogGP{}, 2);
   sim::SimBackend b0(world, 0), b1(world, 1);
   std::vector<std::int64_t> src(4), dst(4, 0);
-  Schedule rs("precv");
-  ASSERT_TRUE(BuildPersistentRecv(0, dst.data(), 4 * 8, &rs).ok());
+  Schedule rs("recv");
+  const PlanCounter data = rs.AddCounter("data", 1);
+  rs.ExposeBuffer("recv buffer", dst.data(), 4 * 8, data);
+  rs.WaitOn(rs.Nop({}), data);
   std::unique_ptr<TriggerPlan> recv;
   ASSERT_TRUE(Lower(rs, &recv).ok());
   ASSERT_TRUE(recv->Bind(&b1).ok());
   const std::uint64_t offsets[] = {8, ~std::uint64_t{0} - 7, 0};
   for (std::uint64_t offset : offsets) {
-    Schedule ss("psend");
+    Schedule ss("send");
     const StepId put = ss.Put(src.data(), 4 * 8, RemoteBuffer{1, 0, offset}, {});
     (void)put;
     std::unique_ptr<TriggerPlan> send;
