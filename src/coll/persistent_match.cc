@@ -136,8 +136,8 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
   // host-sequenced queue, which runs its steps in order) is published here:
   // the area then advances it inside any MPI call of any rank, with no
   // host op, fired list or schedule launch on the way.
-  if (node && (gate == offload::kNoCounter || be_->ReadCounter(gate) >= threshold)) {
-    if (node->active()) return Status(Code::kAgain, {});  // the last epoch still runs here
+  if (OnArea() && (gate == offload::kNoCounter || be_->ReadCounter(gate) >= threshold)) {
+    if (AreaActive()) return Status(Code::kAgain, {});  // the last epoch still runs here
     ++epochs_;
     return StartQueuedOnNode();
   }
@@ -166,6 +166,7 @@ void Persistent::EpochRetired() {
 Status Persistent::StartNode(Request* owner) {
   node_owner_ = owner;
   if (matched_) ++epochs_;
+  if (hier) return hier->Start(owner, &Persistent::NodeDone, this);
   return node->Start(owner, &Persistent::NodeDone, this);
 }
 
@@ -173,6 +174,7 @@ Status Persistent::StartQueuedOnNode() {
   queued_owner_.done.store(false, std::memory_order_relaxed);
   queued_owner_.status = RequestStatus{};
   node_owner_ = &queued_owner_;
+  if (hier) return hier->Start(&queued_owner_, &Persistent::NodeDone, this);
   return node->Start(&queued_owner_, &Persistent::NodeDone, this);
 }
 
@@ -227,11 +229,11 @@ Schedule* Persistent::LaunchFired() {
   // Unlisted first: a gate that fires from now on lists the request again.
   listed_.store(false);
   if (fired_.load() <= launched_) return nullptr;
-  if (sched.running() || (node && node->active())) {  // cannot happen when the queue orders
-    List();                                           // starts; retry later
+  if (sched.running() || AreaActive()) {  // cannot happen when the queue orders
+    List();                               // starts; retry later
     return nullptr;
   }
-  if (node) {  // every start of this request runs on the area (epoch counted at the post)
+  if (OnArea()) {  // every start of this request runs on the area (epoch counted at the post)
     if (Status st = StartQueuedOnNode(); !st.ok())
       NICQ_LOG(kError, kColl, "queued %s: start on the node area failed: %s", KindName(args.kind),
                st.message().c_str());
