@@ -126,7 +126,7 @@ bool HierRun::StartNonblocking(const Args& a, Request* req, Status* st) {
     }
     run->owner_ = req;
     run->on_done_ = nullptr;
-    *st = run->Begin();
+    *st = run->Begin(/*deferred=*/false);  // first phases start in call order
     if (st->ok()) return true;
   }
   run->DropUnlaunched();
@@ -256,14 +256,14 @@ Status HierRun::PlanNode(const Args& na, Phase* p, int lane) {
   return Status::Ok();
 }
 
-Status HierRun::Start(Request* owner, void (*on_done)(void*), void* on_done_arg) {
+Status HierRun::Start(Request* owner, void (*on_done)(void*), void* on_done_arg, bool deferred) {
   owner_ = owner;
   on_done_ = on_done;
   on_done_arg_ = on_done_arg;
-  return Begin();
+  return Begin(deferred);
 }
 
-Status HierRun::Begin() {
+Status HierRun::Begin(bool deferred) {
   error_ = 0;
   stage_ = 0;
   started_ = false;
@@ -273,7 +273,7 @@ Status HierRun::Begin() {
   {
     std::lock_guard<std::mutex> lock(r.mu);
     bool moved = false;
-    if (Advance(&moved)) return Status::Ok();
+    if (!deferred && Advance(&moved)) return Status::Ok();
     if (r.active.size() == r.active.capacity()) r.active.reserve(2 * r.active.size());
     r.active.push_back(this);
     r.n.fetch_add(1, std::memory_order_release);

@@ -56,8 +56,11 @@ class HierRun {
 
   // A persistent start (the request is inactive). `on_done(arg)` runs at
   // completion, after the owner's status is set and before it is marked
-  // done (a matched request counts its epoch there).
-  Status Start(Request* owner, void (*on_done)(void*) = nullptr, void* on_done_arg = nullptr);
+  // done (a matched request counts its epoch there). `deferred`: the first
+  // phase is started by the hook, not here (a caller inside the schedule
+  // engine's pass, which a phase's launch would wait for).
+  Status Start(Request* owner, void (*on_done)(void*) = nullptr, void* on_done_arg = nullptr,
+               bool deferred = false);
   // Whether a start has not completed yet.
   bool active() const { return active_.load(std::memory_order_acquire); }
   // "area", "p2p" (a node phase runs as a schedule) or "alone" (this rank
@@ -88,7 +91,8 @@ class HierRun {
   Status Plan(const Args& a, NodeGroup* ng, bool persistent, int tag);
   Status PlanNode(const Args& na, Phase* p, int lane);
   Status StartPhase(Phase& p);
-  Status Begin();  // the run's first steps, then hands it to the hook
+  // The run's first steps (unless deferred), then hands it to the hook.
+  Status Begin(bool deferred);
   void Finish();
   void DropUnlaunched();
 

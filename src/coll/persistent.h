@@ -115,7 +115,9 @@ struct Persistent final : queue::Enqueueable {
   void List();                           // pushes this request on the fired list
   static void ScheduleDone(void* self);  // Schedule::on_done
   static void NodeDone(void* self);      // the area start's completion
-  Status StartQueuedOnNode();            // an enqueued start, on the area
+  // An enqueued start, on the area. `in_engine`: called inside the schedule
+  // engine's pass (a hierarchical run then starts its phases in the hook).
+  Status StartQueuedOnNode(bool in_engine = false);
 
   // Match state.
   bool matched_ = false, matching_ = false;

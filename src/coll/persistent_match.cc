@@ -170,11 +170,11 @@ Status Persistent::StartNode(Request* owner) {
   return node->Start(owner, &Persistent::NodeDone, this);
 }
 
-Status Persistent::StartQueuedOnNode() {
+Status Persistent::StartQueuedOnNode(bool in_engine) {
   queued_owner_.done.store(false, std::memory_order_relaxed);
   queued_owner_.status = RequestStatus{};
   node_owner_ = &queued_owner_;
-  if (hier) return hier->Start(&queued_owner_, &Persistent::NodeDone, this);
+  if (hier) return hier->Start(&queued_owner_, &Persistent::NodeDone, this, in_engine);
   return node->Start(&queued_owner_, &Persistent::NodeDone, this);
 }
 
@@ -234,7 +234,7 @@ Schedule* Persistent::LaunchFired() {
     return nullptr;
   }
   if (OnArea()) {  // every start of this request runs on the area (epoch counted at the post)
-    if (Status st = StartQueuedOnNode(); !st.ok())
+    if (Status st = StartQueuedOnNode(/*in_engine=*/true); !st.ok())
       NICQ_LOG(kError, kColl, "queued %s: start on the node area failed: %s", KindName(args.kind),
                st.message().c_str());
     ++launched_;
