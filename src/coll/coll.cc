@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "coll/algorithms.h"
+#include "coll/hier_async.h"
 #include "coll/hier_node.h"
 #include "coll/node_persistent.h"
 #include "coll/select.h"
@@ -132,6 +133,7 @@ Status StartNonblocking(const Args& a, Request* req) {
   req->engine = nullptr;
   req->done.store(false, std::memory_order_relaxed);
   if (Status node; TryNodeNonblocking(a, req, &node)) return node;
+  if (Status hier; HierRun::StartNonblocking(a, req, &hier)) return hier;
   Schedule* s = AcquireSchedule();
   Status st = Build(a, s);
   if (!st.ok()) {

@@ -31,16 +31,45 @@
 namespace nicq::coll {
 namespace {
 
-// What a communicator spanning nodes keeps (comm->node_group).
-struct NodeGroup {
-  Comm* node = nullptr;  // this rank's node's ranks; null: alone on its node
-  bool area = false;     // the node's communicator has its same-node area
-  NodeGroups groups;     // GroupByNode(comm, groups_root), kept for the next call
-  int groups_root = -2;
-  std::vector<std::uint8_t> partial;  // a leader's node result that is not the root's (reduce)
-};
+void LogChoice(Comm* comm, const NodeGroup& ng) {
+  const char* how = ng.node == nullptr ? "alone on its node"
+                    : ng.area          ? "through the same-node area"
+                                       : "point-to-point (no same-node area)";
+  NICQ_LOG(kInfo, kColl,
+           "communicator of %d ranks spans nodes: node phases of its barrier, bcast, reduce and "
+           "allreduce (blocking, nonblocking, persistent) %s (%d ranks on this node)",
+           comm->size, how, ng.node ? ng.node->size : 1);
+}
 
-bool Fits(const Args& a) {
+// One node phase: the node communicator's own blocking collective (its
+// area when the call fits there). *on_area turns false when it did not.
+Status NodePhase(const Args& na, bool* on_area) {
+  Status st;
+  if (TryNodeCollective(na, &st)) return st;
+  *on_area = false;
+  return RunBlocking(na);
+}
+
+// The leaders' phase, blocking (a non-leader has nothing to do).
+Status LeadersPhase(const Args& a, const NodeGroups& g, int tag, const void* partial) {
+  if (g.leader < 0) return Status::Ok();
+  Schedule* s = AcquireSchedule();
+  Status st = BuildLeadersPhase(a, g, partial, s);
+  if (!st.ok()) {
+    ReleaseSchedule(s);
+    return st;
+  }
+  s->release_on_done = true;
+  Request req;
+  req.kind = ReqKind::kColl;
+  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(a.comm), tag, &req, nullptr));
+  Activate(s, /*async=*/false);
+  return WaitRequest(&req);
+}
+
+}  // namespace
+
+bool HierarchicalNodeFits(const Args& a) {
   switch (a.kind) {
     case Kind::kBarrier:
     case Kind::kBcast:
@@ -60,18 +89,6 @@ bool Fits(const Args& a) {
   return std::strcmp(PickAlgorithm(a), "hierarchical") == 0;
 }
 
-void LogChoice(Comm* comm, const NodeGroup& ng) {
-  const char* how = ng.node == nullptr ? "alone on its node"
-                    : ng.area          ? "through the same-node area"
-                                       : "point-to-point (no same-node area)";
-  NICQ_LOG(kInfo, kColl,
-           "communicator of %d ranks spans nodes: node phases of its blocking barrier, bcast, "
-           "reduce and allreduce %s (%d ranks on this node)",
-           comm->size, how, ng.node ? ng.node->size : 1);
-}
-
-// The communicator's NodeGroup, made on first use: collective over `comm`
-// (every rank gets here at the same call), then over each node.
 Status NodeGroupOf(Comm* comm, NodeGroup** out) {
   if (comm->node_group.p != nullptr) {
     *out = static_cast<NodeGroup*>(comm->node_group.p);
@@ -100,21 +117,28 @@ Status NodeGroupOf(Comm* comm, NodeGroup** out) {
   return Status::Ok();
 }
 
-// One node phase: the node communicator's own blocking collective (its
-// area when the call fits there). *on_area turns false when it did not.
-Status NodePhase(const Args& na, bool* on_area) {
-  Status st;
-  if (TryNodeCollective(na, &st)) return st;
-  *on_area = false;
-  return RunBlocking(na);
+const NodeGroups& GroupsFor(NodeGroup* ng, const Args& a) {
+  const int root = a.kind == Kind::kBcast || a.kind == Kind::kReduce ? a.root : -1;
+  if (ng->groups_root != root) {
+    GroupByNode(a.comm, root, &ng->groups);
+    ng->groups_root = root;
+  }
+  return ng->groups;
 }
 
-// The leaders' phase on a schedule over the communicator (a non-leader
-// has nothing to do). `partial`: a reduce's node result at a leader that
-// is not the root.
-Status LeadersPhase(const Args& a, const NodeGroups& g, int tag, const void* partial) {
-  if (g.leader < 0) return Status::Ok();
-  Schedule* s = AcquireSchedule();
+Args NodeArgs(const Args& a, const NodeGroup& ng) {
+  // The leader's rank in the node communicator (ranked as in `comm`).
+  const NodeGroups& g = ng.groups;
+  int leader = 0;
+  for (int r : g.node) leader += r < g.node[0];
+  Args na = a;
+  na.comm = ng.node;
+  na.root = leader;
+  na.algo.clear();
+  return na;
+}
+
+Status BuildLeadersPhase(const Args& a, const NodeGroups& g, const void* partial, Schedule* s) {
   s->algorithm = "hierarchical";
   Unpacks u;
   const bool root = a.comm->rank == a.root;
@@ -133,12 +157,8 @@ Status LeadersPhase(const Args& a, const NodeGroups& g, int tag, const void* par
       const dtype::Type* t = a.rtype;
       const dtype::Op* op = dtype::LookupOp(a.op);
       RedType red;
-      Status st =
-          op ? ResolveRedType(t, op, &red) : Error(Code::kOp, "invalid reduction operation");
-      if (!st.ok()) {
-        ReleaseSchedule(s);
-        return st;
-      }
+      NICQ_RETURN_IF_ERROR(op ? ResolveRedType(t, op, &red)
+                              : Error(Code::kOp, "invalid reduction operation"));
       s->SetReduce(a.op, red.handle, red.image ? -red.lb : 0);
       const std::size_t n = std::size_t(a.rcount) * red.per_item;
       if (a.kind == Kind::kAllreduce) {
@@ -156,49 +176,31 @@ Status LeadersPhase(const Args& a, const NodeGroups& g, int tag, const void* par
   s->EndPhase();
   AddUnpacks(*s, u);
   s->EndPhase();
-  s->release_on_done = true;
-  Request req;
-  req.kind = ReqKind::kColl;
-  NICQ_RETURN_IF_ERROR(s->Launch(ShadowOf(a.comm), tag, &req, nullptr));
-  Activate(s, /*async=*/false);
-  return WaitRequest(&req);
+  return Status::Ok();
 }
 
-void Dump(const Args& a, const NodeGroup& ng, bool on_area) {
+void DumpHierarchical(const Args& a, const NodeGroup& ng, const char* node_phases, const char* form,
+                      const char* suffix) {
   static const bool dump = !config::GetString("NICQ_PLAN_DUMP").empty();
   if (!dump) return;
-  const char* node = ng.node == nullptr ? "alone" : on_area ? "area" : "p2p";
   std::fprintf(stderr,
-               "nicq[%d] coll plan: %s algorithm=hierarchical ranks=%d node_ranks=%d "
+               "nicq[%d] coll plan: %s%s%s algorithm=hierarchical ranks=%d node_ranks=%d "
                "node_phases=%s leaders=%zu engine=host\n",
-               a.comm->rank, KindName(a.kind), a.comm->size, ng.node ? ng.node->size : 1, node,
-               ng.groups.leaders.size());
+               a.comm->rank, form, KindName(a.kind), suffix, a.comm->size,
+               ng.node ? ng.node->size : 1, node_phases, ng.groups.leaders.size());
 }
 
-}  // namespace
-
 bool TryHierarchicalNode(const Args& a, Status* st) {
-  if (!NodeCollEnabled() || !Fits(a)) return false;
+  if (!NodeCollEnabled() || !HierarchicalNodeFits(a)) return false;
   NodeGroup* ng = nullptr;
   *st = NodeGroupOf(a.comm, &ng);
   if (!st->ok()) return true;
-  const int root = a.kind == Kind::kBcast || a.kind == Kind::kReduce ? a.root : -1;
-  if (ng->groups_root != root) {
-    GroupByNode(a.comm, root, &ng->groups);
-    ng->groups_root = root;
-  }
-  const NodeGroups& g = ng->groups;
+  const NodeGroups& g = GroupsFor(ng, a);
   // Every rank draws the leaders' tag, so the blocking sequence stays the
   // same on all of them.
   const int tag = NextTag(a.comm, 2);
-  // The leader's rank in the node communicator (ranked as in `comm`).
-  int leader = 0;
-  for (int r : g.node) leader += r < g.node[0];
   bool on_area = ng->node != nullptr;
-  Args na = a;
-  na.comm = ng->node;
-  na.root = leader;
-  na.algo.clear();
+  Args na = NodeArgs(a, *ng);
   const bool alone = ng->node == nullptr;
   switch (a.kind) {
     case Kind::kBarrier:
@@ -248,7 +250,7 @@ bool TryHierarchicalNode(const Args& a, Status* st) {
       break;
     }
   }
-  Dump(a, *ng, on_area);
+  DumpHierarchical(a, *ng, ng->node == nullptr ? "alone" : on_area ? "area" : "p2p");
   return true;
 }
 

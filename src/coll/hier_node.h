@@ -9,9 +9,17 @@
 // communicator. The node phases are that communicator's own blocking
 // collectives: they take its area when they fit (node_coll.cc) and its
 // point-to-point schedules otherwise, each node on its own.
+//
+// The nonblocking and persistent forms take the same phases as a request
+// (hier_async.h); what both share is declared at the end.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "coll/coll.h"
+#include "coll/node_layout.h"
+#include "coll/schedule.h"
 #include "core/status.h"
 #include "runtime/comm.h"
 
@@ -25,5 +33,41 @@ bool TryHierarchicalNode(const Args& a, Status* st);
 
 // Frees what TryHierarchicalNode kept for `comm` (the destroy hook).
 void FreeNodeGroup(Comm* comm);
+
+// ---- shared with the nonblocking and persistent forms (hier_async.cc) ----
+
+// What a communicator spanning nodes keeps (comm->node_group).
+struct NodeGroup {
+  Comm* node = nullptr;  // this rank's node's ranks; null: alone on its node
+  bool area = false;     // the node's communicator has its same-node area
+  NodeGroups groups;     // GroupByNode(comm, groups_root), kept for the next call
+  int groups_root = -2;
+  std::vector<std::uint8_t> partial;  // a leader's node result that is not the root's (reduce)
+  // Nonblocking calls whose last node phase runs on the node's area start
+  // it in call order (every node rank then numbers them alike): the call
+  // numbers given out, and the next one allowed to start.
+  std::uint64_t last_phase_calls = 0;
+  std::uint64_t last_phase_next = 0;
+};
+
+// Whether `a` takes the hierarchy with its node phases on the node's ranks
+// (any form; the same answer on every rank).
+bool HierarchicalNodeFits(const Args& a);
+// The communicator's NodeGroup, made on first use: collective over `comm`
+// (every rank gets here at the same call), then over each node.
+Status NodeGroupOf(Comm* comm, NodeGroup** out);
+// ng->groups for `a`'s root (none for allreduce and barrier).
+const NodeGroups& GroupsFor(NodeGroup* ng, const Args& a);
+// The node phase's arguments: `a` on the node's communicator, rooted at
+// the node's leader.
+Args NodeArgs(const Args& a, const NodeGroup& ng);
+// The leaders' phase of `a` built into `s` (Reset); the rank must lead
+// its node. `partial`: a reduce's node result at a leader that is not the
+// root. Run on ShadowOf(a.comm).
+Status BuildLeadersPhase(const Args& a, const NodeGroups& g, const void* partial, Schedule* s);
+// A plan dump line for `a` (NICQ_PLAN_DUMP): `form` prefixes the kind
+// ("i": nonblocking) and `suffix` follows it ("_init": persistent).
+void DumpHierarchical(const Args& a, const NodeGroup& ng, const char* node_phases,
+                      const char* form = "", const char* suffix = "");
 
 }  // namespace nicq::coll

@@ -164,14 +164,14 @@ Status InitExchange(Comm* comm, const void* mine, std::size_t bytes, void* all) 
 
 Status PStart(Request* req) {
   Persistent* P = Of(req);
-  if (P->sched.running() || P->LaunchPending() || (P->node && P->node->active()) ||
+  if (P->sched.running() || P->LaunchPending() || P->AreaActive() ||
       (req->active && !req->IsDone()))
     return Error(Code::kRequest, "the persistent collective request is already active");
   req->done.store(false, std::memory_order_relaxed);
   req->status = RequestStatus{};
   req->active = true;
   if (P->off) return P->off->Start(req);
-  if (P->node) return P->StartNode(req);
+  if (P->OnArea()) return P->StartNode(req);
   return P->StartHost(req);
 }
 
@@ -181,7 +181,7 @@ Status PFree(Request* req) {
   Persistent* P = Of(req);
   if (!P) return Status::Ok();
   SyncWithEngine();  // a run that completed may still be leaving Finish on another thread
-  if (P->sched.running() || P->LaunchPending() || (P->node && P->node->active()))
+  if (P->sched.running() || P->LaunchPending() || P->AreaActive())
     return Error(Code::kRequest, "persistent collective freed while still running");
   if (P->Matching())
     return Error(Code::kRequest, "persistent collective freed while its match is in progress");
@@ -214,7 +214,7 @@ void Retain(Persistent* P, const dtype::Type* t) {
 }
 
 void Publish(std::unique_ptr<Persistent> P, Request* req) {
-  DumpSchedule(P->args, P->sched);
+  if (!P->hier) DumpSchedule(P->args, P->sched);  // a hierarchical run dumps its own line
   req->kind = ReqKind::kPersistentColl;
   req->persistent = true;
   req->active = false;
@@ -318,8 +318,11 @@ Status InitPersistent(const Args& in, Request* req) {
     }
   }
   if (!P->off && (a.kind == Kind::kAllreduce || a.kind == Kind::kReduce || a.kind == Kind::kBcast ||
-                  a.kind == Kind::kBarrier))
-    NICQ_RETURN_IF_ERROR(NodeSlotCollective::Create(a, &P->node));
+                  a.kind == Kind::kBarrier)) {
+    // A communicator spanning nodes: node phases on each node's area.
+    NICQ_RETURN_IF_ERROR(HierRun::CreatePersistent(a, &P->hier));
+    if (!P->hier) NICQ_RETURN_IF_ERROR(NodeSlotCollective::Create(a, &P->node));
+  }
   if (IsNeighborKind(a.kind)) NICQ_RETURN_IF_ERROR(CreateOffloadedNeighbor(a, &P->off));
   if (P->off) {
     P->sched.algorithm = host_fold ? kHostFoldAlgorithm
@@ -328,6 +331,8 @@ Status InitPersistent(const Args& in, Request* req) {
                          : IsNeighborKind(a.kind)      ? "neighbor puts (offloaded)"
                          : IsReductionPlanKind(a.kind) ? ReductionPlanAlgorithm(a.kind)
                                                        : DenseExchangeAlgorithm(a.kind);
+  } else if (P->hier) {
+    P->sched.algorithm = "hierarchical";
   } else {
     NICQ_RETURN_IF_ERROR(Build(a, &P->sched));
     P->sched.EndPhase();
@@ -346,6 +351,7 @@ const char* RequestAlgorithm(const Request* req) {
   if (!req || req->kind != ReqKind::kPersistentColl || !req->engine) return "";
   const Persistent* P = Of(const_cast<Request*>(req));
   if (P->node) return P->node->algorithm();
+  if (P->hier) return "hierarchical";
   return P->sched.algorithm;
 }
 

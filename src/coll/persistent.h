@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "coll/coll.h"
+#include "coll/hier_async.h"
 #include "coll/node_persistent.h"
 #include "coll/offload_allreduce.h"
 #include "coll/schedule.h"
@@ -59,6 +60,10 @@ struct Persistent final : queue::Enqueueable {
   // MPI_Start where a peer enqueues it, so both forms take one path). The
   // schedule is built as well, and unused.
   std::unique_ptr<NodeAllreduce> node;
+  // Set: every start runs as a hierarchical run whose node phases are on
+  // each node's area (a communicator spanning nodes), the same way as
+  // `node` for MPI_Start and enqueued starts. No schedule is built.
+  std::unique_ptr<HierRun> hier;
   Comm* shadow = nullptr;
   Comm* local_shadow = nullptr;  // intercommunicators: the local group's (Schedule::Launch)
   int tag = 0;
@@ -82,8 +87,12 @@ struct Persistent final : queue::Enqueueable {
   // ---- used by persistent.cc ----
   // MPI_Start of a host-engine schedule (counts an epoch once matched).
   Status StartHost(Request* owner);
-  // A start on the same-node area (counts an epoch once matched).
+  // A start on the same-node area, `node` or `hier` (counts an epoch once
+  // matched).
   Status StartNode(Request* owner);
+  bool OnArea() const { return node || hier; }
+  // Whether the area's start (node or hier) has not completed yet.
+  bool AreaActive() const { return node ? node->active() : hier && hier->active(); }
   bool Matching() const { return matching_; }
   // Whether a queued start fired and is not launched yet.
   bool LaunchPending() const { return fired_.load(std::memory_order_acquire) > launched_; }
@@ -106,7 +115,9 @@ struct Persistent final : queue::Enqueueable {
   void List();                           // pushes this request on the fired list
   static void ScheduleDone(void* self);  // Schedule::on_done
   static void NodeDone(void* self);      // the area start's completion
-  Status StartQueuedOnNode();            // an enqueued start, on the area
+  // An enqueued start, on the area. `in_engine`: called inside the schedule
+  // engine's pass (a hierarchical run then starts its phases in the hook).
+  Status StartQueuedOnNode(bool in_engine = false);
 
   // Match state.
   bool matched_ = false, matching_ = false;

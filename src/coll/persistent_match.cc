@@ -136,8 +136,8 @@ Status Persistent::StartGated(offload::CounterId gate, std::uint64_t threshold) 
   // host-sequenced queue, which runs its steps in order) is published here:
   // the area then advances it inside any MPI call of any rank, with no
   // host op, fired list or schedule launch on the way.
-  if (node && (gate == offload::kNoCounter || be_->ReadCounter(gate) >= threshold)) {
-    if (node->active()) return Status(Code::kAgain, {});  // the last epoch still runs here
+  if (OnArea() && (gate == offload::kNoCounter || be_->ReadCounter(gate) >= threshold)) {
+    if (AreaActive()) return Status(Code::kAgain, {});  // the last epoch still runs here
     ++epochs_;
     return StartQueuedOnNode();
   }
@@ -166,13 +166,15 @@ void Persistent::EpochRetired() {
 Status Persistent::StartNode(Request* owner) {
   node_owner_ = owner;
   if (matched_) ++epochs_;
+  if (hier) return hier->Start(owner, &Persistent::NodeDone, this);
   return node->Start(owner, &Persistent::NodeDone, this);
 }
 
-Status Persistent::StartQueuedOnNode() {
+Status Persistent::StartQueuedOnNode(bool in_engine) {
   queued_owner_.done.store(false, std::memory_order_relaxed);
   queued_owner_.status = RequestStatus{};
   node_owner_ = &queued_owner_;
+  if (hier) return hier->Start(&queued_owner_, &Persistent::NodeDone, this, in_engine);
   return node->Start(&queued_owner_, &Persistent::NodeDone, this);
 }
 
@@ -227,12 +229,12 @@ Schedule* Persistent::LaunchFired() {
   // Unlisted first: a gate that fires from now on lists the request again.
   listed_.store(false);
   if (fired_.load() <= launched_) return nullptr;
-  if (sched.running() || (node && node->active())) {  // cannot happen when the queue orders
-    List();                                           // starts; retry later
+  if (sched.running() || AreaActive()) {  // cannot happen when the queue orders
+    List();                               // starts; retry later
     return nullptr;
   }
-  if (node) {  // every start of this request runs on the area (epoch counted at the post)
-    if (Status st = StartQueuedOnNode(); !st.ok())
+  if (OnArea()) {  // every start of this request runs on the area (epoch counted at the post)
+    if (Status st = StartQueuedOnNode(/*in_engine=*/true); !st.ok())
       NICQ_LOG(kError, kColl, "queued %s: start on the node area failed: %s", KindName(args.kind),
                st.message().c_str());
     ++launched_;
