@@ -41,6 +41,11 @@ Status BuildGatherFold(const GatherFoldArgs& a, Schedule* s) {
         s->Put(a.contribution, a.bytes,
                RemoteBuffer{a.peers[root], gather, std::uint64_t(me) * a.bytes}, {before_put});
     s->WaitOn(put, ready);
+    // The root counts the landing itself, and this rank's next contribution
+    // waits for the root's next token, sent only once its fold is done: the
+    // put's own completion need only free the source (MPI's own completion
+    // of a reduce at a rank that gets no result back).
+    s->CompleteAtSource(put);
     s->SetLabel(put, "contribution -> slot " + std::to_string(me) + " at root " +
                          std::to_string(root) + " (NIC put)");
     if (lands && a.unpack.fn != nullptr) {
@@ -57,6 +62,7 @@ Status BuildGatherFold(const GatherFoldArgs& a, Schedule* s) {
   for (int j = 0; j < p; ++j) {
     if (j == me) continue;
     const StepId tok = s->RemoteCounterAdd(RemoteCounter{a.peers[j], ready}, 1, {});
+    s->CompleteAtSource(tok);  // the fold waits for the puts it gates
     s->SetLabel(tok, "ready token to " + std::to_string(j));
   }
   // Every put into the slots follows this rank's token, sent at its start:
@@ -68,6 +74,10 @@ Status BuildGatherFold(const GatherFoldArgs& a, Schedule* s) {
     if (j == me || a.result_bytes[j] == 0) continue;
     const StepId put =
         s->Put(a.result_from[j], a.result_bytes[j], RemoteBuffer{a.peers[j], res, 0}, {fold});
+    // Rank j counts the landing; the next fold, which rewrites what this
+    // put reads, waits for j's next contribution, sent after j's epoch saw
+    // the result.
+    s->CompleteAtSource(put);
     s->SetLabel(put, "result to " + std::to_string(j) + " (NIC put)");
   }
   return Status::Ok();

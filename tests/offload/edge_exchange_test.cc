@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "offload/algorithms/gather_fold.h"
 #include "offload/trigger_plan.h"
 #include "providers/sim/sim_backend.h"
 
@@ -197,6 +198,51 @@ TEST(EdgeExchange, RefusesListsOfDifferentLengths) {
   x.remote_offset = {0, 0};
   Schedule s("bad");
   EXPECT_EQ(BuildEdgeExchange(x, &s).code(), Code::kArg);
+}
+
+}  // namespace
+}  // namespace nicq::offload
+
+namespace nicq::offload {
+namespace {
+
+void NoStep(void*) {}
+
+// The host-fold plan's contributions, results and tokens need only leave
+// too: the root counts the contributions, each rank its result, and every
+// put that a token gates is what its sender's epoch waits for.
+TEST(GatherFold, PutsAndTokensAskOnlyForSourceCompletion) {
+  constexpr int kSize = 4, kRoot = 1;
+  const PeerId peers[kSize] = {0, 1, 2, 3};
+  std::vector<std::uint64_t> slots(kSize), result(1), input(1);
+  for (int rank = 0; rank < kSize; ++rank) {
+    GatherFoldArgs a;
+    a.rank = rank;
+    a.size = kSize;
+    a.root = kRoot;
+    a.peers = peers;
+    a.bytes = 8;
+    a.contribution = input.data();
+    a.landing = result.data();
+    a.landing_bytes = 8;
+    a.slots = slots.data();
+    a.fold = HostStepSpec{&NoStep, nullptr, "fold"};
+    a.result_from.assign(kSize, result.data());
+    a.result_bytes.assign(kSize, 8);
+    Schedule s("gather fold test");
+    ASSERT_TRUE(BuildGatherFold(a, &s).ok());
+    std::unique_ptr<TriggerPlan> plan;
+    ASSERT_TRUE(Lower(s, &plan).ok());
+    int puts = 0, tokens = 0;
+    for (const TriggeredOp& op : plan->ops()) {
+      if (op.kind != OpKind::kPut && op.kind != OpKind::kRemoteCounterAdd) continue;
+      (op.kind == OpKind::kPut ? puts : tokens) += 1;
+      EXPECT_TRUE(op.source_completion)
+          << "rank " << rank << ": " << OpKindName(op.kind) << " to " << op.peer;
+    }
+    EXPECT_EQ(puts, rank == kRoot ? kSize - 1 : 1) << "rank " << rank;
+    EXPECT_EQ(tokens, rank == kRoot ? kSize - 1 : 0) << "rank " << rank;
+  }
 }
 
 }  // namespace
