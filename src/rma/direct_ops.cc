@@ -6,11 +6,14 @@
 // the caller, so only the target's layout is walked here.
 //
 // A target layout of one run (a contiguous type, the common small put or
-// get) goes through the target's /proc/<pid>/mem instead, opened once per
-// window and rank: process_vm_writev looks the task up and runs the ptrace
-// access check (with every LSM hook) on each call, the file only at open.
-// Measured on the 2-core VM, 8 bytes: 1.5 us per process_vm_writev, 1.2 us
-// per pwrite (docs/rma.md, "Puts on created windows").
+// get) that lies within one page of the target goes through the target's
+// /proc/<pid>/mem instead, opened once per window and rank:
+// process_vm_writev looks the task up and runs the ptrace access check (with
+// every LSM hook) on each call, the file only at open. A run over two pages
+// or more takes process_vm all the same: the mem file moves a page at a time
+// through a kernel bounce page (two copies and one remote page lookup per
+// page), process_vm pins the pages in one batch and copies once, half the
+// time from two pages on (docs/rma.md, "Puts on created windows").
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -65,6 +68,12 @@ bool MemFileIo(Direct* d, int rank, std::uint64_t addr, char* local, std::size_t
   return true;
 }
 
+// Whether [addr, addr + len) touches a single page of the target.
+bool WithinOnePage(std::uint64_t addr, std::size_t len) {
+  static const std::uint64_t page = std::uint64_t(sysconf(_SC_PAGESIZE));
+  return len <= page && addr / page == (addr + len - 1) / page;
+}
+
 // process_vm_readv/writev over the layout, at most IOV_MAX runs per call.
 Status RemoteIo(Window* w, const Target& t, char* local, bool write) {
   Direct* d = w->direct;
@@ -72,10 +81,9 @@ Status RemoteIo(Window* w, const Target& t, char* local, bool write) {
   const std::uint64_t base = d->remote_base[std::size_t(t.rank)];
   if (t.type->IsContiguous()) {
     Status st;
-    const std::int64_t off = PartOffset(w, t);
-    if (MemFileIo(d, t.rank, base + std::uint64_t(off), local, std::size_t(t.type->size * t.count),
-                  write, &st))
-      return st;
+    const std::uint64_t addr = base + std::uint64_t(PartOffset(w, t));
+    const std::size_t len = std::size_t(t.type->size * t.count);
+    if (WithinOnePage(addr, len) && MemFileIo(d, t.rank, addr, local, len, write, &st)) return st;
   }
   std::vector<iovec> remote;
   std::int64_t pending = 0;
