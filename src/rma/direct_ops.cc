@@ -68,10 +68,10 @@ bool MemFileIo(Direct* d, int rank, std::uint64_t addr, char* local, std::size_t
   return true;
 }
 
-// Whether [addr, addr + len) touches a single page of the target.
+// Whether [addr, addr + len) touches at most one page of the target.
 bool WithinOnePage(std::uint64_t addr, std::size_t len) {
-  static const std::uint64_t page = std::uint64_t(sysconf(_SC_PAGESIZE));
-  return len <= page && addr / page == (addr + len - 1) / page;
+  static const std::uint64_t page_mask = ~(std::uint64_t(sysconf(_SC_PAGESIZE)) - 1);
+  return len == 0 || (addr & page_mask) == ((addr + len - 1) & page_mask);
 }
 
 // process_vm_readv/writev over the layout, at most IOV_MAX runs per call.
