@@ -12,8 +12,9 @@
 // every LSM hook) on each call, the file only at open. A run over two pages
 // or more takes process_vm all the same: the mem file moves a page at a time
 // through a kernel bounce page (two copies and one remote page lookup per
-// page), process_vm pins the pages in one batch and copies once, half the
-// time from two pages on (docs/rma.md, "Puts on created windows").
+// page), process_vm pins the pages in one batch and copies once, faster from
+// two pages on and about half the time at 64 KiB (docs/rma.md, "Puts on
+// created windows").
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -84,6 +85,17 @@ Status RemoteIo(Window* w, const Target& t, char* local, bool write) {
     const std::uint64_t addr = base + std::uint64_t(PartOffset(w, t));
     const std::size_t len = std::size_t(t.type->size * t.count);
     if (WithinOnePage(addr, len) && MemFileIo(d, t.rank, addr, local, len, write, &st)) return st;
+    // One run: one iovec each side, no list to build.
+    iovec mine{local, len};
+    iovec theirs{reinterpret_cast<void*>(std::uintptr_t(addr)), len};
+    const ssize_t n = write ? process_vm_writev(pid, &mine, 1, &theirs, 1, 0)
+                            : process_vm_readv(pid, &mine, 1, &theirs, 1, 0);
+    if (n != ssize_t(len))
+      return Error(Code::kOther, std::string(write ? "process_vm_writev" : "process_vm_readv") +
+                                     " to rank " + std::to_string(t.rank) + " moved " +
+                                     std::to_string(n) + " of " + std::to_string(len) +
+                                     " bytes: " + std::strerror(errno));
+    return Status::Ok();
   }
   std::vector<iovec> remote;
   std::int64_t pending = 0;
