@@ -106,9 +106,9 @@ struct Direct {
   std::vector<std::uint64_t> remote_base;
   std::vector<pid_t> pids;
   // Per rank, /proc/<pid>/mem opened for reading and writing (kMemUnopened
-  // until the first single-run access, kMemRefused when it cannot be
-  // opened): a pwrite/pread on it skips the task lookup and ptrace check
-  // that process_vm_writev/readv repeat on every call (direct_ops.cc).
+  // until the first single-run access within a page, kMemRefused when it
+  // cannot be opened): a pwrite/pread on it skips the task lookup and ptrace
+  // check that process_vm_writev/readv repeat on every call (direct_ops.cc).
   static constexpr int kMemUnopened = -1;
   static constexpr int kMemRefused = -2;
   std::vector<int> mem_fds;
