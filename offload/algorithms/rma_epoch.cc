@@ -22,7 +22,11 @@ std::size_t BlockWriteOpCount(const BlockWriteArgs& a) {
 
 void BuildBlockWrite(const BlockWriteArgs& a, TriggeredOp* ops) {
   const std::size_t chunk = ChunkBytes(a);
-  for (std::size_t done = 0; done < a.bytes; done += chunk) {
+  const std::size_t count = BlockWriteOpCount(a);
+  // By op index, not `done += chunk`, which wraps past SIZE_MAX when the
+  // chunk is over half of it.
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t done = i * chunk;
     TriggeredOp& op = *ops++;
     op = TriggeredOp{};
     op.kind = OpKind::kPut;

@@ -178,9 +178,9 @@ long EmulatedBackend::Issue(EmuNode* n) {
       RingPeer(in_place.peer, r);
       return r;
     }
-    // Tokens asking only that they left (an exchange's ready tokens) go the
-    // same way: a delivery-complete doorbell write's completion is one more
-    // CQ entry per token, read by an agent woken for nothing else.
+    // Tokens asking only that they left (the exchanges' and the host-fold
+    // plans' ready tokens) go the same way: a delivery-complete doorbell write's completion is one
+    // more CQ entry per token, read by an agent woken for nothing else.
     if (in_place.kind == OpKind::kRemoteCounterAdd && in_place.source_completion && inject_puts_) {
       long r;
       {

@@ -2,6 +2,7 @@
 // the other, and the progress hook that moves every started run along.
 #include "coll/hier_async.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
@@ -19,10 +20,18 @@ namespace {
 // The started runs of this process. The lock is taken by a start (to list
 // its run) and by the hook (try-lock: a pass never waits behind a start);
 // it also guards the pool of nonblocking runs and each NodeGroup's
-// last-phase turn.
+// last-phase turn (`last_phase_next`; the turns are drawn from
+// `last_phase_calls` in the calls themselves, which MPI keeps from running
+// concurrently on one communicator).
 struct Runs {
   std::mutex mu;
   std::vector<HierRun*> active;
+  // Starts made inside the schedule engine's pass (HierRun::Begin,
+  // deferred), linked through HierRun::deferred_next(): that pass holds the
+  // engine's lock, which a hook pass holding `mu` may wait for (a phase's
+  // schedule is activated under it), so they are handed over without `mu`
+  // and the hook adopts them.
+  std::atomic<HierRun*> deferred{nullptr};
   std::vector<HierRun*> free_nb;  // nonblocking runs done, kept with their capacity
   std::atomic<int> n{0};
   std::atomic<bool> hooked{false};
@@ -37,6 +46,11 @@ bool Hook(void*) {
   if (r.n.load(std::memory_order_acquire) == 0) return false;
   std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
   if (!lock.owns_lock()) return false;
+  if (HierRun* d = r.deferred.exchange(nullptr, std::memory_order_acquire); d != nullptr) {
+    const std::size_t first = r.active.size();
+    for (; d != nullptr; d = d->deferred_next()) r.active.push_back(d);
+    std::reverse(r.active.begin() + std::ptrdiff_t(first), r.active.end());  // in start order
+  }
   bool any = false;
   // Again while something moved: a run whose last phase waited for an
   // earlier call's may start it in the same pass.
@@ -140,6 +154,9 @@ HierRun::~HierRun() {
   // A hook pass may still be leaving the run that completed last.
   { std::lock_guard<std::mutex> lock(R().mu); }
   DropUnlaunched();
+  // The slots point into the node's area, which the last reference to the
+  // node communicator frees.
+  for (Phase& p : phase_) p.slot.reset();
   if (node_ != nullptr) rt::CommRelease(node_);
 }
 
@@ -270,10 +287,20 @@ Status HierRun::Begin(bool deferred) {
   active_.store(true, std::memory_order_release);
   if (copy_bytes_ > 0) std::memcpy(copy_to_, copy_from_, copy_bytes_);
   Runs& r = R();
+  if (deferred) {
+    HierRun* head = r.deferred.load(std::memory_order_relaxed);
+    do {
+      deferred_next_ = head;
+    } while (!r.deferred.compare_exchange_weak(head, this, std::memory_order_release,
+                                               std::memory_order_relaxed));
+    r.n.fetch_add(1, std::memory_order_release);
+    rt::KickAsyncProgress();
+    return Status::Ok();
+  }
   {
     std::lock_guard<std::mutex> lock(r.mu);
     bool moved = false;
-    if (!deferred && Advance(&moved)) return Status::Ok();
+    if (Advance(&moved)) return Status::Ok();
     if (r.active.size() == r.active.capacity()) r.active.reserve(2 * r.active.size());
     r.active.push_back(this);
     r.n.fetch_add(1, std::memory_order_release);
@@ -314,10 +341,12 @@ bool HierRun::Advance(bool* moved) {
       ++stage_;
       *moved = true;
     }
-    // After a failure only the last phase's turn is still taken (the
-    // calls after this one wait for it).
-    while (stage_ < 3 &&
-           (phase_[stage_].how == How::kNone || (error_ != 0 && !(stage_ == 2 && ordered_last_))))
+    // After a failure the phases on the area still start, with the data
+    // they have: an area's op slot pairs the node ranks' starts by their
+    // count, and a rank that skipped one would pair its next call with its
+    // mates' previous one. Schedules are skipped.
+    while (stage_ < 3 && (phase_[stage_].how == How::kNone ||
+                          (error_ != 0 && phase_[stage_].how == How::kSchedule)))
       ++stage_;
     if (stage_ == 3) {
       Finish();
@@ -327,10 +356,6 @@ bool HierRun::Advance(bool* moved) {
     if (stage_ == 2 && ordered_last_) {
       if (ng_->last_phase_next != last_turn_) return false;
       ++ng_->last_phase_next;
-      if (error_ != 0) {
-        stage_ = 3;
-        continue;
-      }
     }
     if (Status st = StartPhase(phase_[stage_]); !st.ok()) {
       error_ = static_cast<int>(st.code());
@@ -353,13 +378,17 @@ void HierRun::DropUnlaunched() {
 
 void HierRun::Finish() {
   if (!persistent_) DropUnlaunched();
+  // Read before the run reads as inactive: a start on another thread may
+  // then rewrite them.
   Request* owner = owner_;
+  void (*on_done)(void*) = on_done_;
+  void* on_done_arg = on_done_arg_;
   owner->status = RequestStatus{};
   owner->status.source = rt::kAnySource;
   owner->status.tag = rt::kAnyTag;
   owner->status.error = error_;
   active_.store(false, std::memory_order_release);
-  if (on_done_ != nullptr) on_done_(on_done_arg_);
+  if (on_done != nullptr) on_done(on_done_arg);
   // A nonblocking run goes back to the pool (the caller holds its lock).
   if (!persistent_) R().free_nb.push_back(this);
   owner->MarkDone();

@@ -70,6 +70,8 @@ class HierRun {
   // The progress hook's pass (under its lock): advances a started run;
   // true when it completed. *moved: something changed.
   bool Advance(bool* moved);
+  // The next of the deferred starts the hook adopts (Begin).
+  HierRun* deferred_next() const { return deferred_next_; }
 
  private:
   enum class How : std::uint8_t { kNone, kSlot, kLane, kSchedule };
@@ -91,12 +93,14 @@ class HierRun {
   Status Plan(const Args& a, NodeGroup* ng, bool persistent, int tag);
   Status PlanNode(const Args& na, Phase* p, int lane);
   Status StartPhase(Phase& p);
-  // The run's first steps (unless deferred), then hands it to the hook.
+  // The run's first steps, then hands it to the hook; deferred: hands it
+  // over at once without the runs' lock (hier_async.cc, Runs::deferred).
   Status Begin(bool deferred);
   void Finish();
   void DropUnlaunched();
 
   Phase phase_[3];
+  HierRun* deferred_next_ = nullptr;
   int stage_ = 0;  // the phase running, or the next to start
   bool started_ = false;
   bool persistent_ = false;

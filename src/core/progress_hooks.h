@@ -12,7 +12,10 @@ using HookFn = bool (*)(void* arg);
 
 // Up to kMaxHooks hooks; returns false when full. Not thread-safe against
 // concurrent PollAll: register during init.
-inline constexpr int kMaxHooks = 8;
+// Engines register lazily, each on its first use, so the count differs
+// between ranks; the room must be there for all of them on every rank, or
+// one rank would take another path than its peers (seven engines now).
+inline constexpr int kMaxHooks = 16;
 bool RegisterHook(HookFn fn, void* arg);
 void UnregisterHook(HookFn fn, void* arg);
 // Runs every hook once; true if any made progress.
