@@ -87,7 +87,10 @@ bool EnsureHierHook() {
 }
 
 // The lane (a reserved op slot of the node's area) of a nonblocking run's
-// first (0) or last (1) node phase.
+// first (0) or last (1) node phase. These are the slots the area's own
+// nonblocking collectives take in turn (node_nonblocking.cc): free here
+// because nothing runs a nonblocking collective on the internal node
+// communicator itself.
 NodeSlotCollective* LaneOf(NodeArea* area, int lane) {
   std::shared_ptr<NodeSlotCollective>& op = area->nb_slots[lane];
   if (!op) op = NodeSlotCollective::ForReservedSlot(area, NodeArea::kOpSlots + lane);
