@@ -156,6 +156,8 @@ class EmulatedBackend final : public offload::OffloadBackend {
   Status IssueNow(std::span<const offload::TriggeredOp> ops);
   // 0: issued or done; -FI_EAGAIN: retry later; other <0: failed.
   long Issue(EmuNode* n);
+  // The ops that complete at issue (emulated_issue.cc); *injected false: any other.
+  long IssueInjected(const offload::TriggeredOp& op, bool* injected);
   long IssueDoorbell(EmuNode* n, offload::PeerId peer, offload::CounterId counter,
                      std::uint64_t value);
   void Complete(EmuNode* n);

@@ -138,60 +138,51 @@ long EmulatedBackend::IssueDoorbell(EmuNode* n, offload::PeerId peer, CounterId 
   return r;
 }
 
+// Ops the provider copies before the call returns and completes with no CQ
+// entry: complete at issue, with no completion lookup and no node round
+// trip, so they read the op in place (no completion can race them).
+//   sends up to the inject size (a queued ring's sends, half its ops);
+//   puts that ask only for source completion, up to the inject size, where
+//   injecting them pays (inject_puts_);
+//   remote counter adds that ask only that they left (the exchanges' and
+//   the host-fold plans' ready tokens): a delivery-complete doorbell
+//   write's completion is one more CQ entry, read by an agent woken for
+//   nothing else.
+// *injected false: not such an op, nothing issued.
+long EmulatedBackend::IssueInjected(const TriggeredOp& op, bool* injected) {
+  *injected = true;
+  if (op.kind == OpKind::kSend && op.bytes <= inject_max_) {
+    ProviderCall call(this);
+    return fi_tinject(ep_->ep(), op.local_buf, op.bytes, ep_->Peer(op.peer), op.tag);
+  }
+  if (op.source_completion && inject_puts_) {
+    if (op.kind == OpKind::kPut && op.bytes <= inject_max_) {
+      const CounterId arrival = ArrivalCounter(op, key_arrival());
+      ProviderCall call(this);
+      return arrival != kNoCounter
+                 ? fi_inject_writedata(ep_->ep(), op.local_buf, op.bytes, EncodeCqData(arrival, 1),
+                                       ep_->Peer(op.peer), op.remote_addr, op.remote_key)
+                 : fi_inject_write(ep_->ep(), op.local_buf, op.bytes, ep_->Peer(op.peer),
+                                   op.remote_addr, op.remote_key);
+    }
+    if (op.kind == OpKind::kRemoteCounterAdd) {
+      ProviderCall call(this);
+      return fi_inject_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource),
+                                 EncodeCqData(op.target_counter, op.value), ep_->Peer(op.peer),
+                                 doorbells_[op.peer], doorbell_keys_[op.peer]);
+    }
+  }
+  *injected = false;
+  return 0;
+}
+
 long EmulatedBackend::Issue(EmuNode* n) {
-  // Sends up to the inject size complete at issue: no completion can race
-  // them, so they read the op in place (a queued ring's sends, half its ops).
-  {
-    const TriggeredOp& in_place = *n->op;
-    if (n->stage != 2 && in_place.kind == OpKind::kSend && in_place.bytes <= inject_max_) {
-      // The provider copies the message before fi_tinject returns and writes
-      // no completion: the send is complete (its buffer reusable) at issue,
-      // with no CQ entry, no completion lookup and no node round trip.
-      long r;
-      {
-        ProviderCall call(this);
-        r = fi_tinject(ep_->ep(), in_place.local_buf, in_place.bytes, ep_->Peer(in_place.peer),
-                       in_place.tag);
-      }
+  if (n->stage != 2) {  // not an atomic's doorbell, which follows its landing
+    bool injected = false;
+    const long r = IssueInjected(*n->op, &injected);
+    if (injected) {
       if (r == 0) CompleteAtIssue(n);
-      RingPeer(in_place.peer, r);
-      return r;
-    }
-    // Puts whose completion need only free the source, up to the inject
-    // size, where injecting them pays (see inject_puts_): complete at issue
-    // too, so the same holds.
-    if (in_place.kind == OpKind::kPut && in_place.source_completion && inject_puts_ &&
-        in_place.bytes <= inject_max_) {
-      const CounterId arrival = ArrivalCounter(in_place, key_arrival());
-      long r;
-      {
-        ProviderCall call(this);
-        r = arrival != kNoCounter
-                ? fi_inject_writedata(ep_->ep(), in_place.local_buf, in_place.bytes,
-                                      EncodeCqData(arrival, 1), ep_->Peer(in_place.peer),
-                                      in_place.remote_addr, in_place.remote_key)
-                : fi_inject_write(ep_->ep(), in_place.local_buf, in_place.bytes,
-                                  ep_->Peer(in_place.peer), in_place.remote_addr,
-                                  in_place.remote_key);
-      }
-      if (r == 0) CompleteAtIssue(n);
-      RingPeer(in_place.peer, r);
-      return r;
-    }
-    // Tokens asking only that they left (the exchanges' and the host-fold
-    // plans' ready tokens) go the same way: a delivery-complete doorbell write's completion is one
-    // more CQ entry per token, read by an agent woken for nothing else.
-    if (in_place.kind == OpKind::kRemoteCounterAdd && in_place.source_completion && inject_puts_) {
-      long r;
-      {
-        ProviderCall call(this);
-        r = fi_inject_writedata(ep_->ep(), &kDoorbellSource, sizeof(kDoorbellSource),
-                                EncodeCqData(in_place.target_counter, in_place.value),
-                                ep_->Peer(in_place.peer), doorbells_[in_place.peer],
-                                doorbell_keys_[in_place.peer]);
-      }
-      if (r == 0) CompleteAtIssue(n);
-      RingPeer(in_place.peer, r);
+      RingPeer(n->op->peer, r);
       return r;
     }
   }

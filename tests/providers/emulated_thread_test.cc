@@ -354,6 +354,37 @@ struct BellPair {
     EXPECT_TRUE(s.ok()) << s.message();
     return out;
   }
+  // Two host-driven backends of one node (no threads, no bells), past
+  // shm's address exchange: a first message (a remote add, both polled)
+  // settles it, which any op's first issue waits for.
+  void OpenHostDriven() {
+    a = MakeOne(0, 0);
+    b = MakeOne(0, 0);
+    ASSERT_TRUE(a && b);
+    std::vector<std::uint8_t> addr_a, addr_b;
+    ASSERT_TRUE(a->LocalAddress(addr_a).ok());
+    ASSERT_TRUE(b->LocalAddress(addr_b).ok());
+    const std::vector<std::vector<std::uint8_t>> peers{addr_a, addr_b};
+    ASSERT_TRUE(a->SetPeers(peers).ok());
+    ASSERT_TRUE(b->SetPeers(peers).ok());
+    CounterId warm[2];
+    ASSERT_TRUE(a->AllocCounters(1, &warm[0]).ok());
+    ASSERT_TRUE(b->AllocCounters(1, &warm[1]).ok());
+    TriggeredOp add;
+    add.kind = OpKind::kRemoteCounterAdd;
+    add.peer = 1;
+    add.target_counter = warm[1];
+    add.value = 1;
+    add.completion = warm[0];
+    ASSERT_TRUE(a->Post({&add, 1}).ok());
+    for (int i = 0; i < 200000 && (a->ReadCounter(warm[0]) == 0 || b->ReadCounter(warm[1]) == 0);
+         ++i) {
+      a->Progress();
+      b->Progress();
+    }
+    ASSERT_EQ(b->ReadCounter(warm[1]), 1u) << "the first message never arrived";
+    ASSERT_EQ(a->ReadCounter(warm[0]), 1u);
+  }
   // Polls until B's thread is asleep on its bell (or gives up after ~5 s).
   bool BAsleep() const {
     for (int i = 0; i < 20000 && !b->asleep_on_bell_for_test(); ++i)
@@ -396,37 +427,11 @@ TEST(EmulatedThreadShm, APeersRemoteCounterAddRingsTheAgentAwake) {
 // is injected, not delivery-complete (whose completion waits for the
 // target's answer). The target still counts its landing, with the data.
 TEST(EmulatedThreadShm, ASourceCompletionPutCompletesWithoutTheTargetsProgress) {
-  BellPair p;  // two host-driven backends of one node, no bells
-  p.a = BellPair::MakeOne(0, 0);
-  p.b = BellPair::MakeOne(0, 0);
-  ASSERT_TRUE(p.a && p.b);
-  std::vector<std::uint8_t> addr_a, addr_b;
-  ASSERT_TRUE(p.a->LocalAddress(addr_a).ok());
-  ASSERT_TRUE(p.b->LocalAddress(addr_b).ok());
-  const std::vector<std::vector<std::uint8_t>> peers{addr_a, addr_b};
-  ASSERT_TRUE(p.a->SetPeers(peers).ok());
-  ASSERT_TRUE(p.b->SetPeers(peers).ok());
-  CounterId arrival, done, warm[2];
+  BellPair p;
+  ASSERT_NO_FATAL_FAILURE(p.OpenHostDriven());
+  CounterId arrival, done;
   ASSERT_TRUE(p.b->AllocCounters(1, &arrival).ok());
   ASSERT_TRUE(p.a->AllocCounters(1, &done).ok());
-  ASSERT_TRUE(p.a->AllocCounters(1, &warm[0]).ok());
-  ASSERT_TRUE(p.b->AllocCounters(1, &warm[1]).ok());
-  // A first message (a remote add, both backends polled) settles shm's
-  // address exchange, which any op's first issue waits for.
-  TriggeredOp add;
-  add.kind = OpKind::kRemoteCounterAdd;
-  add.peer = 1;
-  add.target_counter = warm[1];
-  add.value = 1;
-  add.completion = warm[0];
-  ASSERT_TRUE(p.a->Post({&add, 1}).ok());
-  for (int i = 0; i < 200000 && (p.a->ReadCounter(warm[0]) == 0 || p.b->ReadCounter(warm[1]) == 0);
-       ++i) {
-    p.a->Progress();
-    p.b->Progress();
-  }
-  ASSERT_EQ(p.b->ReadCounter(warm[1]), 1u) << "the first message never arrived";
-  ASSERT_EQ(p.a->ReadCounter(warm[0]), 1u);
   char landing[8] = {};
   offload::MemRegion region;
   ASSERT_TRUE(p.b->RegisterMemory(landing, sizeof landing, arrival, &region).ok());
@@ -455,35 +460,11 @@ TEST(EmulatedThreadShm, ASourceCompletionPutCompletesWithoutTheTargetsProgress) 
 // ready token) completes at issue on shm, with no completion for anyone to
 // read; the target still counts the add once it reads it.
 TEST(EmulatedThreadShm, ASourceCompletionTokenCompletesAtIssue) {
-  BellPair p;  // two host-driven backends of one node, no bells
-  p.a = BellPair::MakeOne(0, 0);
-  p.b = BellPair::MakeOne(0, 0);
-  ASSERT_TRUE(p.a && p.b);
-  std::vector<std::uint8_t> addr_a, addr_b;
-  ASSERT_TRUE(p.a->LocalAddress(addr_a).ok());
-  ASSERT_TRUE(p.b->LocalAddress(addr_b).ok());
-  const std::vector<std::vector<std::uint8_t>> peers{addr_a, addr_b};
-  ASSERT_TRUE(p.a->SetPeers(peers).ok());
-  ASSERT_TRUE(p.b->SetPeers(peers).ok());
-  CounterId ready, sent, warm[2];
+  BellPair p;
+  ASSERT_NO_FATAL_FAILURE(p.OpenHostDriven());
+  CounterId ready, sent;
   ASSERT_TRUE(p.b->AllocCounters(1, &ready).ok());
   ASSERT_TRUE(p.a->AllocCounters(1, &sent).ok());
-  ASSERT_TRUE(p.a->AllocCounters(1, &warm[0]).ok());
-  ASSERT_TRUE(p.b->AllocCounters(1, &warm[1]).ok());
-  // The first message settles shm's address exchange (both polled).
-  TriggeredOp add;
-  add.kind = OpKind::kRemoteCounterAdd;
-  add.peer = 1;
-  add.target_counter = warm[1];
-  add.value = 1;
-  add.completion = warm[0];
-  ASSERT_TRUE(p.a->Post({&add, 1}).ok());
-  for (int i = 0; i < 200000 && (p.a->ReadCounter(warm[0]) == 0 || p.b->ReadCounter(warm[1]) == 0);
-       ++i) {
-    p.a->Progress();
-    p.b->Progress();
-  }
-  ASSERT_EQ(p.b->ReadCounter(warm[1]), 1u) << "the first message never arrived";
   // Three tokens, counted as they leave: no poll of A's completion queue,
   // and B not polled at all.
   for (int t = 1; t <= 3; ++t) {
