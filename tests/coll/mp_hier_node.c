@@ -12,14 +12,11 @@
  * arriving late in turn: the late rank writes the barrier's number in
  * shared memory just before it enters, and every rank must read that
  * number (or a later one) right after it leaves. */
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "coll_check.h"
+#include "job_word.h"
 
 static int rank, p;
 static volatile int* g_word; /* shared by every rank of the job (one host) */
@@ -30,28 +27,6 @@ static const int kCounts[] = {1, 1025, 8193, 40000}; /* doubles: 8 B .. 320 KB *
 
 static double In(int r, int i) {
   return (double)((r * 7 + i * 3) % 23 + (r == i % 5));
-}
-
-static void SleepMs(int ms) {
-  struct timespec ts = {0, (long)ms * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-static void MapWord(void) {
-  char name[64] = {0};
-  if (rank == 0) snprintf(name, sizeof name, "/nicq-test-hier-%ld", (long)getpid());
-  CHECK_OK(MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD));
-  int fd = rank == 0 ? shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600) : -1;
-  if (rank == 0) CHECK(fd >= 0 && ftruncate(fd, 4096) == 0, "cannot make %s", name);
-  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-  if (rank != 0) fd = shm_open(name, O_RDWR, 0);
-  CHECK(fd >= 0, "cannot open %s", name);
-  void* m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  CHECK(m != MAP_FAILED, "cannot map %s", name);
-  close(fd);
-  g_word = m;
-  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-  if (rank == 0) shm_unlink(name);
 }
 
 static void Allreduces(MPI_Comm comm, const char* what) {
@@ -182,7 +157,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   g_rank = rank;
-  MapWord();
+  g_word = MapJobWord("nicq-test-hier");
   All(MPI_COMM_WORLD, "world");
   MPI_Comm reversed, holed;
   CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, p - rank, &reversed));

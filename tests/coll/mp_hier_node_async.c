@@ -16,13 +16,10 @@
  * the late one entered); then nonblocking calls left outstanding together
  * on two communicators, small and large mixed, waited in reverse.
  * Argument "quick": 8 B and 320 KB only, on world and world reversed. */
-#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "coll_check.h"
+#include "job_word.h"
 
 static int rank, p;
 static volatile int* g_word; /* shared by every rank of the job (one host) */
@@ -35,28 +32,6 @@ static int NCOUNTS = (int)(sizeof kCounts / sizeof kCounts[0]);
 
 static double In(int r, int i, int k) {
   return (double)((r * 7 + i * 3 + k * 5) % 23 + (r == i % 5));
-}
-
-static void SleepMs(int ms) {
-  struct timespec ts = {0, (long)ms * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-static void MapWord(void) {
-  char name[64] = {0};
-  if (rank == 0) snprintf(name, sizeof name, "/nicq-test-hiera-%ld", (long)getpid());
-  CHECK_OK(MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD));
-  int fd = rank == 0 ? shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600) : -1;
-  if (rank == 0) CHECK(fd >= 0 && ftruncate(fd, 4096) == 0, "cannot make %s", name);
-  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-  if (rank != 0) fd = shm_open(name, O_RDWR, 0);
-  CHECK(fd >= 0, "cannot open %s", name);
-  void* m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  CHECK(m != MAP_FAILED, "cannot map %s", name);
-  close(fd);
-  g_word = m;
-  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
-  if (rank == 0) shm_unlink(name);
 }
 
 /* persistent: one request started 3 times (data changed before each);
@@ -301,7 +276,7 @@ int main(int argc, char** argv) {
   g_rank = rank;
   const int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
   if (quick) NCOUNTS = 2;
-  MapWord();
+  g_word = MapJobWord("nicq-test-hiera");
   All(MPI_COMM_WORLD, "world");
   MPI_Comm reversed, holed;
   CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, p - rank, &reversed));
