@@ -224,14 +224,7 @@ Status HierRun::Plan(const Args& a, NodeGroup* ng, bool persistent, int tag) {
     p.how = How::kSchedule;
     p.comm = ShadowOf(a.comm);
     p.tag = tag;
-    if (persistent) {
-      p.owned = std::make_unique<Schedule>();
-      p.sched = p.owned.get();
-    } else {
-      p.sched = AcquireSchedule();
-      p.sched->release_on_done = true;
-    }
-    NICQ_RETURN_IF_ERROR(BuildLeadersPhase(a, g, partial, p.sched));
+    NICQ_RETURN_IF_ERROR(BuildLeadersPhase(a, g, partial, NewSchedule(&p)));
   }
   if (has_last) {
     NICQ_RETURN_IF_ERROR(PlanNode(last, &phase_[2], 1));
@@ -241,6 +234,20 @@ Status HierRun::Plan(const Args& a, NodeGroup* ng, bool persistent, int tag) {
     }
   }
   return Status::Ok();
+}
+
+// A persistent run owns its schedules (built once, relaunched at each
+// start); a nonblocking run's come from the engine's pool and go back by
+// themselves once they end.
+Schedule* HierRun::NewSchedule(Phase* p) {
+  if (persistent_) {
+    p->owned = std::make_unique<Schedule>();
+    p->sched = p->owned.get();
+  } else {
+    p->sched = AcquireSchedule();
+    p->sched->release_on_done = true;
+  }
+  return p->sched;
 }
 
 Status HierRun::PlanNode(const Args& na, Phase* p, int lane) {
@@ -264,14 +271,7 @@ Status HierRun::PlanNode(const Args& na, Phase* p, int lane) {
   p->how = How::kSchedule;
   p->comm = ShadowOf(ng_->node);
   p->tag = NextTag(ng_->node, persistent_ ? 1 : 0);
-  if (persistent_) {
-    p->owned = std::make_unique<Schedule>();
-    p->sched = p->owned.get();
-  } else {
-    p->sched = AcquireSchedule();
-    p->sched->release_on_done = true;
-  }
-  NICQ_RETURN_IF_ERROR(Build(na, p->sched));
+  NICQ_RETURN_IF_ERROR(Build(na, NewSchedule(p)));
   p->sched->EndPhase();
   return Status::Ok();
 }

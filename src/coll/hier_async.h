@@ -92,6 +92,7 @@ class HierRun {
   // the leaders' tag the call drew.
   Status Plan(const Args& a, NodeGroup* ng, bool persistent, int tag);
   Status PlanNode(const Args& na, Phase* p, int lane);
+  Schedule* NewSchedule(Phase* p);
   Status StartPhase(Phase& p);
   // The run's first steps, then hands it to the hook; deferred: hands it
   // over at once without the runs' lock (hier_async.cc, Runs::deferred).
