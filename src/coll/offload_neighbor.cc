@@ -68,6 +68,31 @@ std::vector<TypedBlock> RecvBlocks(const Args& a) {
   return in;
 }
 
+// Why a backend whose ops software fires leaves the plan to the host
+// schedule unless asked: every hop of the plan is run by some process,
+// one more trip (token, then put) than the host schedule's eager exchange.
+std::string SoftwareFiringReason(const offload::OffloadBackend* be) {
+  // Without the agent every hop waits for a host call, and nothing moves
+  // while the host computes (Run 12 of performance.md).
+  if (be->HostDriven())
+    return "the emulated backend runs without its agent thread (NICQ_PROGRESS_THREAD=0)";
+  // More ranks than cores: every hop waits until the agent thread of the
+  // rank it reaches gets a core (4 ranks on 2 cores: ~6 ms per exchange,
+  // against ~6 us for the host schedule's eager exchange).
+  if (rt::AgentFiresOps() && rt::Oversubscribed())
+    return "the emulated backend's agent threads share oversubscribed cores (more ranks than "
+           "cores on this node)";
+  // A core per thread: each hop is a poll by another process's agent, and
+  // the host progress thread moves the host schedule while the application
+  // computes (4 ranks, 8 B: 24-30 us per step against 2.2 us, 64 KiB: 87-217
+  // against 42 us; performance.md Run 38 and the run after it).
+  if (rt::AgentFiresOps())
+    return "the emulated backend's agent hops cost more than the host schedule's exchange";
+  // The shm backend: every put into a peer's buffer is a system call.
+  return "the backend's ops are fired by software (the plan is taken when asked for: "
+         "nicq_algorithm=offload)";
+}
+
 // Why this rank cannot take the plan ("" when it can), from its own arguments.
 std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
   if (!IsNeighborKind(a.kind)) return "only neighborhood collectives are offloaded here";
@@ -75,18 +100,9 @@ std::string LocalReason(const Args& a, offload::OffloadBackend* be) {
     return "nicq_algorithm=" + a.algo + " asks for the host schedule";
   if (be == nullptr) return "no offload context";
   if (!be->Caps().remote_counters) return "the backend has no remote counters (ready tokens)";
-  // Without the emulator's agent every hop of the plan waits for a host
-  // call, one more trip (token, then put) than the host schedule's eager
-  // exchange and no progress while the host computes (Run 12 of
-  // performance.md): the plan is taken only when asked for.
-  if (be->HostDriven() && a.algo != "offload")
-    return "the emulated backend runs without its agent thread (NICQ_PROGRESS_THREAD=0)";
-  // More ranks than cores: every hop of the plan waits until the agent
-  // thread of the rank it reaches gets a core (4 ranks on 2 cores: ~6 ms
-  // per exchange, against ~6 us for the host schedule's eager exchange).
-  if (rt::AgentFiresOps() && rt::Oversubscribed() && a.algo != "offload")
-    return "the emulated backend's agent threads share oversubscribed cores (more ranks than "
-           "cores on this node)";
+  // The plan is the default only where a NIC fires its ops; elsewhere a
+  // request asks for it (nicq_algorithm=offload), as for the dense kinds.
+  if (!rt::NicFiresOps() && a.algo != "offload") return SoftwareFiringReason(be);
   const std::size_t max_msg = be->Caps().max_msg_bytes;
   for (int j = 0; j < a.outdegree; ++j) {
     const TypedBlock b = SendBlock(a, j);

@@ -42,12 +42,19 @@ constexpr std::uint64_t kYieldNs = 2'000'000;
 }  // namespace
 
 bool HostSequencedQueues() {
-  // Host sequencing when only host calls would fire the chains (queue.h).
+  // Host sequencing unless a NIC or the process that completes a condition
+  // fires the chains (queue.h). With the emulator's agent thread the host
+  // progress thread runs beside it, and each hop of a counter chain is an
+  // agent's poll in another process: the 8-byte queued ring takes 10x
+  // MPI_Startall that way on a core per thread, host-sequenced it is level
+  // (performance.md Run 38 and the run after the queue default changed).
   // The backend is chosen once per process, so is this (read once: matched
   // requests ask at every match).
   static const std::string exec = config::GetString("NICQ_QUEUE_EXEC");
+  if (exec == "host") return true;
+  if (exec == "counters") return false;
   offload::OffloadBackend* b = rt::Backend();
-  return exec == "host" || (exec != "counters" && b && b->HostDriven());
+  return b != nullptr && (b->HostDriven() || b->Fires() == offload::Firing::kAgentThread);
 }
 
 Status Queue::Create(int type, void* external, Queue** out) {

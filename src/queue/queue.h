@@ -16,10 +16,11 @@
 //  * a join is reused only after its previous wait completed (else a later
 //    wait's completions could stand in for the earlier one's); with every
 //    join busy the enqueue drives progress until the oldest completes.
-// Host sequencing (queue_host.cc): when nothing but host calls would fire
-// the counter chains (the emulated backend without its progress thread,
-// OffloadBackend::HostDriven), compiling starts and waits into triggered
-// counter ops only adds work to the thread that must run them anyway. The
+// Host sequencing (queue_host.cc): on the emulated backend (by default)
+// compiling starts and waits into triggered counter ops only adds work:
+// without its progress thread the host calls must fire them anyway, and
+// with it each hop costs an agent's poll in another process while the host
+// progress thread can run the same steps itself. The
 // queue then keeps its starts and waits as steps in a ring and executes them
 // in order itself: the starts at the head are posted together as MPI_Start
 // would (no gate), a wait at the head retires once its requests' done
@@ -222,6 +223,19 @@ class Queue {
   Step& StepAt(std::size_t i) { return steps_[(step_head_ + i) & kStepMask]; }
   const Step& StepAt(std::size_t i) const { return steps_[(step_head_ + i) & kStepMask]; }
   std::size_t step_head_ = 0, step_count_ = 0;
+  // Around each call that adds or retires steps: counts the queue among
+  // those holding steps while its ring is non-empty (queue_host.cc).
+  class StepsWatch {
+   public:
+    explicit StepsWatch(Queue* q);
+    ~StepsWatch();
+    StepsWatch(const StepsWatch&) = delete;
+    StepsWatch& operator=(const StepsWatch&) = delete;
+
+   private:
+    Queue* q_;
+    bool was_empty_;
+  };
   std::atomic<std::uint64_t> host_done_{0};
   static constexpr std::uint32_t kUserInside = 1, kProgressInside = 2;
   std::atomic<std::uint32_t> guard_{0};
@@ -229,7 +243,9 @@ class Queue {
 };
 
 // Whether this process's queues are host-sequenced (NICQ_QUEUE_EXEC=host,
-// or auto on a backend that fires ops only inside host calls). Matched
+// or auto on the emulated backend, whose ops are fired inside host calls
+// or by its agent thread, beside which the host progress thread runs the
+// steps for a tenth of the agent's hops). Matched
 // requests read it too: with no NIC or thread to fire ahead, arming their
 // epochs ahead of the starts (resident plans) only adds host work.
 bool HostSequencedQueues();

@@ -5,6 +5,7 @@
 // where counter chains are pure overhead) executes them; a counter-chain
 // queue only keeps there what it could not post at once ("Deferred steps").
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "providers/backend.h"
 #include "queue/matched_p2p.h"
 #include "queue/queue.h"
+#include "runtime/async_progress.h"
 #include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
@@ -34,9 +36,33 @@ TrackedQueues& Registry() {
 // collective's schedule); the registry lock is not re-entered.
 thread_local bool t_advancing = false;
 
+// How many queues hold steps. The host progress thread stays busy while
+// any does, so their chains advance while every application thread
+// computes or sleeps; it changes only when a queue's ring turns empty or
+// non-empty (twice per iteration of a ring, not per step).
+std::atomic<int> g_queues_with_steps{0};
+bool QueuesHoldSteps() {
+  return g_queues_with_steps.load(std::memory_order_acquire) > 0;
+}
+
 }  // namespace
 
+Queue::StepsWatch::StepsWatch(Queue* q) : q_(q), was_empty_(q->step_count_ == 0) {}
+
+Queue::StepsWatch::~StepsWatch() {
+  const bool empty = q_->step_count_ == 0;
+  if (empty == was_empty_) return;
+  if (empty) {
+    g_queues_with_steps.fetch_sub(1, std::memory_order_release);
+    return;
+  }
+  g_queues_with_steps.fetch_add(1, std::memory_order_release);
+  // Wakes the thread if it sleeps (a load and an add otherwise).
+  rt::KickAsyncProgress();
+}
+
 void TrackQueue(Queue* q, bool add) {
+  if (add) rt::AddAsyncBusyProbe(&QueuesHoldSteps);  // once: it ignores repeats
   TrackedQueues& r = Registry();
   std::lock_guard<std::mutex> lock(r.mu);
   if (add) {
@@ -101,6 +127,7 @@ Status Queue::StartNow(std::span<Enqueueable* const> es, std::size_t* started) {
 }
 
 Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
+  StepsWatch watch(this);
   // A step each, even with nothing ahead: the start runs at the next pass
   // (the enqueued wait's poll where polling only reads memory, fence, or
   // any MPI call), so the enqueue itself stays a few stores.
@@ -124,6 +151,7 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
 
 Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                                  StatusFiller fill) {
+  StepsWatch watch(this);
   const std::size_t n = es.size();
   const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
   std::uint32_t polls = 0;
@@ -177,6 +205,7 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
 // posted by host calls only: offload resumes once they drain.
 
 Status Queue::DeferStart(Enqueueable* e) {
+  StepsWatch watch(this);
   std::uint32_t polls = 0;
   while (step_count_ == kSteps) NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));
   Step& st = StepAt(step_count_++);
@@ -193,6 +222,7 @@ Status Queue::DeferStart(Enqueueable* e) {
 
 Status Queue::DeferWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                            StatusFiller fill, std::uint64_t k0) {
+  StepsWatch watch(this);
   const std::size_t n = es.size();
   std::uint32_t polls = 0;
   while (kSteps - step_count_ < n)
@@ -211,6 +241,7 @@ Status Queue::DeferWaitAll(std::span<Enqueueable* const> es, std::span<void* con
 }
 
 Status Queue::AdvanceDeferred(bool* progressed) {
+  StepsWatch watch(this);
   while (step_count_ > 0) {
     const Step& head = StepAt(0);
     std::size_t n = 1;
@@ -240,6 +271,7 @@ Status Queue::AdvanceDeferred(bool* progressed) {
 // ---- Host sequencing ----
 
 Status Queue::AdvanceHost(bool* progressed) {
+  StepsWatch watch(this);
   offload::OffloadBackend* b = rt::Backend();
   if (!b) return Status::Ok();  // after MPI_Finalize closed the context
   if (!host_) return AdvanceDeferred(progressed);

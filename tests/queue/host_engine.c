@@ -4,8 +4,9 @@
  * ops on the offload backend.
  *
  * argv[1] says which path the run must take: "engine" (the default shm
- * transport, no progress thread) or "backend" (NICQ_SHM=off, or a progress
- * thread: every epoch is ops handed to the backend).
+ * transport, host-sequenced queues with or without the progress thread) or
+ * "backend" (NICQ_SHM=off, or NICQ_QUEUE_EXEC=counters: every epoch is ops
+ * handed to the backend).
  *
  * 1. The ring of Example 13.1 at two sizes (8 B through the eager path,
  *    256 KiB through the engine's large-message path), ITERS iterations
