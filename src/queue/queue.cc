@@ -42,19 +42,23 @@ constexpr std::uint64_t kYieldNs = 2'000'000;
 }  // namespace
 
 bool HostSequencedQueues() {
-  // Host sequencing unless a NIC or the process that completes a condition
-  // fires the chains (queue.h). With the emulator's agent thread the host
-  // progress thread runs beside it, and each hop of a counter chain is an
-  // agent's poll in another process: the 8-byte queued ring takes 10x
-  // MPI_Startall that way on a core per thread, host-sequenced it is level
-  // (performance.md Run 38 and the run after the queue default changed).
+  // Host sequencing where host calls alone would fire the chains (the
+  // emulated backend without its agent), and where the agent's hops cost
+  // more than the host progress thread running the steps beside it: over a
+  // backend whose poll only reads memory (shm), each hop of a counter chain
+  // is an agent's poll in another process, and the 8-byte queued ring took
+  // 14-15 us per iteration that way on a core per thread against 0.9-2.8
+  // host-sequenced (MPI_Startall 0.8-1.4). Over tcp the agent's chains
+  // were the faster (37-39 against 55-60 us; performance.md Run 44).
   // The backend is chosen once per process, so is this (read once: matched
   // requests ask at every match).
   static const std::string exec = config::GetString("NICQ_QUEUE_EXEC");
   if (exec == "host") return true;
   if (exec == "counters") return false;
   offload::OffloadBackend* b = rt::Backend();
-  return b != nullptr && (b->HostDriven() || b->Fires() == offload::Firing::kAgentThread);
+  if (b == nullptr) return false;
+  if (b->HostDriven()) return true;
+  return b->Fires() == offload::Firing::kAgentThread && b->Caps().memory_poll;
 }
 
 Status Queue::Create(int type, void* external, Queue** out) {

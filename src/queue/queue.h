@@ -16,11 +16,11 @@
 //  * a join is reused only after its previous wait completed (else a later
 //    wait's completions could stand in for the earlier one's); with every
 //    join busy the enqueue drives progress until the oldest completes.
-// Host sequencing (queue_host.cc): on the emulated backend (by default)
-// compiling starts and waits into triggered counter ops only adds work:
-// without its progress thread the host calls must fire them anyway, and
-// with it each hop costs an agent's poll in another process while the host
-// progress thread can run the same steps itself. The
+// Host sequencing (queue_host.cc): on the emulated backend without its
+// agent thread (the host calls must fire the counter ops anyway), and with
+// it over shm (each hop is an agent's poll in another process, while the
+// host progress thread can run the same steps itself), compiling starts
+// and waits into triggered counter ops only adds work. The
 // queue then keeps its starts and waits as steps in a ring and executes them
 // in order itself: the starts at the head are posted together as MPI_Start
 // would (no gate), a wait at the head retires once its requests' done
@@ -243,9 +243,9 @@ class Queue {
 };
 
 // Whether this process's queues are host-sequenced (NICQ_QUEUE_EXEC=host,
-// or auto on the emulated backend, whose ops are fired inside host calls
-// or by its agent thread, beside which the host progress thread runs the
-// steps for a tenth of the agent's hops). Matched
+// or auto on the emulated backend without its agent thread, or with it
+// over shm, where the host progress thread runs the steps for a tenth of
+// the agent's hops). Matched
 // requests read it too: with no NIC or thread to fire ahead, arming their
 // epochs ahead of the starts (resident plans) only adds host work.
 bool HostSequencedQueues();

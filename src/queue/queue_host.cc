@@ -42,7 +42,7 @@ thread_local bool t_advancing = false;
 // non-empty (twice per iteration of a ring, not per step).
 std::atomic<int> g_queues_with_steps{0};
 bool QueuesHoldSteps() {
-  return g_queues_with_steps.load(std::memory_order_acquire) > 0;
+  return g_queues_with_steps.load(std::memory_order_seq_cst) > 0;
 }
 
 }  // namespace
@@ -53,12 +53,14 @@ Queue::StepsWatch::~StepsWatch() {
   const bool empty = q_->step_count_ == 0;
   if (empty == was_empty_) return;
   if (empty) {
-    g_queues_with_steps.fetch_sub(1, std::memory_order_release);
+    g_queues_with_steps.fetch_sub(1, std::memory_order_seq_cst);
     return;
   }
-  g_queues_with_steps.fetch_add(1, std::memory_order_release);
-  // Wakes the thread if it sleeps (a load and an add otherwise).
-  rt::KickAsyncProgress();
+  g_queues_with_steps.fetch_add(1, std::memory_order_seq_cst);
+  // Not a kick: that would set the thread polling at once, contending for
+  // the queue with the application's own next call (the 8-byte ring took
+  // 3.3-4.8 us per iteration that way against 1.3-1.5 without).
+  rt::WakeIdleAsyncProgress();
 }
 
 void TrackQueue(Queue* q, bool add) {

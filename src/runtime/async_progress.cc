@@ -51,6 +51,8 @@ struct Async {
   std::atomic<bool> stop{false};
   std::atomic<std::uint32_t> kicks{0};  // the futex word
   std::atomic<bool> sleeping{false};
+  // In the long sleep of an idle thread (not a nap while work is listed).
+  std::atomic<bool> idle_sleeping{false};
   std::atomic<int> enabled{-1};  // -1: not decided yet
 };
 
@@ -122,7 +124,9 @@ void Run() {
       continue;
     }
     if (!Busy() && idle >= kIdleBeforeSleepNs) {
+      a.idle_sleeping.store(true, std::memory_order_seq_cst);
       NapUntilKicked(a, kSleepTimeoutNs, /*unless_busy=*/true);
+      a.idle_sleeping.store(false, std::memory_order_relaxed);
       last_work = NowNs();
       nap = kFirstNapNs;
       continue;
@@ -201,6 +205,21 @@ void KickAsyncProgress() {
   a.thread = std::thread(Run);
   S().async_running.store(true, std::memory_order_release);
   NICQ_LOG(kInfo, kCore, "host progress thread started (engine lock on from now)");
+}
+
+void WakeIdleAsyncProgress() {
+  Async& a = A();
+  if (!Running()) {
+    KickAsyncProgress();  // starts it on first use
+    return;
+  }
+  // Ordered after the caller's busy-probe update (both sequentially
+  // consistent): either the sleeper's probe check sees the work, or this
+  // load sees the sleeper and the kick below changes its futex word.
+  if (!a.idle_sleeping.load(std::memory_order_seq_cst)) return;
+  a.kicks.fetch_add(1, std::memory_order_seq_cst);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a.kicks), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
 }
 
 bool AsyncProgressRunning() {

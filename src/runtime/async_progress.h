@@ -32,6 +32,12 @@ void AddAsyncBusyProbe(AsyncBusyFn fn);
 // Host work begins: starts the thread on first use when enabled, wakes it
 // when asleep. Call from an MPI call holding no engine lock.
 void KickAsyncProgress();
+// Host work was listed that a busy probe reports: wakes the thread only
+// from its idle sleep (and starts it on first use), without the kick's
+// "the application started an operation" (which makes the thread poll at
+// once beside an application that is about to wait). A load, unless the
+// thread sleeps idle. Call after the probe's state changed.
+void WakeIdleAsyncProgress();
 // Whether the thread runs (it then advances listed host work by itself).
 bool AsyncProgressRunning();
 // Stops and joins the thread (MPI_Finalize).
