@@ -99,6 +99,8 @@ Status Queue::Create(int type, void* external, Queue** out) {
 }
 
 Queue::~Queue() {
+  step_count_ = 0;  // no longer counted among the queues holding steps
+  NoteSteps();
   TrackQueue(this, false);
   offload::OffloadBackend* b = rt::Backend();
   if (!b) return;

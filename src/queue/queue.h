@@ -227,15 +227,16 @@ class Queue {
   // those holding steps while its ring is non-empty (queue_host.cc).
   class StepsWatch {
    public:
-    explicit StepsWatch(Queue* q);
+    explicit StepsWatch(Queue* q) : q_(q) {}
     ~StepsWatch();
     StepsWatch(const StepsWatch&) = delete;
     StepsWatch& operator=(const StepsWatch&) = delete;
 
    private:
     Queue* q_;
-    bool was_empty_;
   };
+  void NoteSteps();
+  bool counted_ = false;  // counted among the queues holding steps
   std::atomic<std::uint64_t> host_done_{0};
   static constexpr std::uint32_t kUserInside = 1, kProgressInside = 2;
   std::atomic<std::uint32_t> guard_{0};

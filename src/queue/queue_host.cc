@@ -25,7 +25,6 @@ namespace {
 struct TrackedQueues {
   std::mutex mu;
   std::vector<Queue*> queues;
-  std::atomic<int> count{0};
 };
 TrackedQueues& Registry() {
   static auto* r = new TrackedQueues();  // never destroyed: read during exit
@@ -47,12 +46,18 @@ bool QueuesHoldSteps() {
 
 }  // namespace
 
-Queue::StepsWatch::StepsWatch(Queue* q) : q_(q), was_empty_(q->step_count_ == 0) {}
-
 Queue::StepsWatch::~StepsWatch() {
-  const bool empty = q_->step_count_ == 0;
-  if (empty == was_empty_) return;
-  if (empty) {
+  q_->NoteSteps();
+}
+
+void Queue::NoteSteps() {
+  // Idempotent: watches nest (an enqueued wait runs a pass that retires
+  // steps), so each compares the ring with what was counted, not with what
+  // it saw on entry.
+  const bool holds = step_count_ > 0;
+  if (holds == counted_) return;
+  counted_ = holds;
+  if (!holds) {
     g_queues_with_steps.fetch_sub(1, std::memory_order_seq_cst);
     return;
   }
@@ -72,12 +77,15 @@ void TrackQueue(Queue* q, bool add) {
   } else {
     r.queues.erase(std::remove(r.queues.begin(), r.queues.end(), q), r.queues.end());
   }
-  r.count.store(int(r.queues.size()), std::memory_order_release);
 }
 
 bool AdvanceQueueSteps() {
+  // Runs in every progress pass of every MPI call: with no queue holding
+  // steps it costs one load (the registry lock and the thread-local read
+  // were a fifth of a wait loop's instructions while a queue merely exists).
+  if (!QueuesHoldSteps()) return false;
   TrackedQueues& r = Registry();
-  if (r.count.load(std::memory_order_acquire) == 0 || t_advancing || !rt::Backend()) return false;
+  if (t_advancing || !rt::Backend()) return false;
   std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
   if (!lock.owns_lock()) return false;
   t_advancing = true;
