@@ -58,23 +58,56 @@ enum class Code : int {
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(Code code, std::string message)
+      : code_(code), message_(code == Code::kOk ? nullptr : new std::string(std::move(message))) {}
   static Status Ok() { return Status(); }
+
+  // An ok Status is a code and a null pointer: constructing, moving and
+  // destroying one (every call of the hot path returns one, and wait loops
+  // return one per pass) is a few stores, not a std::string's.
+  Status(const Status& o)
+      : code_(o.code_), message_(o.message_ ? new std::string(*o.message_) : nullptr) {}
+  // A moved-from Status keeps its code and loses its message, as a moved
+  // std::string member did.
+  Status(Status&& o) noexcept : code_(o.code_), message_(o.message_) { o.message_ = nullptr; }
+  Status& operator=(const Status& o) {
+    if (this != &o) *this = Status(o);
+    return *this;
+  }
+  Status& operator=(Status&& o) noexcept {
+    if (this != &o) {
+      delete message_;
+      code_ = o.code_;
+      message_ = o.message_;
+      o.message_ = nullptr;
+    }
+    return *this;
+  }
+  ~Status() { delete message_; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
-  const std::string& message() const { return message_; }
+  const std::string& message() const { return message_ ? *message_ : Empty(); }
 
   // Prefix context ("MPI_Send: ") while the error travels up.
   Status& WithContext(const std::string& ctx) {
-    if (!ok()) message_ = ctx + ": " + message_;
+    if (!ok()) *Message() = ctx + ": " + *Message();
     return *this;
   }
   void IgnoreError() const {}
 
  private:
+  static const std::string& Empty() {
+    static const std::string empty;
+    return empty;
+  }
+  std::string* Message() {
+    if (!message_) message_ = new std::string;
+    return message_;
+  }
+
   Code code_ = Code::kOk;
-  std::string message_;
+  std::string* message_ = nullptr;  // errors only
 };
 
 inline Status Error(Code code, std::string message) {
