@@ -254,6 +254,24 @@ bool TryHierarchicalNode(const Args& a, Status* st) {
   return true;
 }
 
+Status MakeNodeGroupAtCreation(Comm* comm) {
+  if (comm == nullptr || comm->inter || !NodeCollEnabled() || !WantsHierarchy(comm))
+    return Status::Ok();
+  // Decided from the agreed slot, not from a count of this process's
+  // groups: members also belong to different other communicators, so such
+  // counts differ between them.
+  const std::uint32_t slot = comm->context_id / rt::kContextStride;
+  if (slot >= kEagerContextSlots) {
+    NICQ_LOG(kInfo, kColl,
+             "communicator of %d ranks spans nodes: its node group waits for its first blocking or "
+             "persistent collective (context slot %u, groups are made at creation below %u)",
+             comm->size, slot, kEagerContextSlots);
+    return Status::Ok();
+  }
+  NodeGroup* ng = nullptr;
+  return NodeGroupOf(comm, &ng);
+}
+
 void FreeNodeGroup(Comm* comm) {
   auto* ng = static_cast<NodeGroup*>(comm->node_group.p);
   if (ng == nullptr) return;
