@@ -20,7 +20,12 @@
  * world, of its dup, of world reversed (split) and, from 4 ranks, of world
  * without its last rank (create): their node groups are made at creation,
  * so ctest checks that the plan dump shows them on the area and never the
- * single hierarchical schedule a call without a node group takes. */
+ * single hierarchical schedule a call without a node group takes.
+ * Argument "cap": world without its last rank makes 70 dups and keeps them,
+ * so a dup of world then gets a context slot past the limit of groups made
+ * at creation (while the last rank holds few communicators): its first
+ * nonblocking calls take the single schedule on every rank alike, with the
+ * right data; once the 70 are freed, a new dup's take the area again. */
 #include <string.h>
 
 #include "coll_check.h"
@@ -326,6 +331,32 @@ static int FirstOnly(void) {
   return 0;
 }
 
+static int CapOnly(void) {
+  enum { kKept = 70 };
+  MPI_Comm trio, kept[kKept], late, again;
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank == p - 1 ? MPI_UNDEFINED : 0, rank, &trio));
+  if (trio != MPI_COMM_NULL) {
+    for (int i = 0; i < kKept; ++i) CHECK_OK(MPI_Comm_dup(trio, &kept[i]));
+    FirstCalls(kept[kKept - 1], "last kept dup");
+  }
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &late));
+  FirstCalls(late, "dup past the limit");
+  if (trio != MPI_COMM_NULL) {
+    for (int i = 0; i < kKept; ++i) MPI_Comm_free(&kept[i]);
+    MPI_Comm_free(&trio);
+  }
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &again));
+  FirstCalls(again, "dup after the frees");
+  MPI_Comm_free(&again);
+  MPI_Comm_free(&late);
+  if (rank == 0) {
+    fprintf(stderr, "hier node async: ok with %d ranks (past the eager limit)\n", p);
+    fflush(stderr);
+  }
+  MPI_Finalize();
+  return 0;
+}
+
 static void All(MPI_Comm comm, const char* what) {
   CHECK_OK(MPI_Barrier(comm)); /* makes the node group */
   for (int persistent = 0; persistent < 2; ++persistent) {
@@ -342,6 +373,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   g_rank = rank;
   if (argc > 1 && strcmp(argv[1], "first") == 0) return FirstOnly();
+  if (argc > 1 && strcmp(argv[1], "cap") == 0) return CapOnly();
   const int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
   if (quick) NCOUNTS = 2;
   g_word = MapJobWord("nicq-test-hiera");
