@@ -3,14 +3,15 @@
 // same-node area of each node's ranks (node_area.h) and the leaders' phase
 // on a schedule over the network.
 //
-// The node's ranks get a communicator of their own (split from the
-// communicator by node, ranks in the communicator's order), with its area
-// made at once; it is freed with the communicator. The blocking calls that
-// create a communicator make it there (MakeNodeGroupAtCreation), so a
-// nonblocking call finds it from the first; otherwise the first blocking or
-// persistent collective makes it. The node phases are that communicator's own blocking
-// collectives: they take its area when they fit (node_coll.cc) and its
-// point-to-point schedules otherwise, each node on its own.
+// The node's ranks get a communicator of their own (ranks in the
+// communicator's order, its context agreed among them alone), with its
+// area made at once; it is freed with the communicator. The blocking calls
+// that create a communicator make it there (MakeNodeGroupAtCreation), so a
+// nonblocking call finds it from the first; otherwise the first blocking
+// or persistent collective makes it. The node phases are that
+// communicator's own blocking collectives: they take its area when they
+// fit (node_coll.cc) and its point-to-point schedules otherwise, each node
+// on its own.
 //
 // The nonblocking and persistent forms take the same phases as a request
 // (hier_async.h); what both share is declared at the end.
