@@ -16,11 +16,13 @@
  * the late one entered); then nonblocking calls left outstanding together
  * on two communicators, small and large mixed, waited in reverse.
  * Argument "quick": 8 B and 320 KB only, on world and world reversed.
- * Argument "first": nothing but nonblocking calls, the first collectives of
- * world, of its dup, of world reversed (split) and, from 4 ranks, of world
+ * Argument "first": nonblocking calls are the first collectives of world,
+ * of its dup, of world reversed (split) and, from 4 ranks, of world
  * without its last rank (create): their node groups are made at creation,
- * so ctest checks that the plan dump shows them on the area and never the
- * single hierarchical schedule a call without a node group takes.
+ * so ctest counts their plan lines (the single hierarchical schedule a call
+ * without a node group takes prints none); then those of an idup'd
+ * communicator, which prints lines only after a blocking barrier (the one
+ * blocking collective of this run).
  * Argument "cap": world without its last rank makes 70 dups and keeps them,
  * so a dup of world then gets a context slot past the limit of groups made
  * at creation (while the last rank holds few communicators): its first
@@ -320,6 +322,17 @@ static int FirstOnly(void) {
     MPI_Group_free(&fewer);
     MPI_Group_free(&world);
   }
+  /* MPI_Comm_idup leaves the group to the first blocking collective: the
+   * first calls take the single schedule (no line), those after a barrier
+   * the area. */
+  MPI_Comm idup;
+  MPI_Request r;
+  CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &idup, &r));
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  FirstCalls(idup, "idup");
+  CHECK_OK(MPI_Barrier(idup));
+  FirstCalls(idup, "idup after a barrier");
+  MPI_Comm_free(&idup);
   if (shorter != MPI_COMM_NULL) MPI_Comm_free(&shorter);
   MPI_Comm_free(&reversed);
   MPI_Comm_free(&dup);
