@@ -17,8 +17,9 @@
  * on two communicators, small and large mixed, waited in reverse.
  * Argument "quick": 8 B and 320 KB only, on world and world reversed.
  * Argument "first": nonblocking calls are the first collectives of world,
- * of its dup, of world reversed (split) and, from 4 ranks, of world
- * without its last rank (create): their node groups are made at creation,
+ * of its dup, of world reversed (split), from 4 ranks of world without its
+ * last rank (create), of a cartesian ring of world and of world merged from
+ * an intercommunicator: their node groups are made at creation,
  * so ctest counts their plan lines (the single hierarchical schedule a call
  * without a node group takes prints none); then those of an idup'd
  * communicator, which prints lines only after a blocking barrier (the one
@@ -322,6 +323,21 @@ static int FirstOnly(void) {
     MPI_Group_free(&fewer);
     MPI_Group_free(&world);
   }
+  /* A cartesian ring of world, and world merged back from an
+   * intercommunicator between its halves (high half second). */
+  MPI_Comm ring, half, inter, merged;
+  const int dims = p, periods = 1;
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, &dims, &periods, 0, &ring));
+  FirstCalls(ring, "cart");
+  const int high = rank >= p / 2;
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, high, rank, &half));
+  CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, high ? 0 : p / 2, 7, &inter));
+  CHECK_OK(MPI_Intercomm_merge(inter, high, &merged));
+  FirstCalls(merged, "merged");
+  MPI_Comm_free(&merged);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&ring);
   /* MPI_Comm_idup leaves the group to the first blocking collective: the
    * first calls take the single schedule (no line), those after a barrier
    * the area. */
