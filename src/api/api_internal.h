@@ -84,9 +84,14 @@ int CompareInter(const Comm* a, const Comm* b);
 int CopyCommAttrs(Call& c, int parent_handle, Comm* parent, int child_handle, Comm* child);
 int DeleteCommAttrs(Call& c, int handle, Comm* comm);
 
+// How a communicator came to be: a blocking creation call is collective
+// over the new communicator's members, which AdoptComm may then use.
+enum class Creation { kBlocking, kNonblocking };
 // Registers a communicator rt:: created for c (nullptr -> *out =
 // MPI_COMM_NULL); it gets `errhandler`. Frees it when the table is full.
-int AdoptComm(Call& c, int errhandler, Comm* child, int* out);
+// kBlocking: also makes its node group (coll::MakeNodeGroupAtCreation),
+// collective over `child`, so every member must get here.
+int AdoptComm(Call& c, int errhandler, Comm* child, int* out, Creation how = Creation::kBlocking);
 // Collective over the members only (MPI_Comm_create_group, sessions): a new
 // communicator of `world_members` (in that order; this process among them),
 // exchanging on `parent`'s runtime context under a tag derived from `tag`.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/api_more.h"
+#include "coll/hier_node.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
@@ -28,13 +29,20 @@ constexpr std::uint32_t kMemberTagMask = kMemberTagBit - 1;
 
 namespace nicq::api {
 
-int AdoptComm(Call& c, int errhandler, Comm* child, int* out) {
+int AdoptComm(Call& c, int errhandler, Comm* child, int* out, Creation how) {
   if (!child) {
     *out = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }
   child->errhandler = errhandler;
   DropCommHints(child);  // a new communicator starts without hints
+  if (how == Creation::kBlocking) {
+    Status st = coll::MakeNodeGroupAtCreation(child);
+    if (!st.ok()) {
+      rt::CommFree(child).IgnoreError();
+      return c.Fail(st);
+    }
+  }
   int h = RegisterComm(child);
   if (h == MPI_COMM_NULL) {
     rt::CommFree(child).IgnoreError();

@@ -50,10 +50,13 @@ struct Idup {
   Status result = Status::Ok();
 };
 
-// The new communicator's handle, attributes and hints.
+// The new communicator's handle, attributes and hints. This runs inside
+// the wait or test that completes the idup, which must not wait for the
+// other ranks: the node group is left to the first blocking or persistent
+// collective (coll::MakeNodeGroupAtCreation).
 Status AdoptChild(Idup* d, Call& c, Comm* child) {
   MPI_Comm h = MPI_COMM_NULL;
-  if (api::AdoptComm(c, d->errhandler, child, &h) != MPI_SUCCESS)
+  if (api::AdoptComm(c, d->errhandler, child, &h, api::Creation::kNonblocking) != MPI_SUCCESS)
     return Error(c.error_class(), c.error_message());
   // Attributes follow their copy callbacks if the parent is still there.
   if (api::LookupComm(d->parent_handle) == d->parent &&

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "api/api_internal.h"
+#include "coll/hier_node.h"
 #include "core/log.h"
 #include "core/node_name.h"
 #include "runtime/async_progress.h"
@@ -74,6 +75,13 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   }
   api::RegisterPredefinedComms(rt::World(), rt::Self());
   if (&rt::InitOffloadContext != nullptr) (void)rt::InitOffloadContext();  // failure kept
+  // World's node group (when it spans nodes), so that its first collective
+  // may be nonblocking and still run its node phases on the shared areas.
+  st = coll::MakeNodeGroupAtCreation(rt::World());
+  if (!st.ok()) {
+    std::fprintf(stderr, "nicq: fatal error: MPI_Init: %s\n", st.message().c_str());
+    std::exit(1);
+  }
   api::g_main_thread = std::this_thread::get_id();
   api::g_phase.store(api::Phase::kRunning, std::memory_order_release);
   if (provided) *provided = got;

@@ -45,9 +45,10 @@ class HierRun {
   // non-commutative op, ...).
   static Status CreatePersistent(const Args& a, std::unique_ptr<HierRun>* out);
   // Nonblocking: false when the call takes the usual path. It takes this
-  // one only where the communicator's node group is made already (by an
-  // earlier blocking or persistent collective): making it is collective,
-  // which a nonblocking call must not wait for. Every rank decides alike.
+  // one only where the communicator's node group is made already (at the
+  // communicator's creation, MakeNodeGroupAtCreation, or by an earlier
+  // blocking or persistent collective): making it is collective, which a
+  // nonblocking call must not wait for. Every rank decides alike.
   static bool StartNonblocking(const Args& a, Request* req, Status* st);
 
   ~HierRun();

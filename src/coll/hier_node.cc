@@ -67,6 +67,34 @@ Status LeadersPhase(const Args& a, const NodeGroups& g, int tag, const void* par
   return WaitRequest(&req);
 }
 
+// The communicator of this rank's node's ranks (in comm's order; null when
+// alone on its node), agreed among those ranks only: a stand-in parent made
+// of them runs the agreement on comm's runtime context under comm's next
+// runtime tag, which every rank of comm draws. Other nodes' agreements use
+// that tag too, but their ranks are other sources, so they never match
+// these; and a context slot needs to be free only on the ranks that use
+// it. Agreeing over the whole of comm instead would cost as much as comm's
+// own creation (its rounds cross the network).
+Status SplitByNode(Comm* comm, Comm** out) {
+  *out = nullptr;
+  const std::uint64_t tag = comm->rt_seq++;
+  const std::vector<int>& node_of = NodeLayoutOf(comm).node;
+  const int mine = node_of[std::size_t(comm->rank)];
+  Comm members;
+  for (int r = 0; r < comm->size; ++r) {
+    if (node_of[std::size_t(r)] != mine) continue;
+    if (r == comm->rank) members.rank = int(members.world_ranks.size());
+    members.world_ranks.push_back(comm->world_ranks[std::size_t(r)]);
+  }
+  members.size = int(members.world_ranks.size());
+  if (members.size < 2) return Status::Ok();
+  members.context_id = comm->context_id;
+  members.session = comm->session;
+  members.rt_seq = tag;
+  members.rt_map_checked = true;
+  return rt::CommSplit(&members, 0, members.rank, out);
+}
+
 }  // namespace
 
 bool HierarchicalNodeFits(const Args& a) {
@@ -94,15 +122,10 @@ Status NodeGroupOf(Comm* comm, NodeGroup** out) {
     *out = static_cast<NodeGroup*>(comm->node_group.p);
     return Status::Ok();
   }
-  const std::vector<int>& node_of = NodeLayoutOf(comm).node;
-  const int mine = node_of[std::size_t(comm->rank)];
-  int members = 0;
-  for (int id : node_of) members += id == mine;
-  // Node ids are world ranks (never negative); a rank alone stays out.
   Comm* node = nullptr;
-  NICQ_RETURN_IF_ERROR(rt::CommSplit(comm, members > 1 ? mine : -1, comm->rank, &node)
-                           .WithContext("making the node communicator of a hierarchical "
-                                        "collective"));
+  NICQ_RETURN_IF_ERROR(
+      SplitByNode(comm, &node)
+          .WithContext("making the node communicator of a hierarchical collective"));
   EnsureCollDestroyHook();
   auto* ng = new NodeGroup;
   ng->node = node;
@@ -252,6 +275,24 @@ bool TryHierarchicalNode(const Args& a, Status* st) {
   }
   DumpHierarchical(a, *ng, ng->node == nullptr ? "alone" : on_area ? "area" : "p2p");
   return true;
+}
+
+Status MakeNodeGroupAtCreation(Comm* comm) {
+  if (comm == nullptr || comm->inter || !NodeCollEnabled() || !WantsHierarchy(comm))
+    return Status::Ok();
+  // Decided from the agreed slot, not from a count of this process's
+  // groups: members also belong to different other communicators, so such
+  // counts differ between them.
+  const std::uint32_t slot = comm->context_id / rt::kContextStride;
+  if (slot >= kEagerContextSlots) {
+    NICQ_LOG(kInfo, kColl,
+             "communicator of %d ranks spans nodes: its node group waits for its first blocking or "
+             "persistent collective (context slot %u, groups are made at creation below %u)",
+             comm->size, slot, kEagerContextSlots);
+    return Status::Ok();
+  }
+  NodeGroup* ng = nullptr;
+  return NodeGroupOf(comm, &ng);
 }
 
 void FreeNodeGroup(Comm* comm) {

@@ -3,12 +3,15 @@
 // same-node area of each node's ranks (node_area.h) and the leaders' phase
 // on a schedule over the network.
 //
-// The node's ranks get a communicator of their own (split from the
-// communicator by node, ranks in the communicator's order), made by the
-// first such call, with its area made at once; it is freed with the
-// communicator. The node phases are that communicator's own blocking
-// collectives: they take its area when they fit (node_coll.cc) and its
-// point-to-point schedules otherwise, each node on its own.
+// The node's ranks get a communicator of their own (ranks in the
+// communicator's order, its context agreed among them alone), with its
+// area made at once; it is freed with the communicator. The blocking calls
+// that create a communicator make it there (MakeNodeGroupAtCreation), so a
+// nonblocking call finds it from the first; otherwise the first blocking
+// or persistent collective makes it. The node phases are that
+// communicator's own blocking collectives: they take its area when they
+// fit (node_coll.cc) and its point-to-point schedules otherwise, each node
+// on its own.
 //
 // The nonblocking and persistent forms take the same phases as a request
 // (hier_async.h); what both share is declared at the end.
@@ -34,6 +37,24 @@ bool TryHierarchicalNode(const Args& a, Status* st);
 // Frees what TryHierarchicalNode kept for `comm` (the destroy hook).
 void FreeNodeGroup(Comm* comm);
 
+// Called by the blocking calls that create `comm` (MPI_Init for world,
+// MPI_Comm_dup, split, create, cart/graph creation, ...) on every member,
+// once the communicator is made and before any call uses it: makes its
+// node group when its collectives would take the hierarchy with node
+// phases (collective over `comm`, then over each node). Nothing for other
+// communicators, nor past kEagerContextSlots (see there). MPI_Comm_idup
+// does not call it: its completion runs inside a wait or test, which must
+// not wait for the other ranks, so its first blocking or persistent
+// collective makes the group as before. The node communicator itself is
+// made by rt::CommSplit, not through here, so it never makes one.
+Status MakeNodeGroupAtCreation(Comm* comm);
+// A communicator whose context slot (context_id / kContextStride, agreed by
+// all its members) is this or above keeps the lazy group. Every rank
+// decides alike, and a process holds at most this many groups made at
+// creation (its live communicators have distinct slots), each a node
+// communicator and one shared area of its node.
+inline constexpr std::uint32_t kEagerContextSlots = 64;
+
 // ---- shared with the nonblocking and persistent forms (hier_async.cc) ----
 
 // What a communicator spanning nodes keeps (comm->node_group).
@@ -53,8 +74,9 @@ struct NodeGroup {
 // Whether `a` takes the hierarchy with its node phases on the node's ranks
 // (any form; the same answer on every rank).
 bool HierarchicalNodeFits(const Args& a);
-// The communicator's NodeGroup, made on first use: collective over `comm`
-// (every rank gets here at the same call), then over each node.
+// The communicator's NodeGroup, made at its creation or on first use:
+// collective over `comm` (every rank gets here at the same call), then over
+// each node.
 Status NodeGroupOf(Comm* comm, NodeGroup** out);
 // ng->groups for `a`'s root (none for allreduce and barrier).
 const NodeGroups& GroupsFor(NodeGroup* ng, const Args& a);

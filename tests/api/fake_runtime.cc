@@ -10,6 +10,7 @@
 #include <deque>
 #include <vector>
 
+#include "coll/hier_node.h"
 #include "runtime/async_progress.h"
 #include "runtime/runtime.h"
 
@@ -373,3 +374,12 @@ Status ProgressWait(Backoff& backoff) {
 }
 
 }  // namespace nicq::rt
+
+namespace nicq::coll {
+
+// One process never spans nodes: no communicator has a node group.
+Status MakeNodeGroupAtCreation(Comm*) {
+  return Status::Ok();
+}
+
+}  // namespace nicq::coll

@@ -15,7 +15,20 @@
  * starts; barriers with each rank late in turn (no rank may leave before
  * the late one entered); then nonblocking calls left outstanding together
  * on two communicators, small and large mixed, waited in reverse.
- * Argument "quick": 8 B and 320 KB only, on world and world reversed. */
+ * Argument "quick": 8 B and 320 KB only, on world and world reversed.
+ * Argument "first": nonblocking calls are the first collectives of world,
+ * of its dup, of world reversed (split), from 4 ranks of world without its
+ * last rank (create), of a cartesian ring of world and of world merged from
+ * an intercommunicator: their node groups are made at creation,
+ * so ctest counts their plan lines (the single hierarchical schedule a call
+ * without a node group takes prints none); then those of an idup'd
+ * communicator, which prints lines only after a blocking barrier (the one
+ * blocking collective of this run).
+ * Argument "cap": world without its last rank makes 70 dups and keeps them,
+ * so a dup of world then gets a context slot past the limit of groups made
+ * at creation (while the last rank holds few communicators): its first
+ * nonblocking calls take the single schedule on every rank alike, with the
+ * right data; once the 70 are freed, a new dup's take the area again. */
 #include <string.h>
 
 #include "coll_check.h"
@@ -259,6 +272,120 @@ static void Overlapping(MPI_Comm a, MPI_Comm b) {
   }
 }
 
+/* One nonblocking call of each kind: allreduce of 8 B and 320 KB, bcast
+ * from the last rank, reduce to rank 0 and a barrier. */
+static void FirstCalls(MPI_Comm comm, const char* what) {
+  enum { kBig = 40000 };
+  int me, n;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &n);
+  double small = me + 1, bc[3], red[3];
+  double* big = malloc(kBig * sizeof(double));
+  for (int i = 0; i < kBig; ++i) big[i] = In(me, i, 0);
+  for (int i = 0; i < 3; ++i) bc[i] = me == n - 1 ? 5 + i : -1, red[i] = me * (i + 2);
+  MPI_Request r[5];
+  CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, &small, 1, MPI_DOUBLE, MPI_SUM, comm, &r[0]));
+  CHECK_OK(MPI_Iallreduce(MPI_IN_PLACE, big, kBig, MPI_DOUBLE, MPI_SUM, comm, &r[1]));
+  CHECK_OK(MPI_Ibcast(bc, 3, MPI_DOUBLE, n - 1, comm, &r[2]));
+  CHECK_OK(MPI_Ireduce(me == 0 ? MPI_IN_PLACE : red, red, 3, MPI_DOUBLE, MPI_SUM, 0, comm, &r[3]));
+  CHECK_OK(MPI_Ibarrier(comm, &r[4]));
+  CHECK_OK(MPI_Waitall(5, r, MPI_STATUSES_IGNORE));
+  CHECK(small == n * (n + 1) / 2.0, "%s first small iallreduce: %g", what, small);
+  for (int i = 0; i < kBig; ++i) {
+    double w = 0;
+    for (int q = 0; q < n; ++q) w += In(q, i, 0);
+    CHECK(big[i] == w, "%s first large iallreduce [%d]: %g, want %g", what, i, big[i], w);
+  }
+  for (int i = 0; i < 3; ++i) CHECK(bc[i] == 5 + i, "%s first ibcast [%d]: %g", what, i, bc[i]);
+  if (me == 0)
+    for (int i = 0; i < 3; ++i) {
+      double w = 0;
+      for (int q = 0; q < n; ++q) w += q * (i + 2);
+      CHECK(red[i] == w, "%s first ireduce [%d]: %g, want %g", what, i, red[i], w);
+    }
+  free(big);
+}
+
+static int FirstOnly(void) {
+  FirstCalls(MPI_COMM_WORLD, "world");
+  MPI_Comm dup, reversed, shorter = MPI_COMM_NULL;
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  FirstCalls(dup, "dup");
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, p - rank, &reversed));
+  FirstCalls(reversed, "reversed");
+  if (p >= 4) {
+    MPI_Group world, fewer;
+    const int last = p - 1;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_excl(world, 1, &last, &fewer);
+    CHECK_OK(MPI_Comm_create(MPI_COMM_WORLD, fewer, &shorter));
+    if (shorter != MPI_COMM_NULL) FirstCalls(shorter, "without the last rank");
+    MPI_Group_free(&fewer);
+    MPI_Group_free(&world);
+  }
+  /* A cartesian ring of world, and world merged back from an
+   * intercommunicator between its halves (high half second). */
+  MPI_Comm ring, half, inter, merged;
+  const int dims = p, periods = 1;
+  CHECK_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, &dims, &periods, 0, &ring));
+  FirstCalls(ring, "cart");
+  const int high = rank >= p / 2;
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, high, rank, &half));
+  CHECK_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, high ? 0 : p / 2, 7, &inter));
+  CHECK_OK(MPI_Intercomm_merge(inter, high, &merged));
+  FirstCalls(merged, "merged");
+  MPI_Comm_free(&merged);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&ring);
+  /* MPI_Comm_idup leaves the group to the first blocking collective: the
+   * first calls take the single schedule (no line), those after a barrier
+   * the area. */
+  MPI_Comm idup;
+  MPI_Request r;
+  CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &idup, &r));
+  CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  FirstCalls(idup, "idup");
+  CHECK_OK(MPI_Barrier(idup));
+  FirstCalls(idup, "idup after a barrier");
+  MPI_Comm_free(&idup);
+  if (shorter != MPI_COMM_NULL) MPI_Comm_free(&shorter);
+  MPI_Comm_free(&reversed);
+  MPI_Comm_free(&dup);
+  if (rank == 0) {
+    fprintf(stderr, "hier node async: ok with %d ranks (first calls nonblocking)\n", p);
+    fflush(stderr);
+  }
+  MPI_Finalize();
+  return 0;
+}
+
+static int CapOnly(void) {
+  enum { kKept = 70 };
+  MPI_Comm trio, kept[kKept], late, again;
+  CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, rank == p - 1 ? MPI_UNDEFINED : 0, rank, &trio));
+  if (trio != MPI_COMM_NULL) {
+    for (int i = 0; i < kKept; ++i) CHECK_OK(MPI_Comm_dup(trio, &kept[i]));
+    FirstCalls(kept[kKept - 1], "last kept dup");
+  }
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &late));
+  FirstCalls(late, "dup past the limit");
+  if (trio != MPI_COMM_NULL) {
+    for (int i = 0; i < kKept; ++i) MPI_Comm_free(&kept[i]);
+    MPI_Comm_free(&trio);
+  }
+  CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &again));
+  FirstCalls(again, "dup after the frees");
+  MPI_Comm_free(&again);
+  MPI_Comm_free(&late);
+  if (rank == 0) {
+    fprintf(stderr, "hier node async: ok with %d ranks (past the eager limit)\n", p);
+    fflush(stderr);
+  }
+  MPI_Finalize();
+  return 0;
+}
+
 static void All(MPI_Comm comm, const char* what) {
   CHECK_OK(MPI_Barrier(comm)); /* makes the node group */
   for (int persistent = 0; persistent < 2; ++persistent) {
@@ -274,6 +401,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   g_rank = rank;
+  if (argc > 1 && strcmp(argv[1], "first") == 0) return FirstOnly();
+  if (argc > 1 && strcmp(argv[1], "cap") == 0) return CapOnly();
   const int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
   if (quick) NCOUNTS = 2;
   g_word = MapJobWord("nicq-test-hiera");
