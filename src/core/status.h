@@ -58,8 +58,11 @@ enum class Code : int {
 class [[nodiscard]] Status {
  public:
   Status() = default;
+  // An empty message allocates nothing: retry paths build kAgain with none.
   Status(Code code, std::string message)
-      : code_(code), message_(code == Code::kOk ? nullptr : new std::string(std::move(message))) {}
+      : code_(code),
+        message_(code == Code::kOk || message.empty() ? nullptr
+                                                      : new std::string(std::move(message))) {}
   static Status Ok() { return Status(); }
 
   // An ok Status is a code and a null pointer: constructing, moving and
@@ -98,8 +101,8 @@ class [[nodiscard]] Status {
 
  private:
   static const std::string& Empty() {
-    static const std::string empty;
-    return empty;
+    static const std::string* empty = new std::string;  // never destroyed: read during exit
+    return *empty;
   }
   std::string* Message() {
     if (!message_) message_ = new std::string;

@@ -99,9 +99,10 @@ Status Queue::Create(int type, void* external, Queue** out) {
 }
 
 Queue::~Queue() {
+  // Out of the registry first: no progress pass can enter it after that.
+  TrackQueue(this, false);
   step_count_ = 0;  // no longer counted among the queues holding steps
   NoteSteps();
-  TrackQueue(this, false);
   offload::OffloadBackend* b = rt::Backend();
   if (!b) return;
   if (qc_ != kNoCounter) b->FreeCounter(qc_);

@@ -236,7 +236,13 @@ class Queue {
     Queue* q_;
   };
   void NoteSteps();
+  // The head step failed (a progress pass saw it): not counted any more.
+  void NoteStepsFailed() {
+    steps_failed_ = true;
+    NoteSteps();
+  }
   bool counted_ = false;  // counted among the queues holding steps
+  bool steps_failed_ = false;
   std::atomic<std::uint64_t> host_done_{0};
   static constexpr std::uint32_t kUserInside = 1, kProgressInside = 2;
   std::atomic<std::uint32_t> guard_{0};

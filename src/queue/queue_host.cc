@@ -54,7 +54,9 @@ void Queue::NoteSteps() {
   // Idempotent: watches nest (an enqueued wait runs a pass that retires
   // steps), so each compares the ring with what was counted, not with what
   // it saw on entry.
-  const bool holds = step_count_ > 0;
+  // A queue whose head step failed holds steps no pass can run (its own
+  // calls report the error): it must not keep the host thread polling.
+  const bool holds = step_count_ > 0 && !steps_failed_;
   if (holds == counted_) return;
   counted_ = holds;
   if (!holds) {
@@ -95,7 +97,8 @@ bool AdvanceQueueSteps() {
     // call (enqueue backpressure, fence) runs the steps.
     if (!q->TryEnterForProgress()) continue;
     bool progressed = false;
-    (void)q->AdvanceHost(&progressed);  // errors: the queue's own calls report them
+    // Errors: the queue's own calls report them.
+    if (!q->AdvanceHost(&progressed).ok()) q->NoteStepsFailed();
     q->LeaveProgress();
     any |= progressed;
   }

@@ -25,7 +25,7 @@ namespace {
 using detail::NowNs;
 using detail::S;
 
-constexpr int kMaxProbes = 4;
+constexpr int kMaxProbes = 8;
 // A pass that did something is followed by this much yielding polling
 // (the next step of a schedule usually arrives within a round trip).
 constexpr std::int64_t kActiveSpinNs = 20'000;
@@ -177,7 +177,12 @@ void AddAsyncBusyProbe(AsyncBusyFn fn) {
   const int n = a.nprobes.load(std::memory_order_relaxed);
   for (int i = 0; i < n; ++i)
     if (a.probes[i].load(std::memory_order_relaxed) == fn) return;
-  if (n == kMaxProbes) return;
+  if (n == kMaxProbes) {
+    // A lost probe lets the thread sleep while that layer's work waits.
+    NICQ_LOG(kError, kCore, "host progress thread: more than %d busy probes; one is ignored",
+             kMaxProbes);
+    return;
+  }
   a.probes[n].store(fn, std::memory_order_relaxed);
   a.nprobes.store(n + 1, std::memory_order_release);
 }
