@@ -12,8 +12,13 @@ namespace nicq::api {
 
 // The window behind a handle, or nullptr (null, freed, not a window).
 rma::Window* LookupWin(MPI_Win handle);
-// A valid window handle; records MPI_ERR_WIN on c otherwise.
-bool WinArg(Call& c, MPI_Win handle, rma::Window** out);
+// A valid window handle; records MPI_ERR_WIN on c otherwise (the valid
+// case inline: every put and flush runs it).
+[[gnu::cold]] bool WinArgFailed(Call& c, MPI_Win handle);
+inline bool WinArg(Call& c, MPI_Win handle, rma::Window** out) {
+  *out = LookupWin(handle);
+  return *out != nullptr || WinArgFailed(c, handle);
+}
 // Raises c's recorded error (or st) through the window's error handler.
 int WinFail(Call& c, rma::Window* w);
 int WinFail(Call& c, rma::Window* w, const Status& st);
