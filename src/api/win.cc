@@ -10,22 +10,14 @@
 
 #include "api/api_more.h"
 #include "api/win_internal.h"
-#include "dtype/slot_table.h"
 
 using namespace nicq;
 using api::Call;
 
 namespace {
 
-struct WinSlot {
-  std::atomic<rma::Window*> w{nullptr};
-};
-// Indexed by the handle's low bits: every one-sided call looks its window
-// up, so the lookup is a load (chunks are never moved), not a locked search.
-using WinTable = dtype::SlotTable<WinSlot, 6, 1 << 14>;
-WinTable& Table() {
-  static auto* t = new WinTable(1);  // index 0 is MPI_WIN_NULL
-  return *t;
+api::WinTable& Table() {
+  return api::Wins();
 }
 
 // The window's handle, or MPI_WIN_NULL when the table is full.
@@ -77,12 +69,6 @@ int CreateWin(Call& c, rma::Flavor flavor, void* base, MPI_Aint size, MPI_Aint d
 }  // namespace
 
 namespace nicq::api {
-
-rma::Window* LookupWin(MPI_Win handle) {
-  if (KindOf(handle) != NICQ_KIND_WIN || IndexOf(handle) == 0) return nullptr;
-  const WinSlot* s = Table().Get(IndexOf(handle));
-  return s ? s->w.load(std::memory_order_acquire) : nullptr;
-}
 
 bool WinArgFailed(Call& c, MPI_Win handle) {
   return c.Check(false, Code::kWin,
