@@ -178,6 +178,25 @@ bool ResultArrived(Request* req);
 Status ResultComplete(Request* req);
 Status ResultRelease(Request* req);
 
+// ---- the same-node fast path (direct_fast.cc, direct_atomic.cc) ---------------
+// The common case done without the general path: a direct window used by one
+// thread at a time (not MPI_THREAD_MULTIPLE), the target's memory mapped
+// here, one predefined type and count on every side, a nonnegative
+// displacement in range, and an open fence or lock epoch to the target.
+// true: done, and every check the general path makes would have passed;
+// false: nothing happened, and the caller takes the general path, which also
+// reports every error.
+bool FastCopy(Window* w, bool put, void* origin, const dtype::Type* type, std::int64_t count,
+              int rank, std::int64_t disp);
+// Accumulate (result null), get_accumulate / fetch_and_op, or
+// compare_and_swap (compare non-null, count 1) with a predefined op on a
+// window with CPU-atomic accumulates, every element of `type` atomic there.
+bool FastAtomic(Window* w, const void* origin, const void* compare, void* result,
+                const dtype::Type* type, std::int64_t count, int rank, std::int64_t disp, int op);
+// MPI_Win_flush(_local) (rank >= 0) or _all (rank < 0) with nothing staged
+// and no error deferred: a memory fence.
+bool FastFlush(Window* w, int rank);
+
 // ---- synchronization (sync.cc) ------------------------------------------------
 Status Fence(Window* w, int assert);
 Status Post(Window* w, const std::vector<int>& ranks, int assert);

@@ -10,9 +10,9 @@
  *   exchange: under lock_all every rank puts its round's values into every
  *     rank's window, flushes, and after a barrier reads every rank's slots
  *     with gets (contiguous and strided origin types).
- *   errors: MPI_ERRORS_RETURN on the window; a put outside an epoch, a wrong
- *     rank and displacements out of range return their classes, and the
- *     window keeps working.
+ *   errors: MPI_ERRORS_RETURN on the window; a put, get, fetch_and_op or
+ *     flush outside an epoch, a wrong rank and displacements out of range
+ *     return their classes, and the window keeps working.
  * ARGS threads: MPI_THREAD_MULTIPLE, and two threads per rank share the
  * atomics' iterations (the origin lock is then taken). */
 #include <pthread.h>
@@ -182,7 +182,10 @@ static void errors(long long* mem) {
   expect(MPI_Get(&got, 1, MPI_LONG_LONG, t, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Get");
   expect(MPI_Fetch_and_op(&one, &got, MPI_LONG_LONG, t, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC,
          "MPI_Fetch_and_op");
+  expect(MPI_Win_flush(t, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush");
+  expect(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all");
   CHECK_OK(MPI_Win_lock_all(0, win));
+  expect(MPI_Win_flush(size, win), MPI_ERR_RANK, "MPI_Win_flush");
   expect(MPI_Put(&v, 1, MPI_LONG_LONG, size, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RANK, "MPI_Put");
   expect(MPI_Put(&v, 1, MPI_LONG_LONG, -5, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RANK, "MPI_Put");
   expect(MPI_Put(&v, 1, MPI_LONG_LONG, t, SLOTS, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_RANGE,
