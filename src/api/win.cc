@@ -3,8 +3,8 @@
 // handlers. Communication and synchronization are in win_ops.cc and
 // win_sync.cc, attributes in win_attr.cc.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -48,11 +48,16 @@ int CreateWin(Call& c, rma::Flavor flavor, void* base, MPI_Aint size, MPI_Aint d
       !api::InfoPairs(c, info, &hints))
     return c.Fail();
   bool noncontig = false;
-  for (auto& [k, v] : hints)
+  std::int64_t granularity = 0;
+  for (auto& [k, v] : hints) {
     if (k == "alloc_shared_noncontig") noncontig = v == "true";
+    // A hint: a value that is not a number is ignored.
+    if (k == "mpi_accumulate_granularity") granularity = std::strtoll(v.c_str(), nullptr, 10);
+  }
   rma::Window* w = nullptr;
   Status st = rma::Create(cm, flavor, base, size, disp_unit, noncontig, &w);
   if (!st.ok()) return c.Fail(st);
+  rma::SetAccumulateGranularity(w, granularity);
   w->errhandler = MPI_ERRORS_ARE_FATAL;
   w->comm_handle = comm;
   w->hints = std::move(hints);

@@ -2,7 +2,8 @@
 // (MPI_Win_allocate, MPI_Win_allocate_shared): elements of the integer,
 // floating and logical basic types of 1, 2, 4 or 8 bytes at an address
 // aligned to their size are updated with one CPU atomic each (fetch-add for
-// an integer MPI_SUM, exchange for MPI_REPLACE, a load for MPI_NO_OP,
+// an integer MPI_SUM, a store for MPI_REPLACE (an exchange when the old
+// value is fetched), a load for MPI_NO_OP,
 // compare-exchange for MPI_Compare_and_swap, a compare-exchange loop around
 // the reduction kernel for every other op), by every origin, the target
 // included. Every other element (long double, complex and pair types, a
@@ -82,6 +83,10 @@ Status ApplyAtomic(int basic, int op, const char* in, char* at, char* old, const
       __atomic_compare_exchange_n(p, &prev, operand, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     } else if (op == MPI_NO_OP) {
       prev = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    } else if (op == MPI_REPLACE && !old) {
+      // An aligned store is atomic by itself: no locked instruction.
+      __atomic_store_n(p, operand, __ATOMIC_RELEASE);
+      continue;
     } else if (op == MPI_REPLACE) {
       prev = __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
     } else if (op == MPI_SUM && IsInteger(basic)) {
@@ -161,6 +166,10 @@ Status AtomicAccumulate(Window* w, const Target& t, int op, const char* in, char
 }  // namespace nicq::rma::direct
 
 namespace nicq::rma {
+
+void SetAccumulateGranularity(Window* w, std::int64_t bytes) {
+  if (w->direct && bytes > 8) w->direct->atomic_acc = false;
+}
 
 bool FastAtomic(Window* w, const void* origin, const void* compare, void* result,
                 const dtype::Type* type, std::int64_t count, int rank, std::int64_t disp, int op) {

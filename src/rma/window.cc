@@ -400,6 +400,8 @@ std::vector<std::pair<std::string, std::string>> PathInfo(const Window* w) {
                                      : w->offload ? "counters"
                                                   : "active_messages");
   for (auto& kv : offload_path::Describe(w)) info.push_back(std::move(kv));
+  if (w->direct)
+    info.emplace_back("nicq_rma_accumulate", w->direct->atomic_acc ? "atomics" : "lock");
   if (w->direct && w->direct->lock_slots) {
     const Direct& d = *w->direct;
     info.emplace_back("nicq_rma_lock_staged_puts", std::to_string(d.lock_staged_puts));

@@ -152,8 +152,16 @@ Status CheckFreeable(Window* w);
 Status Free(Window* w);
 Status Attach(Window* w, void* base, std::int64_t bytes);
 Status Detach(Window* w, const void* base);
+// MPI 4.1's "mpi_accumulate_granularity" hint, given at creation with the
+// same value on every member as the standard requires: above 8 bytes (the
+// widest atomic element) every accumulate on a direct window takes the
+// target's accumulate lock, one per operation, instead of CPU atomics per
+// element (docs/rma.md, "One node"); 0, the default, and up to 8 keep them.
+void SetAccumulateGranularity(Window* w, std::int64_t bytes);
 // Read-only entries MPI_Win_get_info adds: the window's path
-// ("nicq_rma_path") and, on the counter path, what went through counters.
+// ("nicq_rma_path"), on the direct path how accumulates are kept atomic
+// ("nicq_rma_accumulate": "atomics" or "lock"), and on the counter path
+// what went through counters.
 std::vector<std::pair<std::string, std::string>> PathInfo(const Window* w);
 // Shared windows: rank's segment (kProcNull: the first rank with a nonzero size).
 Status SharedQuery(Window* w, int rank, std::int64_t* bytes, std::int64_t* disp_unit, void** base);

@@ -13,6 +13,9 @@
  *   errors: MPI_ERRORS_RETURN on the window; a put, get, fetch_and_op or
  *     flush outside an epoch, a wrong rank and displacements out of range
  *     return their classes, and the window keeps working.
+ * The atomics run again on a window made with mpi_accumulate_granularity 64,
+ * which takes the accumulate lock for every accumulate (info
+ * "nicq_rma_accumulate" says which).
  * ARGS threads: MPI_THREAD_MULTIPLE, and two threads per rank share the
  * atomics' iterations (the origin lock is then taken). */
 #include <pthread.h>
@@ -226,10 +229,28 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   mp_rank = rank;
   CHECK(size <= SLOTS - 1, "at most %d ranks", SLOTS - 1);
-  char* mem = NULL;
-  CHECK_OK(MPI_Win_allocate(SLOTS * 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
-  atomics(mem);
-  CHECK_OK(MPI_Win_free(&win));
+  /* CPU atomics by default; the accumulate lock for every accumulate with
+   * MPI 4.1's mpi_accumulate_granularity above one element. */
+  for (int coarse = 0; coarse < 2; ++coarse) {
+    MPI_Info info = MPI_INFO_NULL;
+    if (coarse) {
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "mpi_accumulate_granularity", "64");
+    }
+    char* mem = NULL;
+    CHECK_OK(MPI_Win_allocate(SLOTS * 8, 1, info, MPI_COMM_WORLD, &mem, &win));
+    if (coarse) MPI_Info_free(&info);
+    MPI_Info used;
+    char how[64] = "";
+    int flag = 0;
+    CHECK_OK(MPI_Win_get_info(win, &used));
+    MPI_Info_get(used, "nicq_rma_accumulate", sizeof how - 1, how, &flag);
+    MPI_Info_free(&used);
+    CHECK(flag && strcmp(how, coarse ? "lock" : "atomics") == 0,
+          "nicq_rma_accumulate is \"%s\" (flag %d)", how, flag);
+    atomics(mem);
+    CHECK_OK(MPI_Win_free(&win));
+  }
   long long* slots = NULL;
   CHECK_OK(MPI_Win_allocate(SLOTS * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &slots, &win));
   for (int s = 0; s < SLOTS; ++s) slots[s] = -1;
