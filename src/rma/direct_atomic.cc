@@ -174,25 +174,35 @@ void SetAccumulateGranularity(Window* w, std::int64_t bytes) {
 bool FastAtomic(Window* w, const void* origin, const void* compare, void* result,
                 const dtype::Type* type, std::int64_t count, int rank, std::int64_t disp, int op) {
   Direct* d = w->direct;
-  if (!d || !d->atomic_acc || w->origin_locking || rank < 0 || rank >= w->size || count <= 0 ||
-      disp < 0 || (!origin && op != MPI_NO_OP) || !type->predefined)
+  if (!d || w->origin_locking || rank < 0 || rank >= w->size || count <= 0 || disp < 0 ||
+      (!origin && op != MPI_NO_OP) || !type->predefined)
     return false;
   if (!(w->fence_open || w->lock_all || w->lock_kind[std::size_t(rank)] != 0)) return false;
-  // A predefined op (MINLOC and MAXLOC apply to pairs only, never atomic).
+  // A predefined op that applies to the type (MINLOC and MAXLOC apply to
+  // pairs only, which reduce as pairs on the general path).
   const int op_index = op & 0xffffff;
-  if ((op >> 24) != dtype::kKindOp || op_index < 1 || op_index > 14 ||
+  const int basic = type->handle & 0xffffff;
+  if ((op >> 24) != dtype::kKindOp || op_index < 1 || op_index > 14 || dtype::IsPairIndex(basic) ||
       !dtype::OpAppliesTo(op, type->handle))
     return false;
-  const int basic = type->handle & 0xffffff;
-  const int width = direct::AtomicWidth(basic);
-  char* at = d->local_base[std::size_t(rank)] + disp * w->disp_units[std::size_t(rank)];
+  char* mapped = d->local_base[std::size_t(rank)];
+  const std::int64_t off = disp * w->disp_units[std::size_t(rank)];
   const std::int64_t bytes = type->size * count;
-  if (width == 0 || std::uintptr_t(at) % std::uintptr_t(width) != 0 ||
-      disp * w->disp_units[std::size_t(rank)] + bytes > w->sizes[std::size_t(rank)])
-    return false;
-  Status st =
-      direct::ApplyAtomicRun(basic, op, static_cast<const char*>(origin), at,
-                             static_cast<char*>(result), static_cast<const char*>(compare), bytes);
+  if (!mapped || off + bytes > w->sizes[std::size_t(rank)]) return false;
+  char* at = mapped + off;
+  // The element's mechanism, as AtomicAccumulate chooses it.
+  const bool atomic = d->atomic_acc && direct::AtomicRun(basic, at);
+  const char* in = static_cast<const char*>(origin);
+  char* old = static_cast<char*>(result);
+  const char* cmp = static_cast<const char*>(compare);
+  Status st;
+  if (atomic) {
+    st = direct::ApplyAtomicRun(basic, op, in, at, old, cmp, bytes);
+  } else {
+    direct::AccLock(d, rank);
+    st = direct::ApplyLockedRun(basic, op, in, at, old, cmp, bytes);
+    direct::AccUnlock(d, rank);
+  }
   // OpAppliesTo vouched for the op, so this cannot fail; if it did, the
   // next synchronization call reports it, as the direct path does.
   if (!st.ok() && w->deferred.ok()) w->deferred = std::move(st);

@@ -197,8 +197,9 @@ Status ResultRelease(Request* req);
 bool FastCopy(Window* w, bool put, void* origin, const dtype::Type* type, std::int64_t count,
               int rank, std::int64_t disp);
 // Accumulate (result null), get_accumulate / fetch_and_op, or
-// compare_and_swap (compare non-null, count 1) with a predefined op on a
-// window with CPU-atomic accumulates, every element of `type` atomic there.
+// compare_and_swap (compare non-null, count 1) with a predefined op that
+// applies to `type` (not a pair type): CPU atomics or the accumulate lock,
+// as the element's mechanism on the window is (direct_atomic.cc).
 bool FastAtomic(Window* w, const void* origin, const void* compare, void* result,
                 const dtype::Type* type, std::int64_t count, int rank, std::int64_t disp, int op);
 // MPI_Win_flush(_local) (rank >= 0) or _all (rank < 0) with nothing staged
