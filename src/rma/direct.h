@@ -131,9 +131,11 @@ struct Direct {
   std::vector<std::uint32_t> lock_used;
   int lock_batches = 0;  // targets whose lock_used is nonzero (flush: one test)
   std::vector<std::int64_t> lock_skip_until;
-  // Every member maps every part (MPI_Win_allocate, allocate_shared):
-  // accumulates use CPU atomics per element (direct_atomic.cc). The same on
-  // every member, so all origins of a location use one mechanism.
+  // Accumulates use CPU atomics per element (direct_atomic.cc): every
+  // member maps every part (MPI_Win_allocate, allocate_shared) and the
+  // window was made with mpi_accumulate_granularity 1-8
+  // (SetAccumulateGranularity). The same on every member, so all origins of
+  // a location use one mechanism.
   bool atomic_acc = false;
   int me = 0;  // this process's window rank (the target side's progress pass)
   std::int64_t listen_written = 0;

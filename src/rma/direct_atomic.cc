@@ -168,7 +168,7 @@ Status AtomicAccumulate(Window* w, const Target& t, int op, const char* in, char
 namespace nicq::rma {
 
 void SetAccumulateGranularity(Window* w, std::int64_t bytes) {
-  if (w->direct && bytes > 8) w->direct->atomic_acc = false;
+  if (w->direct) w->direct->atomic_acc = w->direct->atomic_acc && bytes >= 1 && bytes <= 8;
 }
 
 bool FastAtomic(Window* w, const void* origin, const void* compare, void* result,

@@ -166,7 +166,7 @@ Status SetUpDirect(Window* w, const std::vector<Record>& all, bool noncontig, bo
       d->local_base[std::size_t(r)] = static_cast<char*>(w->shm) + w->shm_offsets[std::size_t(r)];
   }
   if (!with_data) d->local_base[std::size_t(w->rank)] = static_cast<char*>(w->base);
-  d->atomic_acc = with_data;
+  d->atomic_acc = with_data;  // possible; SetAccumulateGranularity decides
   d->me = w->rank;
   direct::StartLockStage(d);
   return Status::Ok();

@@ -153,10 +153,13 @@ Status Free(Window* w);
 Status Attach(Window* w, void* base, std::int64_t bytes);
 Status Detach(Window* w, const void* base);
 // MPI 4.1's "mpi_accumulate_granularity" hint, given at creation with the
-// same value on every member as the standard requires: above 8 bytes (the
-// widest atomic element) every accumulate on a direct window takes the
-// target's accumulate lock, one per operation, instead of CPU atomics per
-// element (docs/rma.md, "One node"); 0, the default, and up to 8 keep them.
+// same value on every member as the standard requires: 1 to 8 bytes (up to
+// the widest atomic element) asks for synchronization per element, and
+// accumulates on an allocated or shared direct window then use CPU atomics
+// per element where the type has them; 0 (the default: the implementation
+// chooses) and larger values keep the target's accumulate lock, one per
+// operation, which is as fast for one element and much faster for long
+// accumulates (docs/rma.md, "One node").
 void SetAccumulateGranularity(Window* w, std::int64_t bytes);
 // Read-only entries MPI_Win_get_info adds: the window's path
 // ("nicq_rma_path"), on the direct path how accumulates are kept atomic

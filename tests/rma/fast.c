@@ -1,7 +1,8 @@
 /* The same-node fast path of MPI_Win_allocate windows (docs/rma.md, "One
  * node: the direct path"): contiguous puts and gets are one copy, and
- * accumulates are CPU atomics per element for the basic types that have
- * them and the target's accumulate lock for the rest.
+ * accumulates take the target's accumulate lock, or with
+ * mpi_accumulate_granularity 1-8 are CPU atomics per element for the basic
+ * types that have them (the lock for the rest).
  *   atomics: every rank (the target included) hammers rank 0's window under
  *     MPI_Win_lock_all with MPI_Fetch_and_op SUM, MPI_Accumulate SUM (int,
  *     double, a vector target type over the same ints), a compare-and-swap
@@ -13,9 +14,9 @@
  *   errors: MPI_ERRORS_RETURN on the window; a put, get, fetch_and_op or
  *     flush outside an epoch, a wrong rank and displacements out of range
  *     return their classes, and the window keeps working.
- * The atomics run again on a window made with mpi_accumulate_granularity 64,
- * which takes the accumulate lock for every accumulate (info
- * "nicq_rma_accumulate" says which).
+ * The atomics run on three windows: default (the accumulate lock), made
+ * with mpi_accumulate_granularity 8 (CPU atomics) and 64 (the lock); info
+ * "nicq_rma_accumulate" says which.
  * ARGS threads: MPI_THREAD_MULTIPLE, and two threads per rank share the
  * atomics' iterations (the origin lock is then taken). */
 #include <pthread.h>
@@ -229,17 +230,19 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   mp_rank = rank;
   CHECK(size <= SLOTS - 1, "at most %d ranks", SLOTS - 1);
-  /* CPU atomics by default; the accumulate lock for every accumulate with
-   * MPI 4.1's mpi_accumulate_granularity above one element. */
-  for (int coarse = 0; coarse < 2; ++coarse) {
+  /* The accumulate lock by default and with a coarse mpi_accumulate_granularity
+   * (64), CPU atomics with a granularity of one element (8). */
+  static const char* const granularity[] = {NULL, "8", "64"};
+  for (int g = 0; g < 3; ++g) {
     MPI_Info info = MPI_INFO_NULL;
-    if (coarse) {
+    const int coarse = g != 1;
+    if (granularity[g]) {
       MPI_Info_create(&info);
-      MPI_Info_set(info, "mpi_accumulate_granularity", "64");
+      MPI_Info_set(info, "mpi_accumulate_granularity", granularity[g]);
     }
     char* mem = NULL;
     CHECK_OK(MPI_Win_allocate(SLOTS * 8, 1, info, MPI_COMM_WORLD, &mem, &win));
-    if (coarse) MPI_Info_free(&info);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     MPI_Info used;
     char how[64] = "";
     int flag = 0;
