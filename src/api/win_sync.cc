@@ -48,9 +48,9 @@ bool RankArg(Call& c, rma::Window* w, int rank) {
 }
 
 // Flushes with nothing to wait for (rma::FastFlush) skip the general path.
-bool TryFastFlush(MPI_Win win, int rank) {
+bool TryFastFlush(MPI_Win win, int rank, bool all) {
   rma::Window* w = api::IsInitialized() ? api::LookupWin(win) : nullptr;
-  return w && rma::FastFlush(w, rank);
+  return w && rma::FastFlush(w, rank, all);
 }
 
 template <typename F>
@@ -142,7 +142,7 @@ int MPI_Win_unlock_all(MPI_Win win) {
 }
 
 int MPI_Win_flush(int rank, MPI_Win win) {
-  if (TryFastFlush(win, rank)) return MPI_SUCCESS;
+  if (TryFastFlush(win, rank, false)) return MPI_SUCCESS;
   return OnWin("MPI_Win_flush", win, [&](Call& c, rma::Window* w) {
     if (!RankArg(c, w, rank)) return api::WinFail(c, w);
     return api::WinFail(c, w, rma::Flush(w, rank, "MPI_Win_flush"));
@@ -150,7 +150,7 @@ int MPI_Win_flush(int rank, MPI_Win win) {
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win) {
-  if (TryFastFlush(win, rank)) return MPI_SUCCESS;
+  if (TryFastFlush(win, rank, false)) return MPI_SUCCESS;
   return OnWin("MPI_Win_flush_local", win, [&](Call& c, rma::Window* w) {
     if (!RankArg(c, w, rank)) return api::WinFail(c, w);
     return api::WinFail(c, w, rma::Flush(w, rank, "MPI_Win_flush_local"));
@@ -158,14 +158,14 @@ int MPI_Win_flush_local(int rank, MPI_Win win) {
 }
 
 int MPI_Win_flush_all(MPI_Win win) {
-  if (TryFastFlush(win, -1)) return MPI_SUCCESS;
+  if (TryFastFlush(win, 0, true)) return MPI_SUCCESS;
   return OnWin("MPI_Win_flush_all", win, [&](Call& c, rma::Window* w) {
     return api::WinFail(c, w, rma::Flush(w, -2, "MPI_Win_flush_all"));
   });
 }
 
 int MPI_Win_flush_local_all(MPI_Win win) {
-  if (TryFastFlush(win, -1)) return MPI_SUCCESS;
+  if (TryFastFlush(win, 0, true)) return MPI_SUCCESS;
   return OnWin("MPI_Win_flush_local_all", win, [&](Call& c, rma::Window* w) {
     return api::WinFail(c, w, rma::Flush(w, -2, "MPI_Win_flush_local_all"));
   });

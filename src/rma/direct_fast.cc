@@ -38,10 +38,11 @@ bool FastCopy(Window* w, bool put, void* origin, const dtype::Type* type, std::i
   return true;
 }
 
-bool FastFlush(Window* w, int rank) {
+bool FastFlush(Window* w, int rank, bool all) {
   const Direct* d = w->direct;
   if (!d || w->origin_locking || d->lock_batches != 0 || !w->deferred.ok()) return false;
-  if (rank >= w->size || !(w->lock_all || (rank >= 0 && w->lock_kind[std::size_t(rank)] != 0)))
+  if (all ? !w->lock_all
+          : rank < 0 || rank >= w->size || !(w->lock_all || w->lock_kind[std::size_t(rank)] != 0))
     return false;
   // Every operation completed when it returned: the fence orders them
   // before whatever this process does next.

@@ -205,9 +205,9 @@ bool FastCopy(Window* w, bool put, void* origin, const dtype::Type* type, std::i
 // as the element's mechanism on the window is (direct_atomic.cc).
 bool FastAtomic(Window* w, const void* origin, const void* compare, void* result,
                 const dtype::Type* type, std::int64_t count, int rank, std::int64_t disp, int op);
-// MPI_Win_flush(_local) (rank >= 0) or _all (rank < 0) with nothing staged
-// and no error deferred: a memory fence.
-bool FastFlush(Window* w, int rank);
+// MPI_Win_flush(_local) to `rank`, or the _all forms (all), with nothing
+// staged and no error deferred: a memory fence.
+bool FastFlush(Window* w, int rank, bool all);
 
 // ---- synchronization (sync.cc) ------------------------------------------------
 Status Fence(Window* w, int assert);

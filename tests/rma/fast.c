@@ -190,6 +190,10 @@ static void errors(long long* mem) {
   expect(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all");
   CHECK_OK(MPI_Win_lock_all(0, win));
   expect(MPI_Win_flush(size, win), MPI_ERR_RANK, "MPI_Win_flush");
+  expect(MPI_Win_flush(-5, win), MPI_ERR_RANK, "MPI_Win_flush");
+  expect(MPI_Win_flush(-2, win), MPI_ERR_RANK, "MPI_Win_flush");
+  expect(MPI_Win_flush_local(-5, win), MPI_ERR_RANK, "MPI_Win_flush_local");
+  CHECK_OK(MPI_Win_flush(MPI_PROC_NULL, win));
   expect(MPI_Put(&v, 1, MPI_LONG_LONG, size, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RANK, "MPI_Put");
   expect(MPI_Put(&v, 1, MPI_LONG_LONG, -5, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RANK, "MPI_Put");
   expect(MPI_Put(&v, 1, MPI_LONG_LONG, t, SLOTS, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_RANGE,
