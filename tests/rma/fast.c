@@ -6,7 +6,7 @@
  *   atomics: every rank (the target included) hammers rank 0's window under
  *     MPI_Win_lock_all with MPI_Fetch_and_op SUM, MPI_Accumulate SUM (int,
  *     double, a vector target type over the same ints), a compare-and-swap
- *     increment loop, and an int at an odd byte address (the lock path):
+ *     increment loop, and a long double (no atomics: the lock path):
  *     every total is exact and the fetched values are all distinct.
  *   exchange: under lock_all every rank puts its round's values into every
  *     rank's window, flushes, and after a barrier reads every rank's slots
@@ -32,7 +32,7 @@ static MPI_Win win;
 static long long* fetched; /* this rank's fetch_and_op results */
 
 /* rank 0's window layout (bytes) */
-enum { OFF_FOP = 0, OFF_INT = 8, OFF_DBL = 16, OFF_CAS = 24, OFF_ODD = 33, OFF_VEC = 40 };
+enum { OFF_FOP = 0, OFF_INT = 8, OFF_DBL = 16, OFF_CAS = 24, OFF_VEC = 40, OFF_LD = 64 };
 
 struct worker {
   int first, count;
@@ -44,12 +44,14 @@ static void* atomics_worker(void* arg) {
   const long long one = 1;
   const int mine = rank + 1;
   const double half = 0.5;
+  const long double one_ld = 1;
   const int twos[2] = {2, 2};
   for (int k = wk->first; k < wk->first + wk->count; ++k) {
     CHECK_OK(MPI_Fetch_and_op(&one, &fetched[k], MPI_LONG_LONG, 0, OFF_FOP, MPI_SUM, win));
     CHECK_OK(MPI_Accumulate(&mine, 1, MPI_INT, 0, OFF_INT, 1, MPI_INT, MPI_SUM, win));
     CHECK_OK(MPI_Accumulate(&half, 1, MPI_DOUBLE, 0, OFF_DBL, 1, MPI_DOUBLE, MPI_SUM, win));
-    CHECK_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, OFF_ODD, 1, MPI_INT, MPI_SUM, win));
+    CHECK_OK(
+        MPI_Accumulate(&one_ld, 1, MPI_LONG_DOUBLE, 0, OFF_LD, 1, MPI_LONG_DOUBLE, MPI_SUM, win));
     /* ints 0 and 2 of the vector area: one strided accumulate against
      * fetch_and_op on int 0 alone, the same basic type at one address. */
     CHECK_OK(MPI_Accumulate(twos, 2, MPI_INT, 0, OFF_VEC, 1, wk->every_other, MPI_SUM, win));
@@ -74,7 +76,7 @@ static int cmp_ll(const void* a, const void* b) {
 }
 
 static void atomics(char* mem) {
-  if (rank == 0) memset(mem, 0, 64);
+  if (rank == 0) memset(mem, 0, 128);
   MPI_Barrier(MPI_COMM_WORLD);
   struct worker wk[2];
   MPI_Datatype every_other;
@@ -98,13 +100,14 @@ static void atomics(char* mem) {
   if (rank == 0) {
     const long long n = (long long)ITERS * size;
     long long fop, cas;
-    int ints, odd, vec0, vec1, vec2;
+    int ints, vec0, vec1, vec2;
+    long double ld;
     double dbl;
     memcpy(&fop, mem + OFF_FOP, 8);
     memcpy(&ints, mem + OFF_INT, 4);
     memcpy(&dbl, mem + OFF_DBL, 8);
     memcpy(&cas, mem + OFF_CAS, 8);
-    memcpy(&odd, mem + OFF_ODD, 4);
+    memcpy(&ld, mem + OFF_LD, sizeof ld);
     memcpy(&vec0, mem + OFF_VEC, 4);
     memcpy(&vec1, mem + OFF_VEC + 4, 4);
     memcpy(&vec2, mem + OFF_VEC + 8, 4);
@@ -112,7 +115,7 @@ static void atomics(char* mem) {
     CHECK(ints == ITERS * size * (size + 1) / 2, "accumulate SUM int: %d", ints);
     CHECK(dbl == 0.5 * (double)n, "accumulate SUM double: %g", dbl);
     CHECK(cas == n, "compare-and-swap increments: %lld, expected %lld", cas, n);
-    CHECK(odd == (int)n, "accumulate SUM at an odd address (lock path): %d", odd);
+    CHECK(ld == (long double)n, "accumulate SUM long double (lock path): %Lg", ld);
     CHECK(vec0 == (int)(3 * n) && vec1 == 0 && vec2 == (int)(2 * n),
           "strided accumulate and fetch_and_op on one int: %d %d %d", vec0, vec1, vec2);
     qsort(all, (size_t)n, sizeof(long long), cmp_ll);
