@@ -3,8 +3,8 @@
 // handlers. Communication and synchronization are in win_ops.cc and
 // win_sync.cc, attributes in win_attr.cc.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,25 +16,16 @@ using api::Call;
 
 namespace {
 
-struct WinTable {
-  std::mutex mu;
-  std::vector<rma::Window*> slots{nullptr};  // index 0 is MPI_WIN_NULL
-};
-WinTable& Table() {
-  static auto* t = new WinTable();
-  return *t;
+api::WinTable& Table() {
+  return api::Wins();
 }
 
+// The window's handle, or MPI_WIN_NULL when the table is full.
 int Register(rma::Window* w) {
-  std::lock_guard<std::mutex> lock(Table().mu);
-  auto& s = Table().slots;
-  auto it = std::find(s.begin() + 1, s.end(), nullptr);
-  std::size_t index = std::size_t(it - s.begin());
-  if (it == s.end())
-    s.push_back(w);
-  else
-    *it = w;
-  w->handle = NICQ_HANDLE(NICQ_KIND_WIN, int(index));
+  const int index = Table().Alloc();
+  if (index < 0) return MPI_WIN_NULL;
+  Table().Get(index)->w.store(w, std::memory_order_release);
+  w->handle = NICQ_HANDLE(NICQ_KIND_WIN, index);
   return w->handle;
 }
 
@@ -57,15 +48,25 @@ int CreateWin(Call& c, rma::Flavor flavor, void* base, MPI_Aint size, MPI_Aint d
       !api::InfoPairs(c, info, &hints))
     return c.Fail();
   bool noncontig = false;
-  for (auto& [k, v] : hints)
+  std::int64_t granularity = 0;
+  for (auto& [k, v] : hints) {
     if (k == "alloc_shared_noncontig") noncontig = v == "true";
+    // A hint: a value that is not a number is ignored.
+    if (k == "mpi_accumulate_granularity") granularity = std::strtoll(v.c_str(), nullptr, 10);
+  }
   rma::Window* w = nullptr;
   Status st = rma::Create(cm, flavor, base, size, disp_unit, noncontig, &w);
   if (!st.ok()) return c.Fail(st);
+  rma::SetAccumulateGranularity(w, granularity);
   w->errhandler = MPI_ERRORS_ARE_FATAL;
   w->comm_handle = comm;
   w->hints = std::move(hints);
   *win = Register(w);
+  if (*win == MPI_WIN_NULL) {
+    // A million live windows: the members' tables fill alike, so they all free it.
+    (void)rma::Free(w);
+    return c.Fail(Code::kNoMem, "window table is full");
+  }
   if (baseptr) *static_cast<void**>(baseptr) = w->base;
   return MPI_SUCCESS;
 }
@@ -74,18 +75,8 @@ int CreateWin(Call& c, rma::Flavor flavor, void* base, MPI_Aint size, MPI_Aint d
 
 namespace nicq::api {
 
-rma::Window* LookupWin(MPI_Win handle) {
-  if (KindOf(handle) != NICQ_KIND_WIN || IndexOf(handle) == 0) return nullptr;
-  std::lock_guard<std::mutex> lock(Table().mu);
-  auto& s = Table().slots;
-  const std::size_t i = std::size_t(IndexOf(handle));
-  return i < s.size() ? s[i] : nullptr;
-}
-
-bool WinArg(Call& c, MPI_Win handle, rma::Window** out) {
-  *out = LookupWin(handle);
-  return *out != nullptr ||
-         c.Check(false, Code::kWin,
+bool WinArgFailed(Call& c, MPI_Win handle) {
+  return c.Check(false, Code::kWin,
                  handle == MPI_WIN_NULL ? std::string("window is MPI_WIN_NULL")
                                         : "freed or invalid window " + Str(handle));
 }
@@ -161,8 +152,9 @@ int MPI_Win_free(MPI_Win* win) {
   Status st = rma::Free(w);
   if (!st.ok()) return api::WinFail(c, w, st);
   // rma::Free destroyed the window; the table still maps the handle to it.
-  std::lock_guard<std::mutex> lock(Table().mu);
-  Table().slots[std::size_t(api::IndexOf(*win))] = nullptr;
+  const int index = api::IndexOf(*win);
+  Table().Get(index)->w.store(nullptr, std::memory_order_release);
+  Table().Free(index);
   *win = MPI_WIN_NULL;
   return MPI_SUCCESS;
 }

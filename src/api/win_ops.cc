@@ -111,6 +111,31 @@ int GetOrGetAcc(const char* name, bool acc, const void* origin, MPI_Count oc, MP
   return Finish(c, a.w, st, req, request);
 }
 
+// The same-node fast path (rma::FastCopy, rma::FastAtomic) for calls
+// whose sides all have one predefined type and count. Anything else, and
+// every error, takes the general path, which checks in the standard's order.
+const dtype::Type* FastType(MPI_Win win, rma::Window** w, MPI_Datatype type) {
+  if (!api::IsInitialized()) return nullptr;
+  *w = api::LookupWin(win);
+  if (!*w || !(*w)->direct) return nullptr;
+  const dtype::Type* t = dtype::Lookup(type);
+  return t && t->predefined ? t : nullptr;
+}
+
+bool TryFastCopy(bool put, const void* origin, MPI_Count oc, MPI_Datatype otype, int target_rank,
+                 MPI_Aint disp, MPI_Count tc, MPI_Datatype ttype, MPI_Win win) {
+  rma::Window* w = nullptr;
+  const dtype::Type* t = otype == ttype && oc == tc ? FastType(win, &w, ttype) : nullptr;
+  return t && rma::FastCopy(w, put, const_cast<void*>(origin), t, tc, target_rank, disp);
+}
+
+bool TryFastAtomic(const void* origin, const void* compare, void* result, MPI_Datatype type,
+                   MPI_Count count, int target_rank, MPI_Aint disp, MPI_Op op, MPI_Win win) {
+  rma::Window* w = nullptr;
+  const dtype::Type* t = FastType(win, &w, type);
+  return t && rma::FastAtomic(w, origin, compare, result, t, count, target_rank, disp, op);
+}
+
 }  // namespace
 
 extern "C" {
@@ -118,6 +143,9 @@ extern "C" {
 int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
             MPI_Win win) {
+  if (TryFastCopy(true, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, win))
+    return MPI_SUCCESS;
   return PutOrAcc("MPI_Put", false, origin_addr, origin_count, origin_datatype, target_rank,
                   target_disp, target_count, target_datatype, MPI_OP_NULL, win, nullptr);
 }
@@ -143,6 +171,10 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                    int target_rank, MPI_Aint target_disp, int target_count,
                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  if (origin_datatype == target_datatype && origin_count == target_count &&
+      TryFastAtomic(origin_addr, nullptr, nullptr, target_datatype, target_count, target_rank,
+                    target_disp, op, win))
+    return MPI_SUCCESS;
   return PutOrAcc("MPI_Accumulate", true, origin_addr, origin_count, origin_datatype, target_rank,
                   target_disp, target_count, target_datatype, op, win, nullptr);
 }
@@ -167,6 +199,9 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
 
 int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  if (TryFastCopy(false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, win))
+    return MPI_SUCCESS;
   return GetOrGetAcc("MPI_Get", false, nullptr, 0, MPI_DATATYPE_NULL, origin_addr, origin_count,
                      origin_datatype, target_rank, target_disp, target_count, target_datatype,
                      MPI_OP_NULL, win, nullptr);
@@ -197,6 +232,11 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
                        void* result_addr, int result_count, MPI_Datatype result_datatype,
                        int target_rank, MPI_Aint target_disp, int target_count,
                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  if (result_datatype == target_datatype && result_count == target_count &&
+      (op == MPI_NO_OP || (origin_datatype == target_datatype && origin_count == target_count)) &&
+      TryFastAtomic(op == MPI_NO_OP ? nullptr : origin_addr, nullptr, result_addr, target_datatype,
+                    target_count, target_rank, target_disp, op, win))
+    return MPI_SUCCESS;
   return GetOrGetAcc("MPI_Get_accumulate", true, origin_addr, origin_count, origin_datatype,
                      result_addr, result_count, result_datatype, target_rank, target_disp,
                      target_count, target_datatype, op, win, nullptr);
@@ -231,6 +271,9 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count,
 
 int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  if (TryFastAtomic(op == MPI_NO_OP ? nullptr : origin_addr, nullptr, result_addr, datatype, 1,
+                    target_rank, target_disp, op, win))
+    return MPI_SUCCESS;
   return GetOrGetAcc("MPI_Fetch_and_op", true, origin_addr, 1, datatype, result_addr, 1, datatype,
                      target_rank, target_disp, 1, datatype, op, win, nullptr);
 }
@@ -238,6 +281,10 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
 int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                          MPI_Win win) {
+  if (origin_addr && compare_addr && result_addr &&
+      TryFastAtomic(origin_addr, compare_addr, result_addr, datatype, 1, target_rank, target_disp,
+                    MPI_REPLACE, win))
+    return MPI_SUCCESS;
   Call c("MPI_Compare_and_swap");
   Args a;
   if (!c.Init() || !api::WinArg(c, win, &a.w) || !c.TypeArg(datatype, &a.tt, "datatype") ||

@@ -336,6 +336,10 @@ std::atomic<std::uint8_t> g_applies_memo[kPredefinedOps][kPredefinedCount];
 bool OpAppliesToUncached(int op, int type);
 }  // namespace
 
+bool ReduceBasic(int op, int index, const void* in, void* inout, std::int64_t count) {
+  return ReducePredefined(op, index, in, inout, inout, count);
+}
+
 bool OpAppliesTo(int op, int type) {
   const int oi = IndexOf(op), ti = IndexOf(type);
   const bool predefined = KindOf(op) == kKindOp && KindOf(type) == kKindDatatype && oi > 0 &&

@@ -47,6 +47,13 @@ bool OpAppliesTo(int op, int type);
 // inout[i] = in[i] op inout[i] for `count` items of `type`.
 Status Reduce(int op, int type, const void* in, void* inout, std::int64_t count);
 
+// inout[i] = in[i] op inout[i] for `count` elements of the predefined type
+// index `index` (1..42) and a predefined op other than MPI_REPLACE and
+// MPI_NO_OP, without looking either up; false when the op does not apply to
+// the type. For callers that apply one element at a time (the one-sided
+// compare-and-swap loops, src/rma/direct_atomic.cc).
+bool ReduceBasic(int op, int index, const void* in, void* inout, std::int64_t count);
+
 // A reduction resolved once, for schedules that apply the same op and type
 // at every step: Reduce() looks up the op and type, checks that they apply
 // and picks the layout on every call (~300 instructions for one double).

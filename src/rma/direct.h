@@ -129,7 +129,14 @@ struct Direct {
   LockStageTarget* lock_targets = nullptr;
   LockSlot* lock_slots = nullptr;
   std::vector<std::uint32_t> lock_used;
+  int lock_batches = 0;  // targets whose lock_used is nonzero (flush: one test)
   std::vector<std::int64_t> lock_skip_until;
+  // Accumulates use CPU atomics per element (direct_atomic.cc): every
+  // member maps every part (MPI_Win_allocate, allocate_shared) and the
+  // window was made with mpi_accumulate_granularity 1-8
+  // (SetAccumulateGranularity). The same on every member, so all origins of
+  // a location use one mechanism.
+  bool atomic_acc = false;
   int me = 0;  // this process's window rank (the target side's progress pass)
   std::int64_t listen_written = 0;
   // What this origin's lock-epoch puts did (MPI_Win_get_info, tests).
@@ -279,6 +286,10 @@ Status Read(Window* w, const Target& t, char* out);
 // compare-and-swap of one item).
 Status Accumulate(Window* w, const Target& t, int op, const char* in, char* old,
                   const char* compare);
+// Accumulate on a window with atomic_acc (direct_atomic.cc); *taken false:
+// a pair type, which the caller applies under the accumulate lock.
+Status AtomicAccumulate(Window* w, const Target& t, int op, const char* in, char* old,
+                        const char* compare, bool* taken);
 
 }  // namespace direct
 }  // namespace nicq::rma

@@ -224,6 +224,7 @@ Status StageLockPut(Window* w, const Target& t, const char* in, bool* staged) {
   }
   if (need > kLockSlotBytes) return Status::Ok();
   PackStaged(t, base, in, Slot(d, w->rank, t.rank).runs + d->lock_used[r]);
+  if (d->lock_used[r] == 0) ++d->lock_batches;
   d->lock_used[r] += std::uint32_t(need);
   ++d->lock_staged_puts;
   *staged = true;
@@ -235,6 +236,7 @@ Status FinishLockStage(Window* w, int target) {
   if (!d->lock_slots) return Status::Ok();
   std::uint32_t& used = d->lock_used[std::size_t(target)];
   if (used == 0) return Status::Ok();
+  --d->lock_batches;
   LockSlot& slot = Slot(d, w->rank, target);
   LockStageTarget& t = d->lock_targets[target];
   slot.bytes = used;

@@ -186,6 +186,11 @@ Status Accumulate(Window* w, const Target& t, int op, const char* in, char* old,
   const std::size_t bytes = std::size_t(t.type->size * t.count);
   char* mapped = d->local_base[std::size_t(t.rank)];
   Status st;
+  if (d->atomic_acc) {
+    bool taken = false;
+    st = AtomicAccumulate(w, t, op, in, old, compare, &taken);
+    if (taken) return st;
+  }
   AccLock(d, t.rank);
   if (mapped) {
     // In place, on the mapped memory.

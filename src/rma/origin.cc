@@ -71,6 +71,12 @@ Status CheckRange(Window* w, const Target& t, const char* call) {
   if (w->flavor == Flavor::kDynamic) return Status::Ok();  // the target checks
   const dtype::Type& tt = *t.type;
   std::int64_t lo = 0, hi = 0;
+  if (tt.IsContiguous()) {
+    // One run from the displacement (the common case, without the walk).
+    const std::int64_t off = t.disp * w->disp_units[std::size_t(t.rank)];
+    const std::int64_t end = off + tt.size * t.count;
+    if (end == off || (off >= 0 && end <= w->sizes[std::size_t(t.rank)])) return Status::Ok();
+  }
   bool first = true;
   // The first and the last item bound the layout (items are at multiples
   // of the extent, which may be negative).
@@ -246,13 +252,29 @@ Status Issue(Window* w, MsgKind kind, const void* origin, const dtype::Type* ot,
     BindRequest(req, nullptr);
     return Status::Ok();
   }
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   NICQ_RETURN_IF_ERROR(CheckAccess(w, t.rank, call));
   const std::int64_t obytes = ot ? ot->size * oc : 0;
   const std::int64_t tbytes = t.type->size * t.count;
   if (ot) NICQ_RETURN_IF_ERROR(CheckSizes(obytes, t, call));
   if (rtype) NICQ_RETURN_IF_ERROR(CheckSizes(rtype->size * rc, t, call));
   NICQ_RETURN_IF_ERROR(CheckRange(w, t, call));
+  if (w->direct && (kind == kPut || kind == kGet)) {
+    // The common case first: a contiguous put or get into memory mapped
+    // here is one copy. Nothing is staged for a mapped target (staging is
+    // for other processes' MPI_Win_create memory), so nothing lands first.
+    char* mapped = w->direct->local_base[std::size_t(t.rank)];
+    const dtype::Type* local = kind == kPut ? ot : rtype;
+    if (mapped && local->IsContiguous() && t.type->IsContiguous()) {
+      char* at = mapped + direct::PartOffset(w, t);
+      if (kind == kPut)
+        std::memcpy(at, origin, std::size_t(tbytes));
+      else
+        std::memcpy(result, at, std::size_t(tbytes));
+      BindRequest(req, nullptr);
+      return Status::Ok();
+    }
+  }
   if (w->direct) {
     // Complete at return: nothing waits for a reply, so the R* request is done.
     Status st = IssueDirect(w, kind, origin, ot, oc, extra, result, rtype, rc, t, op);

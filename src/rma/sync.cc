@@ -47,6 +47,7 @@ bool AnyLock(const Window* w) {
 
 // Direct path: every target's staged lock-epoch puts land (the first error).
 Status FinishAllLockStages(Window* w) {
+  if (w->direct->lock_batches == 0) return Status::Ok();
   Status first;
   for (int r = 0; r < w->size; ++r) {
     Status st = direct::FinishLockStage(w, r);
@@ -57,7 +58,8 @@ Status FinishAllLockStages(Window* w) {
 
 // The deferred error (a result that failed while completing), consumed.
 Status TakeDeferred(Window* w, Status st) {
-  if (st.ok() && !w->deferred.ok()) st = w->deferred;
+  if (w->deferred.ok()) return st;
+  if (st.ok()) st = w->deferred;
   w->deferred = Status();
   return st;
 }
@@ -87,7 +89,7 @@ Status FlushTargets(Window* w, const char* call, const std::vector<int>* ranks,
 }  // namespace
 
 Status Fence(Window* w, int assert) {
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (w->pscw_access || w->pscw_exposure || AnyLock(w))
     return SyncError("MPI_Win_fence", "a PSCW or passive-target epoch is open on the window");
   if (w->direct) {
@@ -104,7 +106,7 @@ Status Fence(Window* w, int assert) {
 }
 
 Status Post(Window* w, const std::vector<int>& ranks, int assert) {
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (w->pscw_exposure)
     return SyncError("MPI_Win_post", "an exposure epoch is already open (MPI_Win_wait first)");
   if ((assert& MPI_MODE_NOCHECK) == 0 && w->direct) {
@@ -123,7 +125,7 @@ Status Post(Window* w, const std::vector<int>& ranks, int assert) {
 }
 
 Status Start(Window* w, const std::vector<int>& ranks, int assert) {
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (w->pscw_access)
     return SyncError("MPI_Win_start", "an access epoch is already open (MPI_Win_complete first)");
   if ((assert& MPI_MODE_NOCHECK) == 0 && w->direct) {
@@ -143,7 +145,7 @@ Status Start(Window* w, const std::vector<int>& ranks, int assert) {
 }
 
 Status Complete(Window* w) {
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (!w->pscw_access)
     return SyncError("MPI_Win_complete", "no access epoch is open (MPI_Win_start first)");
   if (w->direct) {
@@ -189,7 +191,7 @@ Status Complete(Window* w) {
 }
 
 Status WaitExposure(Window* w) {
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (!w->pscw_exposure)
     return SyncError("MPI_Win_wait", "no exposure epoch is open (MPI_Win_post first)");
   if (w->direct) {
@@ -212,7 +214,7 @@ Status WaitExposure(Window* w) {
 }
 
 Status TestExposure(Window* w, bool* done) {
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (!w->pscw_exposure)
     return SyncError("MPI_Win_test", "no exposure epoch is open (MPI_Win_post first)");
   if (w->direct) {
@@ -236,7 +238,7 @@ Status TestExposure(Window* w, bool* done) {
 
 Status Lock(Window* w, bool exclusive, int rank, int assert) {
   if (rank == rt::kProcNull) return Status::Ok();
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (w->lock_all || w->lock_kind[std::size_t(rank)] != 0)
     return SyncError("MPI_Win_lock", R(rank) + " is already locked by this process");
   const bool nocheck = (assert& MPI_MODE_NOCHECK) != 0;
@@ -258,7 +260,7 @@ Status Lock(Window* w, bool exclusive, int rank, int assert) {
 
 Status Unlock(Window* w, int rank) {
   if (rank == rt::kProcNull) return Status::Ok();
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (w->lock_kind[std::size_t(rank)] == 0)
     return SyncError("MPI_Win_unlock", R(rank) + " is not locked by this process");
   if (w->direct) {
@@ -285,7 +287,7 @@ Status Unlock(Window* w, int rank) {
 }
 
 Status LockAll(Window* w, int assert) {
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (AnyLock(w))
     return SyncError("MPI_Win_lock_all", "a passive-target epoch is already open on the window");
   w->lock_all_nocheck = (assert& MPI_MODE_NOCHECK) != 0;
@@ -304,7 +306,7 @@ Status LockAll(Window* w, int assert) {
 }
 
 Status UnlockAll(Window* w) {
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (!w->lock_all)
     return SyncError("MPI_Win_unlock_all", "no MPI_Win_lock_all epoch is open on the window");
   w->lock_all = false;
@@ -321,13 +323,17 @@ Status UnlockAll(Window* w) {
 
 Status Flush(Window* w, int rank, const char* call) {
   if (rank == rt::kProcNull) return Status::Ok();
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   if (rank >= 0 && !w->lock_all && w->lock_kind[std::size_t(rank)] == 0)
     return SyncError(call, "no passive-target epoch to " + R(rank) + " is open");
   if (rank < 0 && !AnyLock(w))
     return SyncError(call, "no passive-target epoch is open on the window");
   if (w->direct) {
     // Every operation completed when it returned, except staged puts.
+    if (w->direct->lock_batches == 0 && w->deferred.ok()) [[likely]] {
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      return Status::Ok();
+    }
     const Status landed = rank >= 0 ? direct::FinishLockStage(w, rank) : FinishAllLockStages(w);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return TakeDeferred(w, landed);

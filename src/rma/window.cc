@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/node_name.h"
+#include "mpi.h"
 #include "rma/direct.h"
 #include "rma/offload.h"
 #include "rma/wire.h"
@@ -165,6 +166,7 @@ Status SetUpDirect(Window* w, const std::vector<Record>& all, bool noncontig, bo
       d->local_base[std::size_t(r)] = static_cast<char*>(w->shm) + w->shm_offsets[std::size_t(r)];
   }
   if (!with_data) d->local_base[std::size_t(w->rank)] = static_cast<char*>(w->base);
+  d->atomic_acc = with_data;  // possible; SetAccumulateGranularity decides
   d->me = w->rank;
   direct::StartLockStage(d);
   return Status::Ok();
@@ -227,6 +229,7 @@ Status Create(Comm* comm, Flavor flavor, void* base, std::int64_t bytes, std::in
   *out = nullptr;
   auto* w = new Window();
   w->flavor = flavor;
+  w->origin_locking = rt::ThreadLevel() == MPI_THREAD_MULTIPLE;
   Status st = rt::CommDup(comm, &w->comm);
   if (!st.ok()) {
     delete w;
@@ -335,7 +338,7 @@ Status Create(Comm* comm, Flavor flavor, void* base, std::int64_t bytes, std::in
 }
 
 Status CheckFreeable(Window* w) {
-  std::lock_guard<std::mutex> lock(w->origin_mu);
+  OriginLock lock(w);
   bool locked = w->lock_all;
   for (auto k : w->lock_kind) locked |= k != 0;
   if (w->pscw_access || w->pscw_exposure || locked)
@@ -347,7 +350,7 @@ Status CheckFreeable(Window* w) {
 Status Free(Window* w) {
   NICQ_RETURN_IF_ERROR(CheckFreeable(w));
   {
-    std::lock_guard<std::mutex> lock(w->origin_mu);
+    OriginLock lock(w);
     NICQ_RETURN_IF_ERROR(DrainReplies(w, -1));
   }
   // After the barrier no rank sends this window another request.
@@ -397,6 +400,8 @@ std::vector<std::pair<std::string, std::string>> PathInfo(const Window* w) {
                                      : w->offload ? "counters"
                                                   : "active_messages");
   for (auto& kv : offload_path::Describe(w)) info.push_back(std::move(kv));
+  if (w->direct)
+    info.emplace_back("nicq_rma_accumulate", w->direct->atomic_acc ? "atomics" : "lock");
   if (w->direct && w->direct->lock_slots) {
     const Direct& d = *w->direct;
     info.emplace_back("nicq_rma_lock_staged_puts", std::to_string(d.lock_staged_puts));

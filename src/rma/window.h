@@ -86,7 +86,12 @@ struct Window {
   std::vector<std::pair<std::uintptr_t, std::size_t>> regions;
 
   // ---- origin side (application thread) ----
+  // Guards the origin state below (OriginLock), taken only when the process
+  // runs at MPI_THREAD_MULTIPLE (fixed at MPI_Init): below that level one
+  // thread at a time calls MPI and nothing else touches this state, and the
+  // uncontended lock pair was a tenth of a same-node put + flush.
   std::mutex origin_mu;
+  bool origin_locking = true;
   bool fence_open = false;  // between fences (not after MPI_MODE_NOSUCCEED)
   bool pscw_access = false;
   std::vector<int> start_group;
@@ -119,6 +124,22 @@ struct Window {
   std::vector<std::pair<std::string, std::string>> hints;
 };
 
+// Holds w->origin_mu when the window needs it (Window::origin_locking).
+class OriginLock {
+ public:
+  explicit OriginLock(Window* w) : mu_(w->origin_locking ? &w->origin_mu : nullptr) {
+    if (mu_) mu_->lock();
+  }
+  ~OriginLock() {
+    if (mu_) mu_->unlock();
+  }
+  OriginLock(const OriginLock&) = delete;
+  OriginLock& operator=(const OriginLock&) = delete;
+
+ private:
+  std::mutex* mu_;
+};
+
 // ---- windows (window.cc) -------------------------------------------------------
 // Collective over comm. kCreate uses `base`; kAllocate and kShared allocate
 // `bytes` (kShared: one node-wide shared segment, contiguous by rank
@@ -131,8 +152,19 @@ Status CheckFreeable(Window* w);
 Status Free(Window* w);
 Status Attach(Window* w, void* base, std::int64_t bytes);
 Status Detach(Window* w, const void* base);
+// MPI 4.1's "mpi_accumulate_granularity" hint, given at creation with the
+// same value on every member as the standard requires: 1 to 8 bytes (up to
+// the widest atomic element) asks for synchronization per element, and
+// accumulates on an allocated or shared direct window then use CPU atomics
+// per element where the type has them; 0 (the default: the implementation
+// chooses) and larger values keep the target's accumulate lock, one per
+// operation, which is as fast for one element and much faster for long
+// accumulates (docs/rma.md, "One node").
+void SetAccumulateGranularity(Window* w, std::int64_t bytes);
 // Read-only entries MPI_Win_get_info adds: the window's path
-// ("nicq_rma_path") and, on the counter path, what went through counters.
+// ("nicq_rma_path"), on the direct path how accumulates are kept atomic
+// ("nicq_rma_accumulate": "atomics" or "lock"), and on the counter path
+// what went through counters.
 std::vector<std::pair<std::string, std::string>> PathInfo(const Window* w);
 // Shared windows: rank's segment (kProcNull: the first rank with a nonzero size).
 Status SharedQuery(Window* w, int rank, std::int64_t* bytes, std::int64_t* disp_unit, void** base);
@@ -156,6 +188,26 @@ Status CompareAndSwap(Window* w, const void* origin, const void* compare, void* 
 bool ResultArrived(Request* req);
 Status ResultComplete(Request* req);
 Status ResultRelease(Request* req);
+
+// ---- the same-node fast path (direct_fast.cc, direct_atomic.cc) ---------------
+// The common case done without the general path: a direct window used by one
+// thread at a time (not MPI_THREAD_MULTIPLE), the target's memory mapped
+// here, one predefined type and count on every side, a nonnegative
+// displacement in range, and an open fence or lock epoch to the target.
+// true: done, and every check the general path makes would have passed;
+// false: nothing happened, and the caller takes the general path, which also
+// reports every error.
+bool FastCopy(Window* w, bool put, void* origin, const dtype::Type* type, std::int64_t count,
+              int rank, std::int64_t disp);
+// Accumulate (result null), get_accumulate / fetch_and_op, or
+// compare_and_swap (compare non-null, count 1) with a predefined op that
+// applies to `type` (not a pair type): CPU atomics or the accumulate lock,
+// as the element's mechanism on the window is (direct_atomic.cc).
+bool FastAtomic(Window* w, const void* origin, const void* compare, void* result,
+                const dtype::Type* type, std::int64_t count, int rank, std::int64_t disp, int op);
+// MPI_Win_flush(_local) to `rank`, or the _all forms (all), with nothing
+// staged and no error deferred: a memory fence.
+bool FastFlush(Window* w, int rank, bool all);
 
 // ---- synchronization (sync.cc) ------------------------------------------------
 Status Fence(Window* w, int assert);
