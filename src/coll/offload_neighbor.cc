@@ -85,7 +85,7 @@ std::string SoftwareFiringReason(const offload::OffloadBackend* be) {
   // A core per thread: each hop is a poll by another process's agent, and
   // the host progress thread moves the host schedule while the application
   // computes (4 ranks, 8 B: 24-30 us per step against 2.2 us, 64 KiB: 87-217
-  // against 42 us; performance.md Run 38 and the run after it).
+  // against 42 us; performance.md Run 44).
   if (rt::AgentFiresOps())
     return "the emulated backend's agent hops cost more than the host schedule's exchange";
   // The shm backend: every put into a peer's buffer is a system call.
