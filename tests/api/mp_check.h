@@ -65,6 +65,16 @@ static inline void mp_verify(const unsigned char* buf, size_t n, int seq, const 
           what, n, seq, i, buf[i], mp_pattern(i, n, seq));
 }
 
+/* `rc` is of MPI error class `cls` and its message names the call `name`. */
+static inline void mp_expect_class(int rc, int cls, const char* name) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0, got = -1;
+  MPI_Error_class(rc, &got);
+  MPI_Error_string(rc, msg, &len);
+  CHECK(got == cls, "%s: class %d, expected %d (%s)", name, got, cls, msg);
+  CHECK(strstr(msg, name) != NULL, "%s: message does not name the call: %s", name, msg);
+}
+
 /* The integer value of window info key `key`, or -1 when the window has
  * no such key. */
 static inline long long mp_win_info_value(MPI_Win win, const char* key) {

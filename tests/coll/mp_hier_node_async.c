@@ -306,6 +306,16 @@ static void FirstCalls(MPI_Comm comm, const char* what) {
   free(big);
 }
 
+/* The line each ctest row waits for (on rank 0), then MPI_Finalize. */
+static int Finish(const char* mode) {
+  if (rank == 0) {
+    fprintf(stderr, "hier node async: ok with %d ranks%s\n", p, mode);
+    fflush(stderr);
+  }
+  MPI_Finalize();
+  return 0;
+}
+
 static int FirstOnly(void) {
   FirstCalls(MPI_COMM_WORLD, "world");
   MPI_Comm dup, reversed, shorter = MPI_COMM_NULL;
@@ -352,12 +362,7 @@ static int FirstOnly(void) {
   if (shorter != MPI_COMM_NULL) MPI_Comm_free(&shorter);
   MPI_Comm_free(&reversed);
   MPI_Comm_free(&dup);
-  if (rank == 0) {
-    fprintf(stderr, "hier node async: ok with %d ranks (first calls nonblocking)\n", p);
-    fflush(stderr);
-  }
-  MPI_Finalize();
-  return 0;
+  return Finish(" (first calls nonblocking)");
 }
 
 static int CapOnly(void) {
@@ -378,12 +383,7 @@ static int CapOnly(void) {
   FirstCalls(again, "dup after the frees");
   MPI_Comm_free(&again);
   MPI_Comm_free(&late);
-  if (rank == 0) {
-    fprintf(stderr, "hier node async: ok with %d ranks (past the eager limit)\n", p);
-    fflush(stderr);
-  }
-  MPI_Finalize();
-  return 0;
+  return Finish(" (past the eager limit)");
 }
 
 static void All(MPI_Comm comm, const char* what) {
@@ -432,11 +432,6 @@ int main(int argc, char** argv) {
   CHECK_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
   CHECK_OK(MPI_Request_free(&r));
   CHECK(sum == p, "last persistent allreduce: %g", sum);
-  if (rank == 0) {
-    fprintf(stderr, "hier node async: ok with %d ranks\n", p);
-    fflush(stderr);
-  }
   munmap((void*)g_word, 4096);
-  MPI_Finalize();
-  return 0;
+  return Finish("");
 }

@@ -328,9 +328,10 @@ struct BellPair {
   offload::AgentBell bell_a, bell_b;
   std::unique_ptr<EmulatedBackend> a, b;
 
-  void Open() {
+  // A host-driven, B as asked, each knowing the other's address.
+  void Connect(int b_progress_thread, int b_nap_us) {
     a = MakeOne(0, 0);
-    b = MakeOne(1, kNapUs);
+    b = MakeOne(b_progress_thread, b_nap_us);
     ASSERT_TRUE(a && b);
     std::vector<std::uint8_t> addr_a, addr_b;
     ASSERT_TRUE(a->LocalAddress(addr_a).ok());
@@ -338,6 +339,10 @@ struct BellPair {
     const std::vector<std::vector<std::uint8_t>> peers{addr_a, addr_b};
     ASSERT_TRUE(a->SetPeers(peers).ok());
     ASSERT_TRUE(b->SetPeers(peers).ok());
+  }
+  void Open() {
+    Connect(1, kNapUs);
+    if (::testing::Test::HasFatalFailure()) return;
     offload::AgentBell* const bells[2] = {&bell_a, &bell_b};
     a->SetAgentBells(&bell_a, bells);
     b->SetAgentBells(&bell_b, bells);
@@ -358,15 +363,8 @@ struct BellPair {
   // shm's address exchange: a first message (a remote add, both polled)
   // settles it, which any op's first issue waits for.
   void OpenHostDriven() {
-    a = MakeOne(0, 0);
-    b = MakeOne(0, 0);
-    ASSERT_TRUE(a && b);
-    std::vector<std::uint8_t> addr_a, addr_b;
-    ASSERT_TRUE(a->LocalAddress(addr_a).ok());
-    ASSERT_TRUE(b->LocalAddress(addr_b).ok());
-    const std::vector<std::vector<std::uint8_t>> peers{addr_a, addr_b};
-    ASSERT_TRUE(a->SetPeers(peers).ok());
-    ASSERT_TRUE(b->SetPeers(peers).ok());
+    Connect(0, 0);
+    if (::testing::Test::HasFatalFailure()) return;
     CounterId warm[2];
     ASSERT_TRUE(a->AllocCounters(1, &warm[0]).ok());
     ASSERT_TRUE(b->AllocCounters(1, &warm[1]).ok());

@@ -6,15 +6,6 @@
 
 static int rank, size;
 
-static void expect(int rc, int cls, const char* name) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0, got = -1;
-  MPI_Error_class(rc, &got);
-  MPI_Error_string(rc, msg, &len);
-  CHECK(got == cls, "%s: class %d, expected %d (%s)", name, got, cls, msg);
-  CHECK(strstr(msg, name) != NULL, "%s: message does not name the call: %s", name, msg);
-}
-
 static int handler_calls;
 static MPI_Win handler_win;
 static void on_error(MPI_Win* win, int* code, ...) {
@@ -41,42 +32,43 @@ int main(int argc, char** argv) {
   const int peer = (rank + 1) % size;
 
   /* No epoch. */
-  expect(MPI_Put(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC, "MPI_Put");
-  expect(MPI_Get(&got, 1, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC, "MPI_Get");
-  expect(MPI_Accumulate(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_SYNC,
-         "MPI_Accumulate");
-  expect(MPI_Win_unlock(peer, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock");
-  expect(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all");
-  expect(MPI_Win_flush(peer, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush");
-  expect(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all");
-  expect(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete");
-  expect(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait");
+  mp_expect_class(MPI_Put(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC, "MPI_Put");
+  mp_expect_class(MPI_Get(&got, 1, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC, "MPI_Get");
+  mp_expect_class(MPI_Accumulate(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_SUM, win),
+                  MPI_ERR_RMA_SYNC, "MPI_Accumulate");
+  mp_expect_class(MPI_Win_unlock(peer, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock");
+  mp_expect_class(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all");
+  mp_expect_class(MPI_Win_flush(peer, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush");
+  mp_expect_class(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all");
+  mp_expect_class(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete");
+  mp_expect_class(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait");
 
   /* Arguments. */
-  expect(MPI_Win_lock(7, peer, 0, win), MPI_ERR_LOCKTYPE, "MPI_Win_lock");
-  expect(MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win), MPI_ERR_RANK, "MPI_Win_lock");
-  expect(MPI_Win_fence(1, win), MPI_ERR_ASSERT, "MPI_Win_fence");
+  mp_expect_class(MPI_Win_lock(7, peer, 0, win), MPI_ERR_LOCKTYPE, "MPI_Win_lock");
+  mp_expect_class(MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win), MPI_ERR_RANK, "MPI_Win_lock");
+  mp_expect_class(MPI_Win_fence(1, win), MPI_ERR_ASSERT, "MPI_Win_fence");
   int* shared = NULL;
   MPI_Aint ssize = 0;
   int sunit = 0;
-  expect(MPI_Win_shared_query(win, 0, &ssize, &sunit, &shared), MPI_ERR_RMA_FLAVOR,
-         "MPI_Win_shared_query");
-  expect(MPI_Win_attach(win, mem, sizeof mem), MPI_ERR_RMA_FLAVOR, "MPI_Win_attach");
-  expect(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Put");
+  mp_expect_class(MPI_Win_shared_query(win, 0, &ssize, &sunit, &shared), MPI_ERR_RMA_FLAVOR,
+                  "MPI_Win_shared_query");
+  mp_expect_class(MPI_Win_attach(win, mem, sizeof mem), MPI_ERR_RMA_FLAVOR, "MPI_Win_attach");
+  mp_expect_class(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Put");
 
   /* Inside an epoch. */
   CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
-  expect(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock");
-  expect(MPI_Put(&v, 1, MPI_INT, size + 3, 0, 1, MPI_INT, win), MPI_ERR_RANK, "MPI_Put");
-  expect(MPI_Put(&v, 1, MPI_INT, peer, 8, 1, MPI_INT, win), MPI_ERR_RMA_RANGE, "MPI_Put");
-  expect(MPI_Get(&got, 2, MPI_INT, peer, 7, 2, MPI_INT, win), MPI_ERR_RMA_RANGE, "MPI_Get");
-  expect(MPI_Put(&v, 1, MPI_INT, peer, -1, 1, MPI_INT, win), MPI_ERR_DISP, "MPI_Put");
+  mp_expect_class(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock");
+  mp_expect_class(MPI_Put(&v, 1, MPI_INT, size + 3, 0, 1, MPI_INT, win), MPI_ERR_RANK, "MPI_Put");
+  mp_expect_class(MPI_Put(&v, 1, MPI_INT, peer, 8, 1, MPI_INT, win), MPI_ERR_RMA_RANGE, "MPI_Put");
+  mp_expect_class(MPI_Get(&got, 2, MPI_INT, peer, 7, 2, MPI_INT, win), MPI_ERR_RMA_RANGE,
+                  "MPI_Get");
+  mp_expect_class(MPI_Put(&v, 1, MPI_INT, peer, -1, 1, MPI_INT, win), MPI_ERR_DISP, "MPI_Put");
   MPI_Op user_op;
   CHECK_OK(MPI_Op_create((MPI_User_function*)on_error, 1, &user_op));
-  expect(MPI_Accumulate(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, user_op, win), MPI_ERR_OP,
-         "MPI_Accumulate");
+  mp_expect_class(MPI_Accumulate(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, user_op, win), MPI_ERR_OP,
+                  "MPI_Accumulate");
   MPI_Op_free(&user_op);
-  expect(MPI_Win_free(&win), MPI_ERR_RMA_SYNC, "MPI_Win_free");
+  mp_expect_class(MPI_Win_free(&win), MPI_ERR_RMA_SYNC, "MPI_Win_free");
   /* The refused calls left the epoch usable. */
   CHECK_OK(MPI_Put(&v, 1, MPI_INT, peer, 7, 1, MPI_INT, win));
   CHECK_OK(MPI_Win_unlock(peer, win));
@@ -87,9 +79,9 @@ int main(int argc, char** argv) {
   MPI_Group world;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
   CHECK_OK(MPI_Win_post(world, 0, win));
-  expect(MPI_Win_post(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_post");
+  mp_expect_class(MPI_Win_post(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_post");
   CHECK_OK(MPI_Win_start(world, 0, win));
-  expect(MPI_Win_start(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_start");
+  mp_expect_class(MPI_Win_start(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_start");
   CHECK_OK(MPI_Win_complete(win));
   CHECK_OK(MPI_Win_wait(win));
   MPI_Group_free(&world);
@@ -120,11 +112,11 @@ int main(int argc, char** argv) {
   CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
   CHECK_OK(
       MPI_Put(&v, 1, MPI_INT, peer, MPI_Aint_add(peer_where, 64 * sizeof(int)), 1, MPI_INT, win));
-  expect(MPI_Win_flush(peer, win), MPI_ERR_RMA_RANGE, "MPI_Win_flush");
+  mp_expect_class(MPI_Win_flush(peer, win), MPI_ERR_RMA_RANGE, "MPI_Win_flush");
   CHECK_OK(
       MPI_Put(&v, 1, MPI_INT, peer, MPI_Aint_add(peer_where, 2 * sizeof(int)), 1, MPI_INT, win));
   CHECK_OK(MPI_Win_unlock(peer, win));
-  expect(MPI_Win_detach(win, mem + 1), MPI_ERR_RMA_ATTACH, "MPI_Win_detach");
+  mp_expect_class(MPI_Win_detach(win, mem + 1), MPI_ERR_RMA_ATTACH, "MPI_Win_detach");
   CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
   CHECK(mem[2] == 5, "dynamic put after the error: %d", mem[2]);
   CHECK_OK(MPI_Win_detach(win, mem));

@@ -170,48 +170,44 @@ static void exchange(long long* mem) {
   CHECK_OK(MPI_Type_free(&strided));
 }
 
-static void expect(int rc, int cls, const char* name) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0, got = -1;
-  MPI_Error_class(rc, &got);
-  MPI_Error_string(rc, msg, &len);
-  CHECK(got == cls, "%s: class %d, expected %d (%s)", name, got, cls, msg);
-  CHECK(strstr(msg, name) != NULL, "%s: message does not name the call: %s", name, msg);
-}
-
 static void errors(long long* mem) {
   CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   const long long v = 77, one = 1;
   long long got = 0;
   const int t = (rank + 1) % size;
   MPI_Barrier(MPI_COMM_WORLD);
-  expect(MPI_Put(&v, 1, MPI_LONG_LONG, t, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put");
-  expect(MPI_Get(&got, 1, MPI_LONG_LONG, t, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Get");
-  expect(MPI_Fetch_and_op(&one, &got, MPI_LONG_LONG, t, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC,
-         "MPI_Fetch_and_op");
-  expect(MPI_Win_flush(t, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush");
-  expect(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all");
+  mp_expect_class(MPI_Put(&v, 1, MPI_LONG_LONG, t, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_SYNC,
+                  "MPI_Put");
+  mp_expect_class(MPI_Get(&got, 1, MPI_LONG_LONG, t, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_SYNC,
+                  "MPI_Get");
+  mp_expect_class(MPI_Fetch_and_op(&one, &got, MPI_LONG_LONG, t, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC,
+                  "MPI_Fetch_and_op");
+  mp_expect_class(MPI_Win_flush(t, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush");
+  mp_expect_class(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all");
   CHECK_OK(MPI_Win_lock_all(0, win));
-  expect(MPI_Win_flush(size, win), MPI_ERR_RANK, "MPI_Win_flush");
-  expect(MPI_Win_flush(-5, win), MPI_ERR_RANK, "MPI_Win_flush");
-  expect(MPI_Win_flush(-2, win), MPI_ERR_RANK, "MPI_Win_flush");
-  expect(MPI_Win_flush_local(-5, win), MPI_ERR_RANK, "MPI_Win_flush_local");
+  mp_expect_class(MPI_Win_flush(size, win), MPI_ERR_RANK, "MPI_Win_flush");
+  mp_expect_class(MPI_Win_flush(-5, win), MPI_ERR_RANK, "MPI_Win_flush");
+  mp_expect_class(MPI_Win_flush(-2, win), MPI_ERR_RANK, "MPI_Win_flush");
+  mp_expect_class(MPI_Win_flush_local(-5, win), MPI_ERR_RANK, "MPI_Win_flush_local");
   CHECK_OK(MPI_Win_flush(MPI_PROC_NULL, win));
-  expect(MPI_Put(&v, 1, MPI_LONG_LONG, size, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RANK, "MPI_Put");
-  expect(MPI_Put(&v, 1, MPI_LONG_LONG, -5, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RANK, "MPI_Put");
-  expect(MPI_Put(&v, 1, MPI_LONG_LONG, t, SLOTS, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_RANGE,
-         "MPI_Put");
-  expect(MPI_Put(&v, 2, MPI_LONG_LONG, t, SLOTS - 1, 2, MPI_LONG_LONG, win), MPI_ERR_RMA_RANGE,
-         "MPI_Put");
-  expect(MPI_Put(&v, 1, MPI_LONG_LONG, t, -1, 1, MPI_LONG_LONG, win), MPI_ERR_DISP, "MPI_Put");
-  expect(MPI_Get(&got, 1, MPI_LONG_LONG, t, SLOTS, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_RANGE,
-         "MPI_Get");
-  expect(MPI_Accumulate(&v, 1, MPI_LONG_LONG, t, SLOTS, 1, MPI_LONG_LONG, MPI_SUM, win),
-         MPI_ERR_RMA_RANGE, "MPI_Accumulate");
-  expect(MPI_Fetch_and_op(&one, &got, MPI_LONG_LONG, size + 1, 0, MPI_SUM, win), MPI_ERR_RANK,
-         "MPI_Fetch_and_op");
-  expect(MPI_Compare_and_swap(&one, &v, &got, MPI_LONG_LONG, t, SLOTS, win), MPI_ERR_RMA_RANGE,
-         "MPI_Compare_and_swap");
+  mp_expect_class(MPI_Put(&v, 1, MPI_LONG_LONG, size, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RANK,
+                  "MPI_Put");
+  mp_expect_class(MPI_Put(&v, 1, MPI_LONG_LONG, -5, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RANK,
+                  "MPI_Put");
+  mp_expect_class(MPI_Put(&v, 1, MPI_LONG_LONG, t, SLOTS, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_RANGE,
+                  "MPI_Put");
+  mp_expect_class(MPI_Put(&v, 2, MPI_LONG_LONG, t, SLOTS - 1, 2, MPI_LONG_LONG, win),
+                  MPI_ERR_RMA_RANGE, "MPI_Put");
+  mp_expect_class(MPI_Put(&v, 1, MPI_LONG_LONG, t, -1, 1, MPI_LONG_LONG, win), MPI_ERR_DISP,
+                  "MPI_Put");
+  mp_expect_class(MPI_Get(&got, 1, MPI_LONG_LONG, t, SLOTS, 1, MPI_LONG_LONG, win),
+                  MPI_ERR_RMA_RANGE, "MPI_Get");
+  mp_expect_class(MPI_Accumulate(&v, 1, MPI_LONG_LONG, t, SLOTS, 1, MPI_LONG_LONG, MPI_SUM, win),
+                  MPI_ERR_RMA_RANGE, "MPI_Accumulate");
+  mp_expect_class(MPI_Fetch_and_op(&one, &got, MPI_LONG_LONG, size + 1, 0, MPI_SUM, win),
+                  MPI_ERR_RANK, "MPI_Fetch_and_op");
+  mp_expect_class(MPI_Compare_and_swap(&one, &v, &got, MPI_LONG_LONG, t, SLOTS, win),
+                  MPI_ERR_RMA_RANGE, "MPI_Compare_and_swap");
   /* Still usable: the last slot of the right neighbor, then a fetch. */
   const long long mark = 5000 + rank;
   CHECK_OK(MPI_Put(&mark, 1, MPI_LONG_LONG, t, SLOTS - 1, 1, MPI_LONG_LONG, win));
