@@ -9,6 +9,7 @@
 #include "coll/node_area.h"
 #include "coll/node_reduce.h"
 #include "core/config.h"
+#include "core/lockfree_push.h"
 #include "core/progress_hooks.h"
 #include "dtype/datatype.h"
 #include "runtime/async_progress.h"
@@ -291,11 +292,7 @@ Status HierRun::Begin(bool deferred) {
   if (copy_bytes_ > 0) std::memcpy(copy_to_, copy_from_, copy_bytes_);
   Runs& r = R();
   if (deferred) {
-    HierRun* head = r.deferred.load(std::memory_order_relaxed);
-    do {
-      deferred_next_ = head;
-    } while (!r.deferred.compare_exchange_weak(head, this, std::memory_order_release,
-                                               std::memory_order_relaxed));
+    LockFreePush(r.deferred, this, [](HierRun* n, HierRun* next) { n->deferred_next_ = next; });
     r.n.fetch_add(1, std::memory_order_release);
     rt::KickAsyncProgress();
     return Status::Ok();

@@ -12,6 +12,7 @@
 
 #include "coll/node_words.h"
 #include "core/config.h"
+#include "core/lockfree_push.h"
 #include "core/progress_hooks.h"
 #include "dtype/datatype.h"
 #include "runtime/async_progress.h"
@@ -260,11 +261,8 @@ Status NodeSlotCollective::Start(Request* owner, void (*on_done)(void*), void* o
   Running& r = R();
   // Not in ops or pending: the request was inactive, and only the hook
   // completes (and drops) a started operation.
-  NodeSlotCollective* head = r.pending.load(std::memory_order_relaxed);
-  do {
-    pending_next_ = head;
-  } while (!r.pending.compare_exchange_weak(head, this, std::memory_order_release,
-                                            std::memory_order_relaxed));
+  LockFreePush(r.pending, this,
+               [](NodeSlotCollective* n, NodeSlotCollective* next) { n->pending_next_ = next; });
   r.n.fetch_add(1, std::memory_order_release);
   // The host progress thread, where it runs, advances it while we compute.
   rt::KickAsyncProgress();

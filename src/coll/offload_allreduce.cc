@@ -9,6 +9,7 @@
 #include "coll/algorithms.h"
 #include "coll/offload_agree.h"
 #include "core/config.h"
+#include "core/lockfree_push.h"
 #include "core/log.h"
 #include "core/progress_hooks.h"
 #include "dtype/datatype.h"
@@ -320,11 +321,8 @@ void WatchOffloaded(OffloadedPlan* op) {
   // Not in active or pending: its request was inactive, and only a pass
   // that saw it done drops it.
   Watch& w = W();
-  OffloadedPlan* head = w.pending.load(std::memory_order_relaxed);
-  do {
-    op->set_watch_next(head);
-  } while (!w.pending.compare_exchange_weak(head, op, std::memory_order_release,
-                                            std::memory_order_relaxed));
+  LockFreePush(w.pending, op,
+               [](OffloadedPlan* n, OffloadedPlan* next) { n->set_watch_next(next); });
   w.n_active.fetch_add(1, std::memory_order_release);
 }
 

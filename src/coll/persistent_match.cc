@@ -4,6 +4,7 @@
 
 #include "coll/algorithms.h"
 #include "coll/persistent.h"
+#include "core/lockfree_push.h"
 #include "core/log.h"
 #include "offload/algorithms/counter_ops.h"
 #include "queue/queue.h"
@@ -205,11 +206,7 @@ void Persistent::FiredStart(void* self) {
 
 void Persistent::List() {
   if (listed_.exchange(true)) return;  // already listed
-  Persistent* head = g_fired.load(std::memory_order_relaxed);
-  do {
-    next_fired_ = head;
-  } while (!g_fired.compare_exchange_weak(head, this, std::memory_order_release,
-                                          std::memory_order_relaxed));
+  LockFreePush(g_fired, this, [](Persistent* n, Persistent* next) { n->next_fired_ = next; });
 }
 
 bool Persistent::AnyGated() {
