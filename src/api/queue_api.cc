@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "api/api_internal.h"
+#include "api/partitioned.h"
 #include "queue/match_engine.h"
 #include "queue/queue.h"
 #include "runtime/offload_context.h"
@@ -85,6 +86,9 @@ bool QueueArg(Call& c, MPI_Queue* q, queue::Queue** out) {
   if (!r->persistent && r->req.kind != nicq::ReqKind::kPersistentColl)
     return c.Check(false, Code::kRequest,
                    At(i) + " is not a persistent request and cannot be enqueued");
+  if (nicq::api::IsPartitioned(r))
+    return c.Check(false, Code::kUnsupportedOperation,
+                   At(i) + " is a partitioned request; nicq does not enqueue those");
   queue::Enqueueable* e = queue::EnqueueableOf(&r->req);
   if (!e || !e->IsMatched())
     return c.Check(false, Code::kMatch, At(i) + " is not matched (call MPI_Match first)");

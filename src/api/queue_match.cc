@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/api_internal.h"
+#include "api/partitioned.h"
 #include "queue/match_engine.h"
 #include "queue/matched_p2p.h"
 #include "runtime/offload_context.h"
@@ -40,6 +41,9 @@ bool MatchableArg(Call& c, MPI_Request h, int i, ApiRequest** out) {
                At(i) + " is not a persistent request; only persistent requests can be matched"))
     return false;
   if (!c.Check(!r->active && !r->req.active, Code::kRequest, At(i) + " is active")) return false;
+  if (!c.Check(!nicq::api::IsPartitioned(r), Code::kMatch,
+               At(i) + " is a partitioned request, matched from its initialisation"))
+    return false;
   if (!c.Check(!r->req.comm || !r->req.comm->inter, Code::kComm,
                At(i) + " is on an intercommunicator; matched and queued operations need an "
                        "intracommunicator (start it with MPI_Start instead)"))
@@ -218,6 +222,10 @@ int MPI_Is_matched(MPI_Request request, int* flag) {
   if (!c.Check(r->persistent || r->req.kind == nicq::ReqKind::kPersistentColl, Code::kRequest,
                "request is not a persistent request"))
     return c.Fail();
+  if (nicq::api::IsPartitioned(r)) {  // matched from its initialisation
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
   // A local call may still drive progress: pending MPI_Imatch exchanges
   // advance here even before rt::Progress runs the queue's hook.
   queue::QueueProgress();

@@ -4,6 +4,7 @@
 
 #include "api/api_internal.h"
 #include "api/completion_util.h"
+#include "api/partitioned.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
@@ -28,6 +29,9 @@ int MPI_Request_free(MPI_Request* request) {
   if (r->req.kind == ReqKind::kPersistentColl && Pending(r))
     return c.Fail(Code::kRequest,
                   "an active persistent collective request cannot be freed; complete it first");
+  if (api::IsPartitioned(r) && Pending(r))  // MPI-4.1 4.2: erroneous
+    return c.Fail(Code::kRequest,
+                  "an active partitioned request cannot be freed; complete it first");
   if (Pending(r) && !r->req.IsDone())
     api::AddOrphan(r);  // finishes in the background; the slot is released then
   else if (Pending(r)) {

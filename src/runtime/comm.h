@@ -65,7 +65,9 @@ struct Comm {
   CommSerial serial;  // see CommSerial
   // p2p context; context_id+1 collectives; +2 internal (match replies of
   // queue/matched_p2p_match.cc);
-  // +3 the runtime's own traffic (comm creation, finalize). Ids come in steps of 4.
+  // +3 the runtime's own traffic (comm creation, finalize); +4 and +5
+  // partitioned communication's offers and data (api/partitioned.cc); +6
+  // and +7 unused. Ids come in steps of 8 (rt::kContextStride).
   std::uint32_t context_id = 0;
   int rank = 0;  // this process's rank in the comm
   int size = 1;

@@ -140,7 +140,8 @@ struct CommAgreement {
     }
     candidate = Candidate(round == 0 ? 0 : (tag + round) % 4);
     if (candidate == kNone) {
-      result = Error(Code::kOther, "no context id is free on every member (16384 in use)");
+      result = Error(Code::kOther, "no context id is free on every member (" +
+                                       std::to_string(kSlots) + " in use)");
       return true;
     }
     Vote v = kYes;
@@ -205,7 +206,8 @@ Status StartOver(std::vector<int> world_ranks, int rank, std::uint32_t ctx, int 
     EngineLock lock;
     a->Snapshot();
     a->candidate = a->Candidate(0);
-    if (a->candidate == kNone) return Error(Code::kOther, "no context id is free (16384 in use)");
+    if (a->candidate == kNone)
+      return Error(Code::kOther, "no context id is free (" + std::to_string(kSlots) + " in use)");
     if (color >= 0) {
       S().ctx_used[a->candidate] = 1;
       a->reserved = true;

@@ -172,9 +172,11 @@ Status Start(Request* req);
 // Block until req is done (progressing the fabric); Test polls once.
 Status Wait(Request* req);
 Status Test(Request* req, bool* done);
-// Context ids step by 4 per communicator (see comm.h).
-inline constexpr std::uint32_t kContextStride = 4;
+// Context ids step by 8 per communicator (see comm.h).
+inline constexpr std::uint32_t kContextStride = 8;
 inline constexpr std::uint32_t kRuntimeContextOffset = 3;
+inline constexpr std::uint32_t kPartitionedOfferContextOffset = 4;
+inline constexpr std::uint32_t kPartitionedDataContextOffset = 5;
 // The libfabric domain (NIC) in use and why it was chosen.
 const char* FabricDomain();
 // For nicq_info, without Init: providers usable for p2p, their domains and

@@ -1,0 +1,480 @@
+// Partitioned point-to-point communication (MPI-4.1 chapter 4 "Partitioned
+// Point-to-Point Communication"): MPI_Psend_init, MPI_Precv_init,
+// MPI_Pready(_range, _list), MPI_Parrived; started, completed and freed
+// through MPI_Start(all), MPI_Wait/Test and MPI_Request_free.
+//
+// Matching. Partitioned initialisations match each other in the order they
+// are made, per (communicator, peer, tag), and never meet other traffic.
+// Both halves are local, so the match is an exchange that needs no call on
+// the other side: MPI_Precv_init sends an offer carrying a receive id,
+// unique in this process, to the source on the communicator's partitioned
+// offer context (+4); MPI_Psend_init posts the receive of that offer to the
+// destination under the same tag. Posted receives take messages in the
+// order they were posted, so the n-th send of a pair and tag gets the n-th
+// receive's offer. Each epoch's data then travels on the partitioned data
+// context (+5) tagged with the receive id, so it reaches exactly that
+// request, whatever other partitioned pairs share the peer and tag.
+//
+// Transfer. An epoch's whole message is one send, posted by whoever sees
+// the last partition marked ready with the offer already here: the
+// MPI_Pready call that readies it, or else the progress pass that polls the
+// request. MPI_Parrived therefore reports every partition of an epoch at
+// once; the send- and receive-side partitionings may differ, only the
+// total must fit. docs/mpi-api.md states both.
+#include "api/partitioned.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/api_internal.h"
+#include "api/p2p_calls.h"
+#include "runtime/runtime.h"
+
+using namespace nicq;
+using api::ApiRequest;
+using api::Call;
+
+namespace {
+
+constexpr std::uint64_t kOfferMagic = 0x6e69637170617274ull;  // "nicqpart"
+
+// What the receive side tells its matched send side.
+struct PartOffer {
+  std::uint64_t magic = 0;
+  std::uint64_t bytes = 0;       // the receive buffer's size
+  std::uint32_t receive_id = 0;  // the data's tag on the data context
+  std::uint32_t reserved = 0;
+};
+
+// Receive ids: unique among this process's live partitioned receives.
+class ReceiveIds {
+ public:
+  bool Take(std::uint32_t* id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_.empty()) {
+      *id = free_.back();
+      free_.pop_back();
+      return true;
+    }
+    if (next_ > std::uint32_t(rt::TagUpperBound())) return false;
+    *id = next_++;
+    return true;
+  }
+  void Give(std::uint32_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(id);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::uint32_t> free_;
+  std::uint32_t next_ = 0;
+};
+ReceiveIds& Ids() {
+  static auto* ids = new ReceiveIds();
+  return *ids;
+}
+
+// A communicator's twin on another of its sub-contexts.
+std::unique_ptr<Comm> Shadow(const Comm* comm, std::uint32_t offset) {
+  auto s = std::make_unique<Comm>(*comm);
+  s->context_id = comm->context_id + offset;
+  s->api_data = nullptr;
+  s->local_comm = nullptr;  // owned by the original
+  return s;
+}
+
+}  // namespace
+
+namespace nicq::api {
+
+// A staged (noncontiguous) receive reaches the user's buffer when the first
+// of MPI_Parrived and the final wait unpacks it.
+enum class UnpackStage : std::uint8_t { kPending, kUnpacking, kDone };
+
+struct Partitioned {
+  bool is_send = false;
+  int peer = 0, tag = 0;  // comm rank (or MPI_PROC_NULL), user tag
+  int partitions = 0;
+  std::int64_t count = 0;  // elements per partition
+  dtype::Type* type = nullptr;
+  void* user_buf = nullptr;
+  std::size_t bytes = 0;  // the whole message
+  std::vector<char> staging;
+  bool staged = false;
+  std::unique_ptr<Comm> offer_comm, data_comm;
+  PartOffer offer;
+  Request offer_req;  // send: the offer's receive; receive: its send
+  std::uint32_t receive_id = 0;
+  bool has_id = false;
+
+  Request data_req;
+  std::atomic<bool> started{false};  // between MPI_Start and completion
+  std::atomic<int> ready{0};         // partitions marked ready this epoch
+  std::vector<std::atomic<std::uint8_t>> ready_flags;
+  std::atomic<bool> claimed{false};  // the epoch's send is being posted
+  std::atomic<bool> posted{false};   // ... and has been
+  Status post_error;
+  std::atomic<UnpackStage> unpack{UnpackStage::kPending};  // staged receives
+
+  explicit Partitioned(int n) : ready_flags(static_cast<std::size_t>(n)) {}
+  ~Partitioned() {
+    if (has_id) Ids().Give(receive_id);
+    if (type) dtype::Release(type);
+  }
+  bool ProcNull() const { return peer == MPI_PROC_NULL; }
+};
+
+}  // namespace nicq::api
+
+using api::Partitioned;
+
+namespace {
+
+Partitioned* Of(Request* req) {
+  return static_cast<Partitioned*>(req->engine);
+}
+
+// Posts the epoch's send once every partition is ready and the offer is
+// here; exactly one caller gets to post. Returns false until it is posted.
+bool TryPostSend(Partitioned* p) {
+  if (p->posted.load(std::memory_order_acquire)) return true;
+  if (p->ready.load(std::memory_order_acquire) < p->partitions || !p->offer_req.IsDone())
+    return false;
+  if (p->claimed.exchange(true, std::memory_order_acq_rel)) return false;
+  const void* buf = p->user_buf;
+  if (p->staged) {
+    dtype::Pack(*p->type, p->user_buf, p->count * p->partitions, p->staging.data());
+    buf = p->staging.data();
+  }
+  if (p->offer.magic != kOfferMagic) {
+    p->post_error = Error(Code::kOther, "the matching MPI_Precv_init sent a malformed offer");
+    p->data_req.MarkDone();
+  } else {
+    p->post_error = rt::Isend(buf, p->bytes, p->peer, static_cast<int>(p->offer.receive_id),
+                              p->data_comm.get(), SendMode::kStandard, &p->data_req);
+    if (!p->post_error.ok()) p->data_req.MarkDone();
+  }
+  p->posted.store(true, std::memory_order_release);
+  return true;
+}
+
+// Whether the received data is in the user's buffer; unpacks a staged
+// receive once, whichever caller comes first.
+bool Unpacked(Partitioned* p) {
+  if (!p->staged) return true;
+  api::UnpackStage stage = api::UnpackStage::kPending;
+  if (p->unpack.compare_exchange_strong(stage, api::UnpackStage::kUnpacking,
+                                        std::memory_order_acq_rel)) {
+    dtype::Unpack(*p->type, p->staging.data(), static_cast<std::int64_t>(p->data_req.status.bytes),
+                  p->count * p->partitions, p->user_buf);
+    p->unpack.store(api::UnpackStage::kDone, std::memory_order_release);
+    return true;
+  }
+  return stage == api::UnpackStage::kDone;
+}
+
+bool PollEpoch(Request* req) {
+  Partitioned* p = Of(req);
+  if (p->is_send && !TryPostSend(p)) return false;
+  return p->data_req.IsDone();
+}
+
+Status PartStart(Request* req) {
+  Partitioned* p = Of(req);
+  if (p->started.load(std::memory_order_acquire))
+    return Error(Code::kRequest, "the partitioned request is already active");
+  req->done.store(false, std::memory_order_relaxed);
+  req->status = RequestStatus{};
+  p->ready.store(0, std::memory_order_relaxed);
+  for (auto& f : p->ready_flags) f.store(0, std::memory_order_relaxed);
+  p->claimed.store(false, std::memory_order_relaxed);
+  p->posted.store(false, std::memory_order_relaxed);
+  p->post_error = Status::Ok();
+  p->unpack.store(api::UnpackStage::kPending, std::memory_order_relaxed);
+  p->data_req.done.store(false, std::memory_order_relaxed);
+  p->data_req.status = RequestStatus{};
+  if (p->ProcNull()) {
+    p->started.store(true, std::memory_order_release);
+    req->status.source = MPI_PROC_NULL;
+    req->status.tag = MPI_ANY_TAG;
+    req->MarkDone();
+    return Status::Ok();
+  }
+  if (!p->is_send) {
+    void* buf = p->staged ? p->staging.data() : p->user_buf;
+    NICQ_RETURN_IF_ERROR(rt::Irecv(buf, p->bytes, p->peer, static_cast<int>(p->receive_id),
+                                   p->data_comm.get(), &p->data_req));
+  }
+  p->started.store(true, std::memory_order_release);
+  if (PollEpoch(req))
+    req->MarkDone();
+  else
+    api::AddPolledRequest(req, PollEpoch);
+  return Status::Ok();
+}
+
+Status PartComplete(Request* req) {
+  Partitioned* p = Of(req);
+  p->started.store(false, std::memory_order_release);
+  req->active = false;
+  if (p->ProcNull()) return Status::Ok();
+  NICQ_RETURN_IF_ERROR(p->post_error);
+  const RequestStatus& rs = p->data_req.status;
+  req->status.source = p->peer;
+  req->status.tag = p->tag;
+  req->status.bytes = rs.bytes;
+  if (rs.error == static_cast<int>(Code::kTruncate))
+    return Error(Code::kTruncate, "the partitioned message from rank " + std::to_string(p->peer) +
+                                      " tag " + std::to_string(p->tag) +
+                                      " is longer than the receive buffer (" +
+                                      std::to_string(p->bytes) + " bytes)");
+  if (rs.error != 0)
+    return Error(static_cast<Code>(rs.error), std::string(p->is_send ? "send to" : "receive from") +
+                                                  " rank " + std::to_string(p->peer) + " tag " +
+                                                  std::to_string(p->tag) + " failed");
+  if (!p->is_send)
+    while (!Unpacked(p)) std::this_thread::yield();  // an MPI_Parrived on another thread
+  return Status::Ok();
+}
+
+// The offer exchange outlives a request freed before its peer
+// initialised: a send withdraws its offer receive; a receive's offer (a
+// small eager message) is complete once injected, which a wait reaches.
+Status PartFree(Request* req) {
+  Partitioned* p = Of(req);
+  if (!p) return Status::Ok();
+  if (p->started.load(std::memory_order_acquire) && !req->IsDone())
+    return Error(Code::kRequest,
+                 "an active partitioned request cannot be freed; complete it first");
+  if (!p->ProcNull() && !p->offer_req.IsDone()) {
+    if (p->is_send) NICQ_RETURN_IF_ERROR(rt::Cancel(&p->offer_req));
+    rt::Backoff backoff;
+    while (!p->offer_req.IsDone()) NICQ_RETURN_IF_ERROR(rt::ProgressWait(backoff));
+  }
+  delete p;
+  req->engine = nullptr;
+  return Status::Ok();
+}
+
+Status PartCancel(Request* req) {
+  Partitioned* p = Of(req);
+  if (p && p->started.load(std::memory_order_acquire) && !req->IsDone())
+    return Error(Code::kRequest, "an active partitioned request cannot be cancelled (MPI-4.1 4.2)");
+  return Status::Ok();
+}
+
+const RequestOps kSendOps = {&PartStart, &PartFree, &PartCancel, &PartComplete, nullptr};
+const RequestOps kRecvOps = {&PartStart, &PartFree, &PartCancel, &PartComplete, nullptr};
+
+bool PartitionsArg(Call& c, int partitions) {
+  return c.Check(partitions >= 0, Code::kArg,
+                 "partitions is " + std::to_string(partitions) + "; it must not be negative");
+}
+
+int PartitionedInit(const char* name, bool is_send, const void* buf, int partitions,
+                    MPI_Count count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                    MPI_Info info, MPI_Request* request) {
+  Call c(name);
+  api::P2pArgs a;
+  const std::int64_t total = std::int64_t(count) * std::max(partitions, 0);
+  if (!c.Init() || !c.NotNull(request, "request") || !PartitionsArg(c, partitions) ||
+      !c.CountArg(count) ||
+      !(is_send ? api::CheckSend(c, buf, total, datatype, peer, tag, comm, &a)
+                : api::CheckRecv(c, buf, total, datatype, peer, tag, comm, &a)) ||
+      !c.Check(peer != MPI_ANY_SOURCE, Code::kRank,
+               "source is MPI_ANY_SOURCE; a partitioned receive names its source") ||
+      !c.Check(tag != MPI_ANY_TAG, Code::kTag,
+               "tag is MPI_ANY_TAG; a partitioned receive names its tag") ||
+      !c.Check(info == MPI_INFO_NULL || api::KindOf(info) == NICQ_KIND_INFO, Code::kInfo,
+               "info is not an info handle"))
+    return c.Fail();
+  auto p = std::make_unique<Partitioned>(partitions);
+  p->is_send = is_send;
+  p->peer = peer;
+  p->tag = tag;
+  p->partitions = partitions;
+  p->count = count;
+  p->user_buf = const_cast<void*>(buf);
+  p->bytes = static_cast<std::size_t>(total * a.type->size);
+  p->staged = !a.type->IsContiguous() && p->bytes > 0;
+  if (p->staged) p->staging.resize(p->bytes);
+  if (!p->ProcNull()) {
+    if (!is_send && !Ids().Take(&p->receive_id))
+      return c.Fail(Code::kNoMem, "no partitioned receive id is free (" +
+                                      std::to_string(rt::TagUpperBound() + 1) + " in use)");
+    p->has_id = !is_send;
+    p->offer_comm = Shadow(a.comm, rt::kPartitionedOfferContextOffset);
+    p->data_comm = Shadow(a.comm, rt::kPartitionedDataContextOffset);
+  }
+  MPI_Request handle = MPI_REQUEST_NULL;
+  Request* req = api::AllocEngineRequest(comm, name, true, &handle);
+  if (!req) return c.Fail(Code::kNoMem, "request table is full");
+  if (!p->ProcNull()) {
+    Status st;
+    if (is_send) {
+      st = rt::Irecv(&p->offer, sizeof p->offer, peer, tag, p->offer_comm.get(), &p->offer_req);
+    } else {
+      p->offer.magic = kOfferMagic;
+      p->offer.bytes = p->bytes;
+      p->offer.receive_id = p->receive_id;
+      st = rt::Isend(&p->offer, sizeof p->offer, peer, tag, p->offer_comm.get(),
+                     SendMode::kStandard, &p->offer_req);
+    }
+    if (!st.ok()) {
+      api::FreeRequest(api::LookupRequest(handle));
+      return c.Fail(st);
+    }
+  }
+  dtype::Retain(a.type);
+  p->type = a.type;
+  ApiRequest* r = api::LookupRequest(handle);
+  r->is_send = is_send;
+  r->peer = peer;
+  r->tag = tag;
+  req->kind = is_send ? ReqKind::kPersistentSend : ReqKind::kPersistentRecv;
+  req->persistent = true;
+  req->engine = p.release();
+  req->ops = is_send ? &kSendOps : &kRecvOps;
+  *request = handle;
+  return MPI_SUCCESS;
+}
+
+// The active partitioned send behind `request`, or nullptr with the error
+// recorded on c.
+Partitioned* ActiveSendArg(Call& c, MPI_Request request) {
+  ApiRequest* r = request == MPI_REQUEST_NULL ? nullptr : api::LookupRequest(request);
+  if (!c.Check(r != nullptr, Code::kRequest, "invalid request handle " + std::to_string(request)))
+    return nullptr;
+  c.set_comm_handle(r->comm_handle);
+  if (!c.Check(r->req.ops == &kSendOps, Code::kRequest,
+               "request is not a partitioned send request (MPI_Psend_init)"))
+    return nullptr;
+  Partitioned* p = Of(&r->req);
+  if (!c.Check(p->started.load(std::memory_order_acquire), Code::kRequest,
+               "the partitioned send is not active; start it with MPI_Start first"))
+    return nullptr;
+  return p;
+}
+
+bool PartitionArg(Call& c, const Partitioned* p, int partition, const char* what) {
+  return c.Check(partition >= 0 && partition < p->partitions, Code::kArg,
+                 std::string(what) + " " + std::to_string(partition) + " is outside 0.." +
+                     std::to_string(p->partitions - 1));
+}
+
+// Marks partitions ready after every one was checked: an erroneous call
+// changes nothing.
+int MarkReady(Call& c, Partitioned* p, const int* list, int n, int low) {
+  for (int i = 0; i < n; ++i) {
+    const int part = list ? list[i] : low + i;
+    if (!PartitionArg(c, p, part, "partition")) return c.Fail();
+    if (!c.Check(p->ready_flags[std::size_t(part)].load(std::memory_order_relaxed) == 0, Code::kArg,
+                 "partition " + std::to_string(part) + " is already marked ready in this epoch"))
+      return c.Fail();
+  }
+  int newly = 0;
+  for (int i = 0; i < n; ++i) {
+    const int part = list ? list[i] : low + i;
+    if (p->ready_flags[std::size_t(part)].exchange(1, std::memory_order_acq_rel) == 0) ++newly;
+  }
+  if (p->ready.fetch_add(newly, std::memory_order_acq_rel) + newly == p->partitions)
+    (void)TryPostSend(p);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+namespace nicq::api {
+
+bool IsPartitioned(const ApiRequest* r) {
+  return r->req.ops == &kSendOps || r->req.ops == &kRecvOps;
+}
+
+}  // namespace nicq::api
+
+extern "C" {
+
+int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                   int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return PartitionedInit("MPI_Psend_init", true, buf, partitions, count, datatype, dest, tag, comm,
+                         info, request);
+}
+
+int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                   int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return PartitionedInit("MPI_Precv_init", false, buf, partitions, count, datatype, source, tag,
+                         comm, info, request);
+}
+
+int MPI_Pready(int partition, MPI_Request request) {
+  Call c("MPI_Pready");
+  if (!c.Init()) return c.Fail();
+  Partitioned* p = ActiveSendArg(c, request);
+  if (!p) return c.Fail();
+  return MarkReady(c, p, &partition, 1, 0);
+}
+
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
+  Call c("MPI_Pready_range");
+  if (!c.Init()) return c.Fail();
+  Partitioned* p = ActiveSendArg(c, request);
+  if (!p || !PartitionArg(c, p, partition_low, "partition_low") ||
+      !PartitionArg(c, p, partition_high, "partition_high") ||
+      !c.Check(partition_low <= partition_high, Code::kArg,
+               "partition_low " + std::to_string(partition_low) + " is above partition_high " +
+                   std::to_string(partition_high)))
+    return c.Fail();
+  return MarkReady(c, p, nullptr, partition_high - partition_low + 1, partition_low);
+}
+
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) {
+  Call c("MPI_Pready_list");
+  if (!c.Init()) return c.Fail();
+  Partitioned* p = ActiveSendArg(c, request);
+  if (!p || !c.Check(length >= 0, Code::kArg, "length is negative") ||
+      (length > 0 && !c.NotNull(array_of_partitions, "array_of_partitions")))
+    return c.Fail();
+  for (int i = 0; i < length; ++i)
+    for (int j = 0; j < i; ++j)
+      if (!c.Check(array_of_partitions[i] != array_of_partitions[j], Code::kArg,
+                   "partition " + std::to_string(array_of_partitions[i]) +
+                       " appears twice in array_of_partitions"))
+        return c.Fail();
+  return MarkReady(c, p, array_of_partitions, length, 0);
+}
+
+// A null or inactive request reports true, as MPI-4.1 says.
+int MPI_Parrived(MPI_Request request, int partition, int* flag) {
+  Call c("MPI_Parrived");
+  if (!c.Init() || !c.NotNull(flag, "flag")) return c.Fail();
+  if (request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  ApiRequest* r = api::LookupRequest(request);
+  if (!c.Check(r != nullptr, Code::kRequest, "invalid request handle " + std::to_string(request)))
+    return c.Fail();
+  c.set_comm_handle(r->comm_handle);
+  if (!c.Check(r->req.ops == &kRecvOps, Code::kRequest,
+               "request is not a partitioned receive request (MPI_Precv_init)"))
+    return c.Fail();
+  Partitioned* p = Of(&r->req);
+  if (!PartitionArg(c, p, partition, "partition")) return c.Fail();
+  if (!p->started.load(std::memory_order_acquire)) {
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  if (!r->req.IsDone()) {
+    Status st = rt::Progress();
+    if (!st.ok()) return c.Fail(st);
+  }
+  *flag = p->data_req.IsDone() && (p->data_req.status.error != 0 || Unpacked(p));
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
