@@ -133,7 +133,36 @@ typedef struct MPI_Status {
 #define MPI_CXX_FLOAT_COMPLEX NICQ_DT(40)
 #define MPI_CXX_DOUBLE_COMPLEX NICQ_DT(41)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX NICQ_DT(42)
-#define NICQ_DT_PREDEFINED_COUNT 43 /* indices 1..42 are predefined */
+/* Fortran's named types, usable from C (MPI-4.1 3.2.2, 19.3.10): each has
+ * the layout of the C type gfortran gives it (INTEGER, LOGICAL: int; REAL:
+ * float; DOUBLE PRECISION: double; COMPLEX: two floats; CHARACTER: char).
+ * MPI_2REAL and MPI_2DOUBLE_PRECISION are value-index pairs of one type.
+ * The optional sized types this machine has no C type for are
+ * MPI_DATATYPE_NULL, as the standard allows. */
+#define MPI_INTEGER NICQ_DT(43)
+#define MPI_REAL NICQ_DT(44)
+#define MPI_DOUBLE_PRECISION NICQ_DT(45)
+#define MPI_COMPLEX NICQ_DT(46)
+#define MPI_DOUBLE_COMPLEX NICQ_DT(47)
+#define MPI_LOGICAL NICQ_DT(48)
+#define MPI_CHARACTER NICQ_DT(49)
+#define MPI_2INTEGER NICQ_DT(50)
+#define MPI_2REAL NICQ_DT(51)
+#define MPI_2DOUBLE_PRECISION NICQ_DT(52)
+#define MPI_INTEGER1 NICQ_DT(53)
+#define MPI_INTEGER2 NICQ_DT(54)
+#define MPI_INTEGER4 NICQ_DT(55)
+#define MPI_INTEGER8 NICQ_DT(56)
+#define MPI_REAL4 NICQ_DT(57)
+#define MPI_REAL8 NICQ_DT(58)
+#define MPI_COMPLEX8 NICQ_DT(59)
+#define MPI_COMPLEX16 NICQ_DT(60)
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+#define NICQ_DT_PREDEFINED_COUNT 61 /* indices 1..60 are predefined */
 
 /* ---- reduction operations ------------------------------------------------- */
 #define MPI_OP_NULL ((MPI_Op)NICQ_HANDLE(NICQ_KIND_OP, 0))

@@ -31,6 +31,9 @@ struct PredefinedInfo {
   // Pair types: value type index and offset of the int.
   int value_index;
   std::int64_t int_offset;
+  // Fortran types: the C type index whose layout and kernels it shares (a
+  // pair's index part is then of the value's type, not an int).
+  int c_index = 0;
 };
 
 // Indexed by NICQ_DT(i); entry 0 is MPI_DATATYPE_NULL.
@@ -82,8 +85,26 @@ const PredefinedInfo kInfo[kPredefinedCount] = {
     {"MPI_CXX_FLOAT_COMPLEX", 2 * sizeof(float), 2 * sizeof(float), 0, 0},
     {"MPI_CXX_DOUBLE_COMPLEX", 2 * sizeof(double), 2 * sizeof(double), 0, 0},
     {"MPI_CXX_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), 2 * sizeof(long double), 0, 0},
+    {"MPI_INTEGER", sizeof(int), sizeof(int), 0, 0, 7},
+    {"MPI_REAL", sizeof(float), sizeof(float), 0, 0, 13},
+    {"MPI_DOUBLE_PRECISION", sizeof(double), sizeof(double), 0, 0, 14},
+    {"MPI_COMPLEX", 2 * sizeof(float), 2 * sizeof(float), 0, 0, 36},
+    {"MPI_DOUBLE_COMPLEX", 2 * sizeof(double), 2 * sizeof(double), 0, 0, 37},
+    {"MPI_LOGICAL", sizeof(int), sizeof(int), 0, 0, 7},
+    {"MPI_CHARACTER", 1, 1, 0, 0, 1},
+    {"MPI_2INTEGER", 2 * sizeof(int), 2 * sizeof(int), 7, sizeof(int), 7},
+    {"MPI_2REAL", 2 * sizeof(float), 2 * sizeof(float), 13, sizeof(float), 13},
+    {"MPI_2DOUBLE_PRECISION", 2 * sizeof(double), 2 * sizeof(double), 14, sizeof(double), 14},
+    {"MPI_INTEGER1", 1, 1, 0, 0, 18},
+    {"MPI_INTEGER2", 2, 2, 0, 0, 19},
+    {"MPI_INTEGER4", 4, 4, 0, 0, 20},
+    {"MPI_INTEGER8", 8, 8, 0, 0, 21},
+    {"MPI_REAL4", 4, 4, 0, 0, 13},
+    {"MPI_REAL8", 8, 8, 0, 0, 14},
+    {"MPI_COMPLEX8", 8, 8, 0, 0, 36},
+    {"MPI_COMPLEX16", 16, 16, 0, 0, 37},
 };
-static_assert(MPI_CXX_LONG_DOUBLE_COMPLEX == NICQ_HANDLE(kKindDatatype, kPredefinedCount - 1));
+static_assert(MPI_COMPLEX16 == NICQ_HANDLE(kKindDatatype, kPredefinedCount - 1));
 static_assert(NICQ_DT_PREDEFINED_COUNT == kPredefinedCount);
 
 int KindOf(int handle) {
@@ -122,7 +143,11 @@ struct Registry {
       t.extent = in.extent;
       t.unit = i;
       t.unit_dense = true;
-      if (in.value_index) {
+      if (in.c_index) {
+        // A Fortran type: the runs of its C twin (a pair: both parts).
+        AddBlock(t.blocks, 0, in.size, in.c_index);
+        t.elements = in.value_index ? 2 : 1;
+      } else if (in.value_index) {
         AddBlock(t.blocks, 0, kInfo[in.value_index].size, in.value_index);
         AddBlock(t.blocks, in.int_offset, sizeof(int), 7);
         t.elements = 2;
@@ -169,7 +194,11 @@ Status BadOld(const char* call, int old) {
 bool IsPairIndex(int index) {
   return index > 0 && index < kPredefinedCount && kInfo[index].value_index != 0;
 }
+int FortranTwin(int index) {
+  return index > 0 && index < kPredefinedCount ? kInfo[index].c_index : 0;
+}
 int ComplexPartIndex(int index) {
+  if (const int twin = FortranTwin(index); twin && !IsPairIndex(index)) index = twin;
   switch (index) {
     case 36:  // MPI_C_FLOAT_COMPLEX
     case 40:  // MPI_CXX_FLOAT_COMPLEX

@@ -63,7 +63,7 @@ struct Type {
 };
 
 inline constexpr int kKindDatatype = 0x4c;
-inline constexpr int kPredefinedCount = 43;  // indices 1..42 (mpi.h NICQ_DT_PREDEFINED_COUNT)
+inline constexpr int kPredefinedCount = 61;  // indices 1..60 (mpi.h NICQ_DT_PREDEFINED_COUNT)
 inline constexpr int kFirstUserIndex = 64;
 
 // Predefined index helpers (indices of mpi.h's NICQ_DT(i)).
@@ -71,6 +71,9 @@ bool IsPairIndex(int index);
 // The complex types' part type (MPI_FLOAT, MPI_DOUBLE or MPI_LONG_DOUBLE's
 // index), or 0 for every other index: a complex element is two such parts.
 int ComplexPartIndex(int index);
+// The C type whose layout and reduction kernels a Fortran named type
+// (MPI_INTEGER ... MPI_COMPLEX16) shares; 0 for every other index.
+int FortranTwin(int index);
 std::int64_t BasicSize(int index);
 const char* TypeName(int handle);  // "MPI_INT", "derived", "MPI_DATATYPE_NULL", "invalid"
 

@@ -188,9 +188,52 @@ bool PairKernel(int op, const void* in, const void* in2, void* io, std::int64_t 
   return true;
 }
 
+// MPI_2REAL, MPI_2DOUBLE_PRECISION: the index is of the value's type.
+template <typename V>
+bool SameTypePairKernel(int op, const void* in, const void* in2, void* io, std::int64_t n) {
+  bool max = op == MPI_MAXLOC;
+  if (!max && op != MPI_MINLOC) return false;
+  const V* a = static_cast<const V*>(in);
+  const V* b = static_cast<const V*>(in2);
+  V* o = static_cast<V*>(io);
+  for (std::int64_t k = 0; k < 2 * n; k += 2) {
+    bool take = max ? a[k] > b[k] : a[k] < b[k];
+    if (take || (a[k] == b[k] && a[k + 1] < b[k + 1])) {
+      o[k] = a[k];
+      o[k + 1] = a[k + 1];
+    } else if (b != o) {
+      o[k] = b[k];
+      o[k + 1] = b[k + 1];
+    }
+  }
+  return true;
+}
+
+bool ReducePredefined(int op, int index, const void* in, const void* in2, void* io, std::int64_t n);
+
+// Fortran named types: their C twin's kernels, except the logical, the
+// character and the same-type pairs, which have their own rules.
+bool ReduceFortran(int op, int index, const void* in, const void* in2, void* io, std::int64_t n) {
+  switch (index) {
+    case 48:  // MPI_LOGICAL: the logical operations on an int (nonzero is true)
+      return Kernel<int, Cls::kBool>(op, in, in2, io, n);
+    case 49:  // MPI_CHARACTER: no reductions
+      return false;
+    case 50:  // MPI_2INTEGER: laid out as MPI_2INT
+      return PairKernel<int>(op, in, in2, io, n);
+    case 51:  // MPI_2REAL
+      return SameTypePairKernel<float>(op, in, in2, io, n);
+    case 52:  // MPI_2DOUBLE_PRECISION
+      return SameTypePairKernel<double>(op, in, in2, io, n);
+    default:
+      return ReducePredefined(op, FortranTwin(index), in, in2, io, n);
+  }
+}
+
 // Dispatch on the predefined type index; false when the op does not apply.
 bool ReducePredefined(int op, int index, const void* in, const void* in2, void* io,
                       std::int64_t n) {
+  if (index >= 43) return ReduceFortran(op, index, in, in2, io, n);
   switch (index) {
     case 1:
       // MPI_CHAR is a character type in the standard's op table, but MPICH

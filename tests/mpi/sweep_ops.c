@@ -212,14 +212,15 @@ static void combine_elem(int rc, MPI_Op op, int kind, const unsigned char* a,
     return;
   }
   if (k->cls == KC_BOOL) {
-    bool x = *a != 0, y = *b != 0, r = 0;
+    bool x = load_u(a, k->size) != 0, y = load_u(b, k->size) != 0, r = 0;
     if (op == MPI_LAND)
       r = x && y;
     else if (op == MPI_LOR)
       r = x || y;
     else if (op == MPI_LXOR)
       r = x != y;
-    memcpy(out, &r, 1);
+    const unsigned long long wide = r; /* little-endian: the low k->size bytes */
+    memcpy(out, &wide, (size_t)k->size);
     return;
   }
   int sgn = k->cls == KC_SIGNED;

@@ -55,6 +55,14 @@ const Kind sw_kinds[] = {
     {"MPI_C_DOUBLE_COMPLEX", MPI_C_DOUBLE_COMPLEX, KC_COMPLEX, 16, 16, 13, 0, 0},
     {"MPI_CXX_DOUBLE_COMPLEX", MPI_CXX_DOUBLE_COMPLEX, KC_COMPLEX, 16, 16, 13, 0, 0},
     {"MPI_CXX_BOOL", MPI_CXX_BOOL, KC_BOOL, 1, 1, -1, 0, 0},
+    /* Fortran's named types from C, one of each kind of layout (the other
+     * sized ones share these kernels; tests/api/mp_fortran_types.c checks
+     * every one's size and name, and the pairs whose index is not an int). */
+    {"MPI_INTEGER", MPI_INTEGER, KC_SIGNED, 4, 4, -1, 0, 0},
+    {"MPI_DOUBLE_PRECISION", MPI_DOUBLE_PRECISION, KC_FLOAT, 8, 8, -1, 0, 0},
+    {"MPI_COMPLEX", MPI_COMPLEX, KC_COMPLEX, 8, 8, 12, 0, 0},
+    {"MPI_LOGICAL", MPI_LOGICAL, KC_BOOL, 4, 4, -1, 0, 0},
+    {"MPI_2INTEGER", MPI_2INTEGER, KC_PAIR, 8, 8, 6, 4, 0},
 };
 const int sw_nkinds = sizeof sw_kinds / sizeof sw_kinds[0];
 
@@ -114,9 +122,9 @@ void sw_store(int kind, void* p, unsigned h, int red) {
     case KC_FLOAT:
       store_float(kind, p, gen(red, KC_FLOAT, h));
       break;
-    case KC_BOOL: {
+    case KC_BOOL: { /* 0 or 1 in the kind's width (C's bool, Fortran's LOGICAL) */
       bool b = red == RC_LOGICAL ? gen(red, KC_BOOL, h) != 0 : (h & 1);
-      memcpy(p, &b, sizeof b);
+      store_int(p, k->size, b);
       break;
     }
     case KC_WCHAR:
@@ -145,7 +153,7 @@ void sw_store(int kind, void* p, unsigned h, int red) {
 }
 
 /* ---- type cases -------------------------------------------------------------------- */
-#define MAX_TYPES 64
+#define MAX_TYPES 96
 TypeCase sw_types[MAX_TYPES];
 int sw_ntypes;
 
