@@ -367,6 +367,10 @@ int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_In
 
 /* ---- dynamic processes and window error handlers (unsupported) ------------------------------ */
 #define MPI_MAX_PORT_NAME 256
+/* The null arguments of MPI_Comm_spawn(_multiple), so calls compile. */
+#define MPI_ARGV_NULL ((char**)0)
+#define MPI_ARGVS_NULL ((char***)0)
+#define MPI_ERRCODES_IGNORE ((int*)0)
 typedef void(MPI_Win_errhandler_function)(MPI_Win* win, int* error_code, ...);
 int MPI_Open_port(MPI_Info info, char* port_name);
 int MPI_Close_port(const char* port_name);
