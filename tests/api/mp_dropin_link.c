@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
   char port[MPI_MAX_PORT_NAME] = "";
   EXPECT_UNSUPPORTED(MPI_Open_port(MPI_INFO_NULL, port), "MPI_Open_port");
   EXPECT_UNSUPPORTED(MPI_Comm_join(0, &comm), "MPI_Comm_join");
-  EXPECT_UNSUPPORTED(MPI_Comm_spawn("a.out", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF,
+  EXPECT_UNSUPPORTED(MPI_Comm_spawn("a.out", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
                                     &comm, MPI_ERRCODES_IGNORE),
                      "MPI_Comm_spawn");
   (void)flag;
