@@ -392,8 +392,8 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
         for (int k = 0; k < 4; ++k) mean[k] /= ranks;
         double in_loop = t_pure > 0 ? 100.0 - 100.0 * (mean[3] - mean[0]) / t_pure : 0;
         in_loop = in_loop < 0 ? 0 : in_loop > 100 ? 100 : in_loop;
-        printf("\n# in-loop: compute %.2f us, start %.2f us, wait %.2f us, overlap %.2f %%", mean[0],
-               mean[1], mean[2], in_loop);
+        printf("\n# in-loop: compute %.2f us, start %.2f us, wait %.2f us, overlap %.2f %%",
+               mean[0], mean[1], mean[2], in_loop);
         if (done_min >= 0) printf(", done %.1f %%", done_min);
         if (wait_done_max >= 0) printf(" (their wait %.2f us)", wait_done_max);
       }
