@@ -24,6 +24,24 @@
  * before, and rank R's overlap. With one rank doing the whole operation
  * while R computes, compute = t_pure cannot hide it (that rank does twice
  * its share): --compute-scale F sets compute = F x the largest t_pure.
+ *
+ * t_compute above comes from a separate loop of compute phases. A sleeping
+ * compute (-S) lasts as long as the timer lets it, which varies from one
+ * phase to the next (asked 2.3 us, slept 7-9 us), so a line after each
+ * overlap row, starting with "# in-loop", splits the timed loop itself
+ * (OSU's own overlap tests time their compute inside the loop too):
+ *   compute  the compute phases of the timed loop, measured there
+ *   start    time in begin (MPI_Start, MPI_I..., the enqueue calls)
+ *   wait     time in complete after the compute (MPI_Wait, the fence)
+ *   overlap  100 - 100 * (t_total - compute) / t_pure with that compute,
+ *            i.e. what start + wait leave of the pure time
+ *   done     (nicq, persistent form) the share of iterations whose
+ *            operation had finished when the compute ended, read with
+ *            NICQX_Request_work_done (no progress); below 100 % the wait
+ *            found work left, at 100 % what is left is the calls' own cost;
+ *            "their wait": the mean wait of the iterations found done (the
+ *            completion's own cost), the largest over the ranks
+ * each the mean over the ranks (done: the lowest rank's).
  */
 #ifndef NICQ_BENCH_OSU_COLL_H
 #define NICQ_BENCH_OSU_COLL_H
@@ -148,23 +166,64 @@ static inline int osu_coll_setup(struct osu_coll_state* s, int rank) {
   return 1;
 }
 
+/* Where the time of a timed loop went (microseconds per iteration), see
+ * the header's "# in-loop" line. */
+struct osu_loop_split {
+  double compute, start, wait;
+  double done_share; /* -1: not known (not nicq's persistent form) */
+  double wait_done;  /* mean wait of the iterations found done (-1: none) */
+};
+
+/* Whether the started operation has finished, read without progress
+ * (nicq's persistent form only; -1 where this MPI cannot tell). */
+static inline int osu_coll_work_done(struct osu_coll_state* s) {
+#ifdef NICQ_MPI
+  int flag = 0;
+  if (s->form == OSU_PERSISTENT && NICQX_Request_work_done(s->req, &flag) == MPI_SUCCESS)
+    return flag;
+#else
+  (void)s;
+#endif
+  return -1;
+}
+
 /* Mean microseconds per iteration of begin [compute] complete; with
- * `complete_us`, also the mean time inside complete (what the compute did
- * not hide). */
+ * `split`, also where the time went inside the loop. */
 static inline double osu_coll_time_split(struct osu_coll_state* s, int iters, int warmup,
-                                         double compute_us, double* complete_us) {
-  double t0 = 0, in_complete = 0;
+                                         double compute_us, struct osu_loop_split* split) {
+  double t0 = 0, in_start = 0, in_compute = 0, in_wait = 0, in_wait_done = 0;
+  int done = 0, known = 1;
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < iters + warmup; ++i) {
-    if (i == warmup) t0 = MPI_Wtime(), in_complete = 0;
+    if (i == warmup) t0 = MPI_Wtime(), in_start = in_compute = in_wait = in_wait_done = 0, done = 0;
+    const double b0 = split ? MPI_Wtime() : 0;
     osu_coll_begin(s);
+    const double c0 = split ? MPI_Wtime() : 0;
     if (compute_us > 0) osu_compute_us(compute_us);
-    const double c0 = complete_us ? MPI_Wtime() : 0;
-    osu_coll_complete(s);
-    if (complete_us) in_complete += MPI_Wtime() - c0;
+    if (split) {
+      const double w0 = MPI_Wtime();
+      const int d = compute_us > 0 ? osu_coll_work_done(s) : -1;
+      known &= d >= 0;
+      done += d > 0;
+      osu_coll_complete(s);
+      const double w1 = MPI_Wtime();
+      in_start += c0 - b0;
+      in_compute += w0 - c0;
+      in_wait += w1 - w0;
+      if (d > 0) in_wait_done += w1 - w0;
+    } else {
+      osu_coll_complete(s);
+    }
   }
-  if (complete_us) *complete_us = in_complete * 1e6 / iters;
-  return (MPI_Wtime() - t0) * 1e6 / iters;
+  const double t = (MPI_Wtime() - t0) * 1e6 / iters;
+  if (split) {
+    split->start = in_start * 1e6 / iters;
+    split->compute = in_compute * 1e6 / iters;
+    split->wait = in_wait * 1e6 / iters;
+    split->done_share = known ? 100.0 * done / iters : -1;
+    split->wait_done = done > 0 ? in_wait_done * 1e6 / done : -1;
+  }
+  return t;
 }
 
 static inline double osu_coll_time(struct osu_coll_state* s, int iters, int warmup,
@@ -300,8 +359,9 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
       MPI_Allreduce(&pure, &work, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       work *= compute_scale;
       const double my_work = compute_rank < 0 || rank == compute_rank ? work : 0;
-      double in_wait = 0;
-      double total = osu_coll_time_split(&s, iters, warmup, my_work, &in_wait);
+      struct osu_loop_split split;
+      double total = osu_coll_time_split(&s, iters, warmup, my_work, &split);
+      double in_wait = split.wait;
       double compute = osu_compute_time(iters, my_work);
       double t_total, t_compute, t_pure, dummy;
       osu_stats(MPI_COMM_WORLD, compute, &dummy, &dummy, &t_compute);
@@ -322,6 +382,21 @@ static inline int osu_coll_main(int argc, char** argv, const struct osu_coll* c,
         if (compute_rank >= 0) printf("%16.2f", in_wait);
       }
       osu_coll_print_full(&o, total, iters, rank);
+      /* The loop's own split, means over the ranks (done: the lowest). */
+      double loop[4] = {split.compute, split.start, split.wait, total}, mean[4], done_min = 0;
+      MPI_Allreduce(loop, mean, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      MPI_Allreduce(&split.done_share, &done_min, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+      double wait_done_max = 0;
+      MPI_Allreduce(&split.wait_done, &wait_done_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (rank == 0) {
+        for (int k = 0; k < 4; ++k) mean[k] /= ranks;
+        double in_loop = t_pure > 0 ? 100.0 - 100.0 * (mean[3] - mean[0]) / t_pure : 0;
+        in_loop = in_loop < 0 ? 0 : in_loop > 100 ? 100 : in_loop;
+        printf("\n# in-loop: compute %.2f us, start %.2f us, wait %.2f us, overlap %.2f %%",
+               mean[0], mean[1], mean[2], in_loop);
+        if (done_min >= 0) printf(", done %.1f %%", done_min);
+        if (wait_done_max >= 0) printf(" (their wait %.2f us)", wait_done_max);
+      }
     }
     if (rank == 0) {
       printf("\n");

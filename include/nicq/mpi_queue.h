@@ -55,6 +55,13 @@ int NICQX_Queue_waits_completed(MPI_Queue queue, long long* completed, long long
  * queued on the emulated one); 0 without an offload context. Read around
  * MPI_Start to see that a resident plan's start posts nothing. */
 int NICQX_Offload_work_requests(long long* requests);
+/* nicq extension, for tests and tools: *flag = 1 when the operation of a
+ * started request has finished (or the request is not active), read without
+ * driving progress and without completing the request: a resident plan's
+ * epoch counts as finished once its done counter reached its target, which
+ * the NIC or the emulator's agent moves while the host makes no MPI call.
+ * MPI_Wait or MPI_Test still completes the request. */
+int NICQX_Request_work_done(MPI_Request request, int* flag);
 
 #ifdef __cplusplus
 } /* extern "C" */

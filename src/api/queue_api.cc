@@ -9,7 +9,9 @@
 #include <type_traits>
 
 #include "api/api_internal.h"
+#include "api/completion_util.h"
 #include "api/partitioned.h"
+#include "coll/coll.h"
 #include "queue/match_engine.h"
 #include "queue/queue.h"
 #include "runtime/offload_context.h"
@@ -271,6 +273,16 @@ int NICQX_Offload_work_requests(long long* requests) {
   if (!c.Init() || !c.NotNull(requests, "requests")) return c.Fail();
   const nicq::offload::OffloadBackend* backend = nicq::rt::Backend();
   *requests = backend ? static_cast<long long>(backend->WorkRequests()) : 0;
+  return MPI_SUCCESS;
+}
+
+int NICQX_Request_work_done(MPI_Request request, int* flag) {
+  Call c("NICQX_Request_work_done");
+  ApiRequest* r = nullptr;
+  if (!c.Init() || !c.NotNull(flag, "flag") || !nicq::api::completion::RequestArg(c, request, &r))
+    return c.Fail();
+  // Reads only: no progress, no completion, the request stays as it is.
+  *flag = !nicq::api::completion::Pending(r) || nicq::coll::RequestWorkDone(&r->req);
   return MPI_SUCCESS;
 }
 

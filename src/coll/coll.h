@@ -133,6 +133,11 @@ Status InitPersistent(const Args& a, Request* req);
 // For tests and queues: is this request one of ours, and its algorithm.
 bool IsCollRequest(const Request* req);
 const char* RequestAlgorithm(const Request* req);
+// For tests: whether a started request's operation has finished, read
+// without driving progress. A resident plan's request is marked done only
+// by a progress pass, so its done counter is what says the NIC (or the
+// emulator's agent) finished the epoch while the host made no call.
+bool RequestWorkDone(const Request* req);
 
 // Tag and shadow communicator for a comm (created on first use).
 Comm* ShadowOf(Comm* comm);

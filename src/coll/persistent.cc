@@ -355,4 +355,11 @@ const char* RequestAlgorithm(const Request* req) {
   return P->sched.algorithm;
 }
 
+bool RequestWorkDone(const Request* req) {
+  if (req->IsDone()) return true;
+  if (req->kind != ReqKind::kPersistentColl || !req->engine) return false;
+  const Persistent* P = Of(const_cast<Request*>(req));
+  return P->off && P->off->owner() == req && P->off->Done();
+}
+
 }  // namespace nicq::coll

@@ -420,6 +420,67 @@ TEST(EmulatedThreadShm, APeersRemoteCounterAddRingsTheAgentAwake) {
   EXPECT_EQ(p.b->nap_timeouts_for_test(), 0u) << "a 60 s nap ran out: nothing rang";
 }
 
+// Records whether the watched thread made a provider call while armed.
+class ThreadCallProbe final : public EmulatedBackend::ProviderCallObserver {
+ public:
+  explicit ThreadCallProbe(std::thread::id watched) : watched_(watched) {}
+  void Enter() override {
+    if (std::this_thread::get_id() == watched_) calls_.fetch_add(1);
+  }
+  void Leave() override {}
+  int calls() const { return calls_.load(); }
+
+ private:
+  std::thread::id watched_;
+  std::atomic<int> calls_{0};
+};
+
+// A host's counter add (a resident plan's MPI_Start) with the agent running
+// on shm leaves the ops it made ready to the agent: the adding thread makes
+// no provider call, the add rings the napping agent (60 s naps: nothing
+// else wakes it in time), and the agent issues the op, which completes
+// with no further call from the host on B.
+TEST(EmulatedThreadShm, AHostCounterAddLeavesTheReadyOpsToTheAgent) {
+  BellPair p;
+  p.Open();
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  CounterId arrival, gate, sent;
+  ASSERT_TRUE(p.a->AllocCounters(1, &arrival).ok());
+  ASSERT_TRUE(p.b->AllocCounters(1, &gate).ok());  // starts B's progress thread
+  ASSERT_TRUE(p.b->AllocCounters(1, &sent).ok());
+  ASSERT_TRUE(p.b->progress_thread_running());
+  ThreadCallProbe probe(std::this_thread::get_id());
+  for (int round = 1; round <= 3; ++round) {
+    TriggeredOp add;
+    add.kind = OpKind::kRemoteCounterAdd;
+    add.peer = 0;
+    add.target_counter = arrival;
+    add.value = 1;
+    add.trigger = gate;
+    add.threshold = std::uint64_t(round);
+    add.completion = sent;
+    ASSERT_TRUE(p.b->Post({&add, 1}).ok());
+    ASSERT_TRUE(p.BAsleep()) << "B's progress thread never slept on its bell";
+    const std::uint64_t wakes = p.b->bell_wakes_for_test();
+    p.b->SetProviderCallObserverForTest(&probe);
+    ASSERT_TRUE(p.b->AddCounter(gate, 1).ok());
+    // Only reads of B from here (and A's own host-driven progress, which
+    // answers shm's first message), until the agent completed the op.
+    for (int i = 0; i < 40000 && (p.b->ReadCounter(sent) < std::uint64_t(round) ||
+                                  p.a->ReadCounter(arrival) < std::uint64_t(round));
+         ++i) {
+      p.a->Progress();
+      std::this_thread::sleep_for(std::chrono::microseconds(250));
+    }
+    p.b->SetProviderCallObserverForTest(nullptr);
+    EXPECT_EQ(p.b->ReadCounter(sent), std::uint64_t(round)) << "round " << round;
+    EXPECT_EQ(p.a->ReadCounter(arrival), std::uint64_t(round)) << "round " << round;
+    EXPECT_EQ(probe.calls(), 0) << "round " << round << ": the adding thread issued the op";
+    EXPECT_GT(p.b->bell_wakes_for_test(), wakes) << "round " << round << ": the add rang no one";
+  }
+  EXPECT_EQ(p.b->nap_timeouts_for_test(), 0u) << "a 60 s nap ran out: nothing rang";
+}
+
 // A put that asks only for source completion (the neighbourhood exchange's)
 // completes at its initiator on shm without any progress of the target: it
 // is injected, not delivery-complete (whose completion waits for the
