@@ -148,7 +148,7 @@ Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
   // MPI_Start, after which the host computes or sleeps, and issuing here
   // kept it in the call for the epoch's tokens and puts and the rings that
   // wake the peers' agents (4 ranks on 2 cores, 8 B: 18-38 us per start,
-  // 1-4 us without; performance.md, Run XX). The add wakes the thread
+  // 1-4 us without; performance.md, Run 48). The add wakes the thread
   // where it naps, on the queue or on the doorbell (NotifyChange, which it
   // arms before its last poll). A thread about to block in a CQ wait object
   // (tcp) could miss the add for its whole wait: there the caller issues.
