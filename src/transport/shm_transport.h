@@ -110,6 +110,15 @@ class ShmTransport {
   // advancing *off; true once the whole message is in the ring. False: the
   // ring is full, *off says how far it got (call again later).
   bool Send(int dest, const iovec* iov, int n, std::size_t total, std::size_t* off);
+  // A message of a header and a payload that fits one frame
+  // (head_len + body_len <= max_frame()), all or nothing: the small-send
+  // path, inline. False: the ring is full (nothing written).
+  bool SendWhole(int dest, const void* head, std::size_t head_len, const void* body,
+                 std::size_t body_len) {
+    if (!tx_[dest].WriteWhole(head, head_len, body, body_len)) return false;
+    Wake(dest);
+    return true;
+  }
 
   // Hands each complete message that arrived to deliver(bytes, len) (bytes
   // start with the wire header; valid only during the call). Returns the
