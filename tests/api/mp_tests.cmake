@@ -18,7 +18,7 @@ nicq_add_mp_test(api_persistent PROGRAM api_mp_persistent RANKS 2 4 PROVIDERS ${
 # 10^4 restarts of persistent requests (named and wildcard receives), and
 # start / cancel / free of active and inactive ones.
 nicq_add_mp_test(api_persistent_restart PROGRAM api_mp_persistent_restart RANKS 2 3
-                 PROVIDERS shm tcp+ofi_rxm LABELS api TIMEOUT 120)
+                 PROVIDERS shm tcp+ofi_rxm LABELS api TIMEOUT 180)
 nicq_add_mp_test(api_completion PROGRAM api_mp_completion RANKS 3 4 PROVIDERS ${_api_providers}
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_errors PROGRAM api_mp_errors RANKS 2 3 PROVIDERS ${_api_providers}
