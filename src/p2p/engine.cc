@@ -210,7 +210,7 @@ bool Engine::TryInject(const void* buf, std::size_t len, int dest, std::uint32_t
   w.data = transport::PackData(send_seq_[dest], 0);
   if (shm_->local(dest)) {
     // Isend let only messages of one frame come here: all or nothing.
-    if (!shm_->SendWhole(dest, &w, sizeof w, buf, len)) return false;
+    if (!shm_->SendWhole<sizeof w>(dest, &w, buf, len)) return false;
     ++send_seq_[dest];
     return true;
   }

@@ -118,7 +118,8 @@ class ShmRingWriter {
   // what a small send writes, without the gather loop of WriteFrame (the
   // header's length is a constant at the inlined call, so its copy is a few
   // stores). False: no room now. head_len + body_len <= max_frame().
-  bool WriteWhole(const void* head, std::size_t head_len, const void* body, std::size_t body_len) {
+  [[gnu::always_inline]] bool WriteWhole(const void* head, std::size_t head_len, const void* body,
+                                         std::size_t body_len) {
     const std::size_t len = head_len + body_len;
     std::uint8_t* p = Reserve(len, len, kFrameFirst | kFrameLast);
     if (!p) return false;
