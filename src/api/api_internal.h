@@ -249,7 +249,15 @@ inline ApiRequest* LookupRequest(MPI_Request handle) {
 // False (MPI_ERR_QUEUE recorded on `c`) while an enqueued start of the request
 // is pending on a queue: only MPI_Enqueue_wait / MPI_Queue_fence may complete
 // it (chapter 13). `index` >= 0 names the array entry in the message.
-bool NotEnqueued(Call& c, ApiRequest* r, int index = -1);
+// Inline: a point-to-point request (no ops) is never enqueued, and every
+// start and completion asks.
+bool EnqueuedCheck(Call& c, ApiRequest* r, int index);
+inline bool NotEnqueued(Call& c, ApiRequest* r, int index = -1) {
+  const RequestOps* ops = r->req.ops;
+  if (!ops || !ops->enqueued) [[likely]]
+    return true;
+  return EnqueuedCheck(c, r, index);
+}
 void FreeRequest(ApiRequest* r);
 int LiveRequests();  // for tests
 

@@ -298,9 +298,13 @@ int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   if (!c.Init() || !c.CountArg(count) ||
       !c.NotNull(count ? array_of_requests : &count, "array_of_requests"))
     return c.Fail();
-  // Validate every entry first: an erroneous call starts none of them.
+  // Validate every entry first: an erroneous call starts none of them. The
+  // requests found are kept for the second pass (arrays up to kKept long).
+  constexpr int kKept = 64;
+  ApiRequest* kept[kKept];
   for (int i = 0; i < count; ++i) {
     ApiRequest* r = api::LookupRequest(array_of_requests[i]);
+    if (i < kKept) kept[i] = r;
     if (r && !api::NotEnqueued(c, r, i)) return c.Fail();
     if (r && r->persistent && !r->active) continue;
     std::string at = "array_of_requests[" + std::to_string(i) + "]";
@@ -310,7 +314,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[]) {
                   at + (r->persistent ? " is already active" : " is not persistent"));
   }
   for (int i = 0; i < count; ++i) {
-    ApiRequest* r = api::LookupRequest(array_of_requests[i]);
+    ApiRequest* r = i < kKept ? kept[i] : api::LookupRequest(array_of_requests[i]);
     Status st = api::PostRequest(r);
     if (!st.ok()) {
       c.set_comm_handle(r->comm_handle);

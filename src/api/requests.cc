@@ -107,7 +107,7 @@ void HoldComm(ApiRequest* r, Comm* comm) {
   r->held_comm = comm;
 }
 
-bool NotEnqueued(Call& c, ApiRequest* r, int index) {
+bool EnqueuedCheck(Call& c, ApiRequest* r, int index) {
   const RequestOps* ops = r->req.ops;
   if (!ops || !ops->enqueued || !ops->enqueued(&r->req)) return true;
   std::string where = index < 0 ? "" : " at array_of_requests[" + std::to_string(index) + "]";
@@ -150,9 +150,6 @@ Status PostRequest(ApiRequest* r) {
   }
   Comm* comm = q.comm;
   if (!r->type) return Error(Code::kRequest, "request has no operation to start");
-  ResetEngineRequest(q);
-  q.comm = comm;
-  q.api_data = r;
   const dtype::Type& t = *r->type;
   std::size_t bytes = static_cast<std::size_t>(r->count * t.size);
   r->staged = !t.IsContiguous() && bytes > 0;
@@ -161,27 +158,33 @@ Status PostRequest(ApiRequest* r) {
     buf = Staging(r, bytes);
     if (r->is_send) dtype::Pack(t, r->user_buf, r->count, buf);
   }
-  Status st;
   if (r->persistent) {
     // The engine re-posts from the arguments kept in the request (and may
-    // later run it as a matched, triggered operation).
+    // later run it as a matched, triggered operation). Only what this
+    // request's last start and completion changed is set again: the slot
+    // was reset when it was allocated, nothing but a start of its own
+    // writes the other engine fields (an engine that takes the request
+    // over sets ops and starts it above), and rt::StartPersistent resets
+    // done, status and the engine's link.
     q.kind = r->is_send ? ReqKind::kPersistentSend : ReqKind::kPersistentRecv;
     q.persistent = true;
+    q.active = false;
     q.mode = r->mode;
+    q.api_data = r;
     q.buf = buf;
     q.bytes = bytes;
     q.peer = r->peer;
     q.tag = r->tag;
-    st = rt::Start(&q);
-  } else if (r->is_send) {
-    st = rt::Isend(buf, bytes, r->peer, r->tag, comm, r->mode, &q);
-  } else if (r->from_message) {
-    st = rt::Mrecv(r->message, buf, bytes, comm, &q);
-  } else {
-    st = rt::Irecv(buf, bytes, r->peer, r->tag, comm, &q);
+    Status st = rt::StartPersistent(&q);
+    if (st.ok()) r->active = true;
+    return st;
   }
-  if (st.ok() && r->persistent) r->active = true;
-  return st;
+  ResetEngineRequest(q);
+  q.comm = comm;
+  q.api_data = r;
+  if (r->is_send) return rt::Isend(buf, bytes, r->peer, r->tag, comm, r->mode, &q);
+  if (r->from_message) return rt::Mrecv(r->message, buf, bytes, comm, &q);
+  return rt::Irecv(buf, bytes, r->peer, r->tag, comm, &q);
 }
 
 void EmptyStatus(MPI_Status* status) {
@@ -219,6 +222,19 @@ int FinishP2pStatus(const P2pCall& p, const RequestStatus& rs, MPI_Status* statu
 }
 
 int CompleteRequest(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool raise) {
+  // The common case first: a point-to-point operation of a contiguous type
+  // that succeeded has only its status to report.
+  if (!r->req.ops && !r->staged && r->req.status.error == 0) [[likely]] {
+    FillStatus(status, r->req.status);
+    if (r->persistent) {
+      r->active = false;
+      r->req.active = false;
+    } else {
+      FreeRequest(r);
+      if (handle) *handle = MPI_REQUEST_NULL;
+    }
+    return MPI_SUCCESS;
+  }
   if (r->req.ops && r->req.ops->complete) {
     Status st = r->req.ops->complete(&r->req);
     if (!st.ok()) {

@@ -209,9 +209,8 @@ bool Engine::TryInject(const void* buf, std::size_t len, int dest, std::uint32_t
   w.tag = transport::PackTag(Proto::kEager, ctx, std::uint32_t(me_), std::uint32_t(tag));
   w.data = transport::PackData(send_seq_[dest], 0);
   if (shm_->local(dest)) {
-    const iovec iov[2] = {{&w, sizeof w}, {const_cast<void*>(buf), len}};
-    std::size_t off = 0;  // one frame: all of it goes in or nothing does
-    if (!shm_->Send(dest, iov, len ? 2 : 1, sizeof w + len, &off)) return false;
+    // Isend let only messages of one frame come here: all or nothing.
+    if (!shm_->SendWhole<sizeof w>(dest, &w, buf, len)) return false;
     ++send_seq_[dest];
     return true;
   }

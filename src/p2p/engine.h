@@ -133,6 +133,8 @@ class Engine {
   void OnArrival(const std::uint8_t* buf, std::size_t len, std::uint64_t tag, std::uint64_t data);
   void Dispatch(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
                 std::size_t len);
+  // Dispatches the messages from `src` held back for a gap that is now filled.
+  void DispatchHeldBack(int src);
   void Deliver(Op* op, std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
                std::size_t len);
   void StartRead(Op* op, const transport::RndvHeader& hdr, std::uint32_t token);

@@ -150,6 +150,17 @@ void Engine::OnReadDone(Op* op) {
 void Engine::OnArrival(const std::uint8_t* buf, std::size_t len, std::uint64_t tag,
                        std::uint64_t data) {
   const Proto proto = transport::TagProto(tag);
+  // A message (eager, synchronous eager, rendezvous header) in send order:
+  // the common case, tested before the control messages.
+  if (proto <= Proto::kRts) [[likely]] {
+    const int src = transport::TagSrc(tag);
+    if (src >= 0 && src < int(recv_seq_.size()) && transport::DataSeq(data) == recv_seq_[src]) {
+      Dispatch(tag, data, buf, len);
+      ++recv_seq_[src];
+      DispatchHeldBack(src);
+      return;
+    }
+  }
   if (proto == Proto::kData) return OnChunk(buf, len, tag, data);
   if (proto == Proto::kCts) {
     const std::uint32_t t = transport::DataToken(data);
@@ -193,6 +204,10 @@ void Engine::OnArrival(const std::uint8_t* buf, std::size_t len, std::uint64_t t
   }
   Dispatch(tag, data, buf, len);
   ++recv_seq_[src];
+  DispatchHeldBack(src);
+}
+
+void Engine::DispatchHeldBack(int src) {
   auto& ooo = out_of_order_[src];
   while (!ooo.empty() && ooo.begin()->first == recv_seq_[src]) {
     Unexpected* u = ooo.begin()->second;

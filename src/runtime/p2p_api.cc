@@ -186,6 +186,38 @@ Status Start(Request* req) {
   return s;
 }
 
+Status StartPersistent(Request* req) {
+  detail::State& s = S();
+  Comm* comm = req->comm;
+  const bool recv = req->kind == ReqKind::kPersistentRecv;
+  const int peer = req->peer, tag = req->tag;
+  if (!ArgsValid(s, comm, peer, tag, recv)) [[unlikely]] {
+    NICQ_RETURN_IF_ERROR(
+        CheckArgs(recv ? "Irecv" : "Isend", recv ? "source" : "dest", comm, peer, tag, recv));
+  }
+  if (req->active && !req->IsDone()) [[unlikely]]
+    return Error(Code::kRequest, "Start: persistent request is already active");
+  ResetRequest(req);
+  req->active = true;
+  if (peer == kProcNull) {
+    CompleteProcNull(req);
+    return Status::Ok();
+  }
+  Status st;
+  {
+    StateLock lock(s);
+    if (recv)
+      st = s.engine.Irecv(req->buf, req->bytes, peer == kAnySource ? -1 : comm->PeerWorld(peer),
+                          comm->context_id, tag, comm, req);
+    else
+      st = s.engine.Isend(req->buf, req->bytes, comm->PeerWorld(peer), comm->context_id, tag,
+                          req->mode, req);
+  }
+  if (!st.ok()) [[unlikely]]
+    req->active = false;
+  return st;
+}
+
 Status Improbe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status, void** msg) {
   NICQ_RETURN_IF_ERROR(CheckComm("Improbe", comm));
   NICQ_RETURN_IF_ERROR(CheckRank("Improbe", "source", source, comm, true));

@@ -169,6 +169,10 @@ Status ProgressWait(Backoff& backoff);
 // Re-post a persistent kPersistentSend/kPersistentRecv request from the
 // arguments stored in it (buf, bytes, peer, tag, comm, mode); sets active.
 Status Start(Request* req);
+// The same for a request whose kind, buffer, peer, tag, mode and comm are
+// set already (the API layer's persistent requests): one call from the
+// request to the engine, the argument checks inline.
+Status StartPersistent(Request* req);
 // Block until req is done (progressing the fabric); Test polls once.
 Status Wait(Request* req);
 Status Test(Request* req, bool* done);

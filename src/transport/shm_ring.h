@@ -107,10 +107,37 @@ class ShmRingWriter {
   // written). len <= max_frame().
   bool WriteFrame(const iovec* iov, int n, std::size_t off, std::size_t len, std::size_t total,
                   std::uint32_t flags) {
+    std::uint8_t* p = Reserve(len, total, flags);
+    if (!p) return false;
+    GatherCopy(p, iov, n, off, len);
+    Publish(len);
+    return true;
+  }
+
+  // A whole message of two parts (a header and a payload) as one frame:
+  // what a small send writes, without the gather loop of WriteFrame (the
+  // header's length is a constant at the inlined call, so its copy is a few
+  // stores). False: no room now. head_len + body_len <= max_frame().
+  [[gnu::always_inline]] bool WriteWhole(const void* head, std::size_t head_len, const void* body,
+                                         std::size_t body_len) {
+    const std::size_t len = head_len + body_len;
+    std::uint8_t* p = Reserve(len, len, kFrameFirst | kFrameLast);
+    if (!p) return false;
+    std::memcpy(p, head, head_len);
+    if (body_len) std::memcpy(p + head_len, body, body_len);
+    Publish(len);
+    return true;
+  }
+
+ private:
+  // Room for a frame of `len` bytes (padding to the end of the array first
+  // when it would wrap), its header written: where its bytes go, or nullptr
+  // when the ring is full (nothing written).
+  std::uint8_t* Reserve(std::size_t len, std::size_t total, std::uint32_t flags) {
     const std::size_t need = FrameCells(len);
     const std::size_t pos = head_ & (ncells_ - 1);
     const std::size_t pad = pos + need > ncells_ ? ncells_ - pos : 0;
-    if (!HasRoom(pad + need)) return false;
+    if (!HasRoom(pad + need)) return nullptr;
     if (pad) {
       auto* f = reinterpret_cast<ShmFrame*>(cells_ + pos * kShmCell);
       f->bytes = std::uint32_t(pad * kShmCell - sizeof(ShmFrame));
@@ -123,13 +150,13 @@ class ShmRingWriter {
     f->bytes = std::uint32_t(len);
     f->flags = flags;
     f->total = total;
-    GatherCopy(p + sizeof(ShmFrame), iov, n, off, len);
-    head_ += need;
-    ctl_->head.store(head_, std::memory_order_release);
-    return true;
+    return p + sizeof(ShmFrame);
   }
-
- private:
+  // Makes the frame Reserve began visible to the consumer.
+  void Publish(std::size_t len) {
+    head_ += FrameCells(len);
+    ctl_->head.store(head_, std::memory_order_release);
+  }
   bool HasRoom(std::size_t cells) {
     if (ncells_ - (head_ - tail_seen_) >= cells) return true;
     tail_seen_ = ctl_->tail.load(std::memory_order_acquire);

@@ -110,6 +110,17 @@ class ShmTransport {
   // advancing *off; true once the whole message is in the ring. False: the
   // ring is full, *off says how far it got (call again later).
   bool Send(int dest, const iovec* iov, int n, std::size_t total, std::size_t* off);
+  // A message of a kHead-byte header and a payload that fits one frame
+  // (kHead + body_len <= max_frame()), all or nothing: the small-send
+  // path, inlined with the header's copy a few stores. False: the ring is
+  // full (nothing written).
+  template <std::size_t kHead>
+  [[gnu::always_inline]] bool SendWhole(int dest, const void* head, const void* body,
+                                        std::size_t body_len) {
+    if (!tx_[dest].WriteWhole(head, kHead, body, body_len)) return false;
+    Wake(dest);
+    return true;
+  }
 
   // Hands each complete message that arrived to deliver(bytes, len) (bytes
   // start with the wire header; valid only during the call). Returns the

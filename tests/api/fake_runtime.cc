@@ -244,6 +244,10 @@ Status Start(Request* req) {
   return Irecv(req->buf, req->bytes, req->peer, req->tag, req->comm, req);
 }
 
+Status StartPersistent(Request* req) {
+  return Start(req);
+}
+
 Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status) {
   *flag = false;
   if (source == kProcNull) {

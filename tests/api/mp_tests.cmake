@@ -6,6 +6,7 @@ endforeach()
 target_link_libraries(api_mp_threads PRIVATE Threads::Threads)
 nicq_add_mp_program(api_mp_cxx SOURCES mp_cxx.cc)
 nicq_add_mp_program(api_mp_complex SOURCES mp_complex.c)
+nicq_add_mp_program(api_mp_persistent_restart SOURCES mp_persistent_restart.c)
 
 set(_api_providers sockets tcp tcp+ofi_rxm shm)
 nicq_add_mp_test(api_order PROGRAM api_mp_order RANKS 2 3 4 PROVIDERS ${_api_providers}
@@ -14,6 +15,10 @@ nicq_add_mp_test(api_pingpong PROGRAM api_mp_pingpong RANKS 2 3 PROVIDERS ${_api
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_persistent PROGRAM api_mp_persistent RANKS 2 4 PROVIDERS ${_api_providers}
                  LABELS api TIMEOUT 60)
+# 10^4 restarts of persistent requests (named and wildcard receives), and
+# start / cancel / free of active and inactive ones.
+nicq_add_mp_test(api_persistent_restart PROGRAM api_mp_persistent_restart RANKS 2 3
+                 PROVIDERS shm tcp+ofi_rxm LABELS api TIMEOUT 180)
 nicq_add_mp_test(api_completion PROGRAM api_mp_completion RANKS 3 4 PROVIDERS ${_api_providers}
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_errors PROGRAM api_mp_errors RANKS 2 3 PROVIDERS ${_api_providers}
