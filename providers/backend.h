@@ -243,6 +243,12 @@ class OffloadBackend {
   virtual void FreeCounter(CounterId id) = 0;
   virtual std::uint64_t ReadCounter(CounterId id) const = 0;
   virtual std::uint64_t ReadErrors(CounterId id) const = 0;
+  // The class of the first failure counted on `id` since its allocation
+  // (kTruncate: a receive longer than its buffer; kProcFailed: the peer is
+  // gone), kOther where the backend cannot tell; kOk: none counted.
+  virtual Code ErrorClass(CounterId id) const {
+    return ReadErrors(id) > 0 ? Code::kOther : Code::kOk;
+  }
   // Block (spin briefly, yield, then sleep on the backend's wait object) until
   // counter >= value or an error is recorded on it; timeout_ms < 0: no limit.
   virtual Status WaitCounter(CounterId id, std::uint64_t value, int timeout_ms) = 0;

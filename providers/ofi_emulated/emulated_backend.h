@@ -71,6 +71,7 @@ class EmulatedBackend final : public offload::OffloadBackend {
   void FreeCounter(offload::CounterId id) override { queue_.FreeCounter(id); }
   std::uint64_t ReadCounter(offload::CounterId id) const override { return queue_.Read(id); }
   std::uint64_t ReadErrors(offload::CounterId id) const override { return queue_.Errors(id); }
+  Code ErrorClass(offload::CounterId id) const override { return queue_.ErrorClass(id); }
   Status WaitCounter(offload::CounterId id, std::uint64_t value, int timeout_ms) override;
   Status AddCounter(offload::CounterId id, std::uint64_t value) override;
   Status RegisterMemory(void* addr, std::size_t len, offload::CounterId arrival_counter,

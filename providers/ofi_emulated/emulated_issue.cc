@@ -310,7 +310,7 @@ void EmulatedBackend::Fail(EmuNode* n, long err) {
   const TriggeredOp& op = *n->op;
   NICQ_LOG(kError, kProvider, "emulated: %s to peer %d failed: %s", offload::OpKindName(op.kind),
            op.peer, fi_strerror(static_cast<int>(err < 0 ? -err : err)));
-  if (op.completion != kNoCounter) queue_.AddError(op.completion);
+  if (op.completion != kNoCounter) queue_.AddError(op.completion, FailureClass(err));
   queue_.Release(n);
 }
 
