@@ -162,9 +162,11 @@ struct Capabilities {
   bool withdraws_unfired_ops = false;
   // Two peers' atomics that land in one buffer in the same epoch may lose
   // or double a contribution (emulated over libfabric 1.17's shm: the
-  // nic_tree allreduce at 3 ranks gave wrong sums). Plans whose atomics
-  // converge on one buffer stay on the host there; chains that land one
-  // atomic per buffer and epoch are safe.
+  // nic_tree allreduce at 3 ranks gave wrong sums; shm's double free of
+  // delivery-complete atomics' buffers, which the emulated backend now
+  // avoids, see fetch_sink_). Plans whose atomics converge on one buffer
+  // stay on the host there; chains that land one atomic per buffer and
+  // epoch are safe.
   bool converging_atomics_lose_updates = false;
   // Triggered ops run on a provider thread that naps when idle (sockets'
   // progress thread, FI_SOCKETS_PE_WAITTIME: ~10 ms), so a short epoch of
