@@ -162,9 +162,11 @@ struct Capabilities {
   bool withdraws_unfired_ops = false;
   // Two peers' atomics that land in one buffer in the same epoch may lose
   // or double a contribution (emulated over libfabric 1.17's shm: the
-  // nic_tree allreduce at 3 ranks gave wrong sums). Plans whose atomics
-  // converge on one buffer stay on the host there; chains that land one
-  // atomic per buffer and epoch are safe.
+  // nic_tree allreduce at 3 ranks gave wrong sums; shm's double free of
+  // delivery-complete atomics' buffers, which the emulated backend now
+  // avoids, see fetch_sink_). Plans whose atomics converge on one buffer
+  // stay on the host there; chains that land one atomic per buffer and
+  // epoch are safe.
   bool converging_atomics_lose_updates = false;
   // Triggered ops run on a provider thread that naps when idle (sockets'
   // progress thread, FI_SOCKETS_PE_WAITTIME: ~10 ms), so a short epoch of
@@ -243,6 +245,12 @@ class OffloadBackend {
   virtual void FreeCounter(CounterId id) = 0;
   virtual std::uint64_t ReadCounter(CounterId id) const = 0;
   virtual std::uint64_t ReadErrors(CounterId id) const = 0;
+  // The class of the first failure counted on `id` since its allocation
+  // (kTruncate: a receive longer than its buffer; kProcFailed: the peer is
+  // gone), kOther where the backend cannot tell; kOk: none counted.
+  virtual Code ErrorClass(CounterId id) const {
+    return ReadErrors(id) > 0 ? Code::kOther : Code::kOk;
+  }
   // Block (spin briefly, yield, then sleep on the backend's wait object) until
   // counter >= value or an error is recorded on it; timeout_ms < 0: no limit.
   virtual Status WaitCounter(CounterId id, std::uint64_t value, int timeout_ms) = 0;

@@ -238,4 +238,20 @@ void OfiEndpoint::QueryAtomics(offload::Capabilities* caps) const {
   caps->max_atomic_count = max_count;
 }
 
+bool OfiEndpoint::FetchesEveryAtomic(const offload::Capabilities& caps) const {
+  if (!caps.atomics) return false;
+  for (int op = 0; op < kNumAtomicOps; ++op) {
+    for (int t = 0; t < kNumAtomicTypes; ++t) {
+      auto aop = static_cast<offload::AtomicOp>(op);
+      auto at = static_cast<offload::AtomicType>(t);
+      if (!caps.SupportsAtomic(aop, at)) continue;
+      fi_atomic_attr attr{};
+      if (fi_query_atomic(domain_, ToFiType(at), ToFiOp(aop), &attr, FI_FETCH_ATOMIC) != 0 ||
+          attr.count < caps.max_atomic_count)
+        return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace nicq::ofi

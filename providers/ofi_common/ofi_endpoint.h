@@ -111,6 +111,9 @@ class OfiEndpoint {
 
   // Fills caps->atomics / atomic_mask / max_atomic_count from fi_query_atomic.
   void QueryAtomics(offload::Capabilities* caps) const;
+  // Whether every op/type pair caps allows also has a fetching form, of at
+  // least max_atomic_count elements.
+  bool FetchesEveryAtomic(const offload::Capabilities& caps) const;
 
  private:
   OfiEndpoint() = default;

@@ -2,6 +2,7 @@
 // the call and its argument (logged once where first detected).
 #pragma once
 
+#include <errno.h>
 #include <rdma/fi_errno.h>
 
 #include <string>
@@ -23,6 +24,28 @@ inline Status Check(long ret, const char* call, const std::string& what = {}) {
   msg += ": ";
   msg += fi_strerror(static_cast<int>(-ret));
   return Error(code, std::move(msg));
+}
+
+// The class of a failed operation's completion error (a CQ error entry's
+// err, positive): what the program should see in MPI_ERROR.
+inline Code FailureClass(long err) {
+  switch (err < 0 ? -err : err) {
+    case FI_ETRUNC:
+    case FI_ETOOSMALL:
+      return Code::kTruncate;
+    case FI_ECONNREFUSED:
+    case FI_ECONNRESET:
+    case FI_ECONNABORTED:
+    case FI_EHOSTUNREACH:
+    case FI_ENOTCONN:
+    case FI_ETIMEDOUT:
+    case FI_EIO:
+    case EPIPE:
+    case FI_EADDRNOTAVAIL:
+      return Code::kProcFailed;
+    default:
+      return Code::kOther;
+  }
 }
 
 }  // namespace nicq::ofi

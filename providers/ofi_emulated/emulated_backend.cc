@@ -63,6 +63,8 @@ Status EmulatedBackend::Init() {
   // epoch of 4 puts, none injected). The delivery response does not carry a
   // bad key's error there either (conformance_ofi_test.cc).
   inject_puts_ = caps_.memory_poll;
+  if (caps_.memory_poll && caps_.max_atomic_count > 0 && ep_->FetchesEveryAtomic(caps_))
+    fetch_sink_.resize(caps_.max_atomic_count * sizeof(std::uint64_t));
   keys_ = MrKeyLayout(ep_->mr_key_bytes());
   NICQ_RETURN_IF_ERROR(ep_->RegisterMr(&doorbell_, sizeof(doorbell_), FI_REMOTE_WRITE,
                                        keys_.DoorbellKey(0), &doorbell_mr_));

@@ -71,6 +71,7 @@ class EmulatedBackend final : public offload::OffloadBackend {
   void FreeCounter(offload::CounterId id) override { queue_.FreeCounter(id); }
   std::uint64_t ReadCounter(offload::CounterId id) const override { return queue_.Read(id); }
   std::uint64_t ReadErrors(offload::CounterId id) const override { return queue_.Errors(id); }
+  Code ErrorClass(offload::CounterId id) const override { return queue_.ErrorClass(id); }
   Status WaitCounter(offload::CounterId id, std::uint64_t value, int timeout_ms) override;
   Status AddCounter(offload::CounterId id, std::uint64_t value) override;
   Status RegisterMemory(void* addr, std::size_t len, offload::CounterId arrival_counter,
@@ -254,6 +255,19 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // and complete at issue (shm: see Init); so do remote counter adds that
   // ask for it.
   bool inject_puts_ = false;
+  // Where atomics that bump an arrival counter fetch the target's old
+  // values, which nothing reads; empty: they ask for delivery completion
+  // instead. libfabric 1.17's shm sends a delivery-complete atomic through
+  // an inject buffer of the target's region and frees that buffer twice, at
+  // the target once applied and at the initiator on the response; the pool
+  // then hands one buffer to two initiators, and one contribution replaces
+  // another (AtomicSumWithRemoteCounter at 3 ranks summed 107 for 106;
+  // ConvergingAtomicsEveryEpoch shows it at once without progress thread).
+  // A fetching atomic takes the path whose buffer only the initiator frees,
+  // and completes after the target applied it just the same. One sink per
+  // backend: the provider copies into it only inside the initiator's
+  // serialized CQ reads (ProviderCall).
+  std::vector<std::uint8_t> fetch_sink_;
   static constexpr int kIssueBatch = 16;      // ready ops popped under one lock
   EmuCompletion done_at_issue_[kIssueBatch];  // drainer only
   int ndone_at_issue_ = 0;

@@ -276,7 +276,15 @@ long EmulatedBackend::Issue(EmuNode* n) {
         msg.context = &n->ctx;
         n->stage = bump ? 1 : 0;
         NICQ_TSAN_RELEASE(n);  // the stage too is read by the completion's thread
-        r = fi_atomicmsg(ep, &msg, FI_COMPLETION | (bump ? FI_DELIVERY_COMPLETE : 0));
+        if (bump && !fetch_sink_.empty()) {
+          // A fetching atomic completes only once the target applied it, as
+          // a delivery-complete one would, without the double free of
+          // delivery-complete atomics on shm (see fetch_sink_).
+          fi_ioc result{fetch_sink_.data(), ioc.count};
+          r = fi_fetch_atomicmsg(ep, &msg, &result, nullptr, 1, FI_COMPLETION);
+        } else {
+          r = fi_atomicmsg(ep, &msg, FI_COMPLETION | (bump ? FI_DELIVERY_COMPLETE : 0));
+        }
         break;
       }
       default:
@@ -302,7 +310,7 @@ void EmulatedBackend::Fail(EmuNode* n, long err) {
   const TriggeredOp& op = *n->op;
   NICQ_LOG(kError, kProvider, "emulated: %s to peer %d failed: %s", offload::OpKindName(op.kind),
            op.peer, fi_strerror(static_cast<int>(err < 0 ? -err : err)));
-  if (op.completion != kNoCounter) queue_.AddError(op.completion);
+  if (op.completion != kNoCounter) queue_.AddError(op.completion, FailureClass(err));
   queue_.Release(n);
 }
 

@@ -43,6 +43,7 @@ Status TriggerQueue::AllocCounters(std::size_t n, CounterId* out) {
     Counter& c = counters_[id];
     c.value.store(0);
     c.errors.store(0);
+    c.first_error.store(0);
     c.head.store(-1);
     c.tail = -1;
     c.in_use.store(true);
@@ -116,8 +117,10 @@ void TriggerQueue::Set(CounterId id, std::uint64_t v) {
   NotifyChange();
 }
 
-void TriggerQueue::AddError(CounterId id) {
+void TriggerQueue::AddError(CounterId id, Code code) {
   if (id >= num_counters_) return;
+  int none = 0;
+  counters_[id].first_error.compare_exchange_strong(none, int(code), std::memory_order_release);
   counters_[id].errors.fetch_add(1, std::memory_order_seq_cst);
   NotifyChange();
 }

@@ -82,7 +82,12 @@ class TriggerQueue {
   // Counter changes: move newly reached ops to the ready FIFO.
   void Add(offload::CounterId id, std::uint64_t v);
   void Set(offload::CounterId id, std::uint64_t v);
-  void AddError(offload::CounterId id);
+  // Counts a failure of class `code` on `id` (the first one's class stays).
+  void AddError(offload::CounterId id, Code code = Code::kOther);
+  Code ErrorClass(offload::CounterId id) const {
+    return id < num_counters_ ? Code(counters_[id].first_error.load(std::memory_order_acquire))
+                              : Code::kOk;
+  }
   // Sleeping until some counter changes (futex on a change epoch):
   //   BeginSleep(); e = epoch(); if (!done()) SleepOnChange(e, us); EndSleep();
   std::uint32_t epoch() const { return change_epoch_.load(std::memory_order_seq_cst); }
@@ -127,6 +132,7 @@ class TriggerQueue {
   struct alignas(64) Counter {
     std::atomic<std::uint64_t> value{0};
     std::atomic<std::uint64_t> errors{0};
+    std::atomic<int> first_error{0};     // Code of the first failure; 0: none
     std::atomic<std::int32_t> head{-1};  // read without the lock as a hint only
     std::int32_t tail = -1;
     std::atomic<bool> in_use{false};

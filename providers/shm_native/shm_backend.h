@@ -45,6 +45,11 @@ class ShmTriggerBackend final : public offload::OffloadBackend {
   void FreeCounter(offload::CounterId id) override;
   std::uint64_t ReadCounter(offload::CounterId id) const override;
   std::uint64_t ReadErrors(offload::CounterId id) const override;
+  // A peer's death is the one failure counted on every counter at once.
+  Code ErrorClass(offload::CounterId id) const override {
+    if (ReadErrors(id) == 0) return Code::kOk;
+    return dead_pid_.load(std::memory_order_acquire) != 0 ? Code::kProcFailed : Code::kOther;
+  }
   Status WaitCounter(offload::CounterId id, std::uint64_t value, int timeout_ms) override;
   Status AddCounter(offload::CounterId id, std::uint64_t value) override;
 

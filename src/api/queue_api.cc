@@ -109,8 +109,12 @@ bool QueueArg(Call& c, MPI_Queue* q, queue::Queue** out) {
 
 // Statuses of enqueued waits: the same content as MPI_Wait's (13.3.2), so
 // MPI_ERROR is left alone; a failed operation fails MPI_Queue_fence.
+// MPI_Wait's content; a failed operation's class goes to MPI_ERROR (a
+// good one leaves it as the program set it, as MPI_Wait does).
 void Fill(void* status, const nicq::RequestStatus& rs) {
-  nicq::api::FillStatus(static_cast<MPI_Status*>(status), rs);
+  auto* st = static_cast<MPI_Status*>(status);
+  nicq::api::FillStatus(st, rs);
+  if (rs.error != 0 && st != nullptr && st != MPI_STATUS_IGNORE) st->MPI_ERROR = rs.error;
 }
 
 // Every element of an enqueue call, checked before anything is enqueued

@@ -104,6 +104,13 @@ class Enqueueable {
   virtual Status Release() = 0;
   // Counters and peer of this request, for stall reports (may be empty).
   virtual std::string DebugString() const { return {}; }
+  // The operation as an error message names it ("receive from rank 1 tag
+  // 11"; ranks of the request's communicator).
+  virtual std::string OperationText() const { return DebugString(); }
+  // Whether the peer this request's epochs need is known gone (its process
+  // exited); *rank: that peer's rank in the request's communicator. A
+  // liveness check (a system call): for waits that stalled, not hot paths.
+  virtual bool PeerGone(int* /*rank*/) const { return false; }
 
   // Queue bookkeeping (src/queue only).
   QueueSlot qslot;

@@ -257,7 +257,20 @@ void MatchedP2p::GetStatus(RequestStatus* out) const {
     return;
   }
   offload::OffloadBackend* b = rt::Backend();
-  if (b && done_ != kNoCounter && b->ReadErrors(done_) > 0) out->error = int(Code::kOther);
+  if (b && done_ != kNoCounter) out->error = int(b->ErrorClass(done_));
+}
+
+std::string MatchedP2p::OperationText() const {
+  // A receive's peer is the sender its match found (a wildcard resolved).
+  return std::string(a_.is_send ? "send to rank " : "receive from rank ") +
+         std::to_string(a_.is_send ? a_.peer : source_) + " tag " +
+         std::to_string(a_.is_send ? a_.tag : tag_);
+}
+
+bool MatchedP2p::PeerGone(int* rank) const {
+  if (a_.peer == -1 || peer_world_ < 0 || !rt::LocalProcessGone(peer_world_)) return false;
+  *rank = a_.is_send ? a_.peer : source_;
+  return true;
 }
 
 std::string MatchedP2p::DebugString() const {

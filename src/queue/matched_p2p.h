@@ -124,6 +124,8 @@ class MatchedP2p final : public Enqueueable {
   Status Release() override;
 
   std::string DebugString() const override;
+  std::string OperationText() const override;
+  bool PeerGone(int* rank) const override;
   void Nudge();
   const P2pArgs& args() const { return a_; }
 

@@ -209,17 +209,84 @@ Status Queue::Backpressure(std::uint32_t* polls, const char* what) {
   // it): that is the chain's failure, in the class the program expects.
   // Anything else (the 1 ms limit) only ends this round of waiting.
   if (Status waited = rt::Backend()->WaitCounter(block_counter, block_value, 1);
-      waited.code() == Code::kProcFailed)
-    return Error(Code::kProcFailed, std::string(what) + ": " + waited.message());
+      waited.code() == Code::kProcFailed) {
+    const Enqueueable* culprit = nullptr;
+    Status known = ChainFailure(what, false, &culprit);
+    Status failure =
+        known.ok() ? Error(Code::kProcFailed, std::string(what) + ": " + waited.message()) : known;
+    return host_ ? failure : FailChain(failure, culprit);
+  }
   if (*polls % 16 == 0) {
-    // A failed op stops its chain: report it rather than hang.
-    for (std::size_t i = 0; i < count_; ++i) {
-      const Record& r = ring_[(head_ + i) % ring_.size()];
-      if (rt::Backend()->ReadErrors(r.e->DoneCounter()) > 0)
-        return Error(Code::kOther, std::string(what) + ": an enqueued operation failed");
+    // A failed op stops its chain: report it rather than hang. A peer's
+    // exit fails no receive from it: after NICQ_PEER_TIMEOUT idle, look.
+    const bool check_peers =
+        *polls % 256 == 0 && NowNs() - idle_since_ns_ >= stall_ms_ / 4 * 1000000;
+    const Enqueueable* culprit = nullptr;
+    if (Status failure = ChainFailure(what, check_peers, &culprit); !failure.ok())
+      return host_ ? failure : FailChain(failure, culprit);
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+std::string FailureText(Code c, int peer) {
+  switch (c) {
+    case Code::kTruncate:
+      return "the message is longer than the receive buffer (MPI_ERR_TRUNCATE)";
+    case Code::kProcFailed:
+      return peer >= 0 ? "rank " + std::to_string(peer) + " has failed (MPI_ERR_PROC_FAILED)"
+                       : "the peer has failed (MPI_ERR_PROC_FAILED)";
+    default:
+      return "error class " + std::to_string(int(c));
+  }
+}
+
+}  // namespace
+
+Status Queue::ChainFailure(const char* what, bool check_peers, const Enqueueable** culprit) const {
+  offload::OffloadBackend* b = rt::Backend();
+  // Counter chains: the pending waits' records; host sequencing: its
+  // steps' requests (started or not).
+  const std::size_t n = host_ ? step_count_ : count_;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Enqueueable* e = host_ ? StepAt(i).e : ring_[(head_ + i) % ring_.size()].e;
+    const Code c = b->ErrorClass(e->DoneCounter());
+    int peer = -1;
+    if (c != Code::kOk) {
+      *culprit = e;
+      if (c == Code::kProcFailed) (void)e->PeerGone(&peer);
+      return Error(c, std::string(what) + ": enqueued " + e->OperationText() +
+                          " failed: " + FailureText(c, peer));
+    }
+    if (check_peers && b->ReadCounter(e->DoneCounter()) < e->DoneTarget() && e->PeerGone(&peer)) {
+      *culprit = e;
+      return Error(Code::kProcFailed,
+                   std::string(what) + ": enqueued " + e->OperationText() +
+                       " cannot complete: " + FailureText(Code::kProcFailed, peer));
     }
   }
   return Status::Ok();
+}
+
+Status Queue::FailChain(const Status& failure, const Enqueueable* culprit) {
+  offload::OffloadBackend* b = rt::Backend();
+  for (; count_ > 0; head_ = (head_ + 1) % ring_.size(), --count_) {
+    const Record& r = ring_[head_];
+    QueueSlot& s = r.e->qslot;
+    if (r.status && r.fill) {
+      RequestStatus rs;
+      r.e->GetStatus(&rs);
+      // A wait whose epoch completed before the failure keeps its status.
+      const bool done = b->ReadCounter(r.e->DoneCounter()) >= r.e->DoneTarget();
+      if (rs.error == 0 && !done) rs.error = int(r.e == culprit ? failure.code() : Code::kPending);
+      r.fill(r.status, rs);
+    }
+    if (s.queue == this) s.queue = nullptr;
+  }
+  pending_starts_ = 0;
+  failed_ = failure;
+  return failure;
 }
 
 Status Queue::WaitInEngine(std::uint32_t* polls) {
@@ -288,6 +355,8 @@ std::int64_t Queue::TakeJoin() {
 }
 
 Status Queue::EnqueueStart(Enqueueable* e) {
+  if (!failed_.ok()) [[unlikely]]
+    return failed_;
   if (host_) return HostEnqueueStart({&e, 1});
   if (step_count_ == 0) {
     Status st = e->StartGated(qc_, k_);
@@ -309,6 +378,8 @@ Status Queue::EnqueueStart(Enqueueable* e) {
 
 Status Queue::EnqueueStartAll(std::span<Enqueueable* const> es) {
   if (es.size() > kMaxWaitAll) return Error(Code::kCount, "more than 64 requests in one call");
+  if (!failed_.ok()) [[unlikely]]
+    return failed_;
   if (host_) return HostEnqueueStart(es);
   for (Enqueueable* e : es) NICQ_RETURN_IF_ERROR(EnqueueStart(e));
   return Status::Ok();
@@ -319,6 +390,8 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
   const std::size_t n = es.size();
   if (n == 0) return Status::Ok();
   if (n > kMaxWaitAll) return Error(Code::kCount, "more than 64 requests in one enqueued wait");
+  if (!failed_.ok()) [[unlikely]]
+    return failed_;
   if (host_) return HostEnqueueWaitAll(es, statuses, fill);
   const std::uint64_t k0 = k_;
   if (step_count_ > 0) {  // behind deferred steps: in order with them
@@ -392,6 +465,7 @@ Status Queue::PostWait(std::span<Enqueueable* const> es, std::span<void* const> 
 }
 
 Status Queue::Fence() {
+  if (!failed_.ok()) return failed_;
   std::uint32_t polls = 0;
   bool stepped = false;
   if (host_) NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));

@@ -173,6 +173,17 @@ class Queue {
   // Records whose waits completed: statuses filled, requests inactive.
   void Reap();
   void Finish(const Record& r);
+  // A counter chain that cannot complete: the pending operation `culprit`
+  // (null: unknown) failed with `failure`. Every pending wait retires, its
+  // status's MPI_ERROR the failed operation's class (its own class where
+  // its counter kept one, MPI_ERR_PENDING behind it), its request inactive;
+  // the queue keeps `failure` and returns it from every later call but
+  // MPI_Queue_free (docs/queue-semantics.md, "Failed operations").
+  Status FailChain(const Status& failure, const Enqueueable* culprit);
+  // The failure of a pending wait's operation, if one is known: an error
+  // its counter counted, or (idle for NICQ_PEER_TIMEOUT) its peer gone.
+  // Null Status: none. `what` names the call in the message.
+  Status ChainFailure(const char* what, bool check_peers, const Enqueueable** culprit) const;
   // A free join slot (recycling those whose waits are done, else growing
   // the pool), or -1 when the backend has no counter left.
   std::int64_t TakeJoin();
@@ -215,6 +226,7 @@ class Queue {
   int idle_phase_ = 0;
   std::uint32_t passes_ = 0;    // Backpressure passes (runtime polled every 8th)
   std::uint64_t stall_ms_ = 0;  // fence stall report after this long (4 x NICQ_PEER_TIMEOUT)
+  Status failed_;               // FailChain's failure, returned by every later call
   // Steps: the ring (capacity fixed at Create) and, host-sequenced, the
   // waits retired so far (the fence's progress mark).
   bool host_ = false;

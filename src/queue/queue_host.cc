@@ -313,7 +313,13 @@ Status Queue::AdvanceHost(bool* progressed) {
       const Enqueueable* e = StepAt(i).e;
       bool failed = false;
       const bool done = e->EpochDone(&failed);
-      if (failed) return Error(Code::kOther, "an enqueued operation failed: " + e->DebugString());
+      if (failed) {
+        RequestStatus rs;
+        e->GetStatus(&rs);
+        const Code c = rs.error != 0 ? Code(rs.error) : Code::kOther;
+        return Error(c, "enqueued " + e->OperationText() + " failed (error class " +
+                            std::to_string(int(c)) + ")");
+      }
       if (!done) return Status::Ok();
     }
     for (std::uint32_t i = 0; i < n; ++i) {

@@ -94,4 +94,45 @@ static inline void mp_init(int* argc, char*** argv, int* rank, int* size) {
   mp_rank = *rank;
 }
 
+/* The node structure as the library reports it (MPI_Get_processor_name,
+ * which virtual nodes, NICQ_NODE_RANKS, change too): whether world rank
+ * `w` shares this rank's node, for w in [0, size). size <= 64. */
+static inline void mp_node_mates(int size, int mates[64]) {
+  char mine[MPI_MAX_PROCESSOR_NAME] = "";
+  static char all[64][MPI_MAX_PROCESSOR_NAME];
+  int len = 0;
+  CHECK(size <= 64, "mp_node_mates: at most 64 ranks");
+  CHECK(MPI_Get_processor_name(mine, &len) == MPI_SUCCESS, "MPI_Get_processor_name failed");
+  CHECK(MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                      MPI_COMM_WORLD) == MPI_SUCCESS,
+        "mp_node_mates: allgather failed");
+  for (int w = 0; w < size; ++w) mates[w] = strcmp(all[w], mine) == 0;
+}
+
+/* Checks that `node` holds exactly this rank's node mates, ordered by
+ * descending world rank (the tests split with a key that falls with it). */
+static inline void mp_check_node_comm(MPI_Comm node, int size, const char* what) {
+  int mates[64], count = 0, above = 0, n = -1, r = -1;
+  mp_node_mates(size, mates);
+  for (int w = 0; w < size; ++w) {
+    count += mates[w];
+    above += mates[w] && w > mp_rank;
+  }
+  MPI_Comm_size(node, &n);
+  MPI_Comm_rank(node, &r);
+  CHECK(n == count && r == above, "%s: rank %d size %d, want rank %d size %d (node mates)", what, r,
+        n, above, count);
+  MPI_Group g, world;
+  int in_node[64], in_world[64];
+  MPI_Comm_group(node, &g);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  for (int i = 0; i < n; ++i) in_node[i] = i;
+  MPI_Group_translate_ranks(g, n, in_node, world, in_world);
+  for (int i = 0; i < n; ++i)
+    CHECK(in_world[i] >= 0 && in_world[i] < size && mates[in_world[i]],
+          "%s: member %d is world rank %d, not on this node", what, i, in_world[i]);
+  MPI_Group_free(&g);
+  MPI_Group_free(&world);
+}
+
 #endif

@@ -198,13 +198,13 @@ static void test_groups_and_creation(void) {
 
 static void test_split_type(void) {
   MPI_Comm shared, guided, none;
-  int n, r;
-  /* One host: everyone shares memory; the key reverses the order. */
+  int n;
+  /* This rank's node (one host: everyone; NICQ_NODE_RANKS: its virtual
+   * node) shares memory; the key reverses the order. */
   CHECK_OK(
       MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, -mp_rank, MPI_INFO_NULL, &shared));
+  mp_check_node_comm(shared, world_size, "shared");
   CHECK_OK(MPI_Comm_size(shared, &n));
-  CHECK_OK(MPI_Comm_rank(shared, &r));
-  CHECK(n == world_size && r == world_size - 1 - mp_rank, "shared: size %d rank %d", n, r);
   ring_check(shared);
   MPI_Info info;
   CHECK_OK(MPI_Info_create(&info));
@@ -212,7 +212,9 @@ static void test_split_type(void) {
   CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &guided));
   CHECK(guided != MPI_COMM_NULL, "HW_GUIDED mpi_shared_memory gave MPI_COMM_NULL");
   CHECK_OK(MPI_Comm_size(guided, &n));
-  CHECK(n == world_size, "guided size %d", n);
+  int shared_size = 0;
+  CHECK_OK(MPI_Comm_size(shared, &shared_size));
+  CHECK(n == shared_size, "guided size %d, the node's %d", n, shared_size);
   ring_check(guided);
   CHECK_OK(MPI_Info_set(info, "mpi_hw_resource_type", "nicq://no-such-resource"));
   CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &none));

@@ -227,16 +227,14 @@ static void test_create(int size) {
   MPI_Group_free(&odds);
 }
 
-/* All ranks of these tests share one node: MPI_COMM_TYPE_SHARED gives the
- * whole world ordered by key; the hardware-guided types find no finer level. */
+/* MPI_COMM_TYPE_SHARED gives this rank's node (the ranks whose processor
+ * name is ours: the whole world on one host, a virtual node's ranks under
+ * NICQ_NODE_RANKS) ordered by key. */
 static void test_split_type(int size) {
   MPI_Comm node, none, dup;
   CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, size - mp_rank, MPI_INFO_NULL,
                                &node));
-  int r, s;
-  MPI_Comm_rank(node, &r);
-  MPI_Comm_size(node, &s);
-  CHECK(s == size && r == size - 1 - mp_rank, "node comm: rank %d size %d", r, s);
+  mp_check_node_comm(node, size, "node comm");
   CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &none));
   CHECK(none == MPI_COMM_NULL, "MPI_UNDEFINED gave a communicator");
   CHECK_OK(MPI_Comm_dup_with_info(node, MPI_INFO_NULL, &dup));

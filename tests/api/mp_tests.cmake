@@ -94,6 +94,8 @@ nicq_add_mp_test(api_lifetimes PROGRAM api_mp_lifetimes RANKS 2 PROVIDERS socket
 nicq_add_mp_program(api_mp_comm_more SOURCES mp_comm_more.c)
 nicq_add_mp_test(api_comm_more PROGRAM api_mp_comm_more RANKS 1 3 4 PROVIDERS shm tcp+ofi_rxm sockets
                  LABELS api TIMEOUT 60)
+nicq_add_mp_test(api_comm_more_vnode PROGRAM api_mp_comm_more RANKS 3 4 PROVIDERS tcp
+                 ENV NICQ_SHM=auto NICQ_NODE_RANKS=2 LABELS api vnode TIMEOUT 60)
 add_test(NAME api.singleton.comm_more COMMAND ${CMAKE_BINARY_DIR}/tests/api_mp_comm_more)
 set_tests_properties(api.singleton.comm_more PROPERTIES LABELS "api" TIMEOUT 60)
 # Large-count (_c) collectives: data through each form, MPI_ERR_COUNT above INT_MAX.

@@ -154,6 +154,38 @@ TEST_P(TriggeredOpConformance, TruncatedReceiveFailsAndStopsChain) {
   ASSERT_TRUE(B(1).Cancel(rcomp).ok());
 }
 
+// The failure's class reaches the program (a queued receive's MPI_ERROR):
+// a truncation is kTruncate, and a counter nothing failed on reads kOk.
+TEST_P(TriggeredOpConformance, TruncatedReceiveReportsItsClass) {
+  ASSERT_TRUE(MakeWorld(2));
+  CounterId trig = Counter(0), scomp = Counter(0), rcomp = Counter(1), clean = Counter(1);
+  std::vector<std::uint64_t> src(16, 7), dst(4, 0);
+  TriggeredOp recv;
+  recv.kind = OpKind::kRecv;
+  recv.peer = 0;
+  recv.tag = 10;
+  recv.local_rbuf = dst.data();
+  recv.bytes = dst.size() * 8;
+  recv.completion = rcomp;
+  Post(1, {recv});
+  TriggeredOp send;
+  send.kind = OpKind::kSend;
+  send.trigger = trig;
+  send.threshold = 1;
+  send.peer = 1;
+  send.tag = 10;
+  send.local_buf = src.data();
+  send.bytes = src.size() * 8;
+  send.completion = scomp;
+  Post(0, {send});
+  EXPECT_EQ(B(1).ErrorClass(rcomp), Code::kOk);
+  Bump(0, trig);
+  ASSERT_TRUE(Drive([&] { return B(1).ReadErrors(rcomp) >= 1; }));
+  EXPECT_EQ(B(1).ErrorClass(rcomp), Code::kTruncate);
+  EXPECT_EQ(B(1).ErrorClass(clean), Code::kOk);
+  ASSERT_TRUE(B(1).Cancel(rcomp).ok());
+}
+
 TEST_P(TriggeredOpConformance, SlotsReturnAfterCompletion) {
   ASSERT_TRUE(MakeWorld(1));
   CounterId trig = Counter(0), target = Counter(0), comp = Counter(0);

@@ -120,6 +120,76 @@ TEST_P(TriggeredOpConformance, AtomicSumWithRemoteCounter) {
   ASSERT_TRUE(B(0).DeregisterMemory(&mr).ok());
 }
 
+// Atomics from every rank land in one buffer in each of several epochs,
+// each contribution distinct per rank, epoch and element: one lost, doubled
+// or replaced by another rank's (a transport handing two initiators one
+// staging buffer) changes some element's sum. Epoch 0 is rank 1's alone, so
+// a transport that corrupts its buffer pool completing one op fails the
+// epochs after it, where all ranks' atomics are in flight together.
+TEST_P(TriggeredOpConformance, ConvergingAtomicsEveryEpoch) {
+  const std::size_t n = 3, epochs = 5, len = 4;
+  ASSERT_TRUE(MakeWorld(n));
+  if (!B(0).Caps().SupportsAtomic(AtomicOp::kSum, AtomicType::kInt64))
+    GTEST_SKIP() << B(0).Name() << " has no int64 sum atomics";
+  CounterId arrivals = Counter(0);
+  std::vector<std::int64_t> acc(len, 0);
+  MemRegion mr;
+  ASSERT_TRUE(B(0).RegisterMemory(acc.data(), acc.size() * 8, arrivals, &mr).ok());
+  auto takes_part = [](std::size_t r, std::size_t e) { return e > 0 || r == 1; };
+  // contrib[r][e]: rank r's operand in epoch e (empty: no part in it).
+  std::vector<std::vector<std::vector<std::int64_t>>> contrib(n);
+  std::vector<CounterId> trig(n), comp(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    trig[r] = Counter(r);
+    comp[r] = Counter(r);
+    contrib[r].resize(epochs);
+    std::vector<TriggeredOp> ops;
+    for (std::size_t e = 0; e < epochs; ++e) {
+      if (!takes_part(r, e)) continue;
+      for (std::size_t i = 0; i < len; ++i)
+        contrib[r][e].push_back(std::int64_t(1) << (r * 20 + e * 3 + (i % 3)));
+      TriggeredOp op;
+      op.kind = OpKind::kAtomic;
+      op.aop = AtomicOp::kSum;
+      op.atype = AtomicType::kInt64;
+      op.trigger = trig[r];
+      op.threshold = ops.size() + 1;
+      op.peer = 0;
+      op.local_buf = contrib[r][e].data();
+      op.bytes = len * 8;
+      op.remote_addr = mr.remote_addr;
+      op.remote_key = mr.key;
+      op.target_counter = arrivals;
+      op.completion = comp[r];
+      ops.push_back(op);
+    }
+    Post(r, ops);
+  }
+  Quiet();
+  EXPECT_EQ(B(0).ReadCounter(arrivals), 0u);
+  std::vector<std::int64_t> want(len, 0);
+  std::vector<std::uint64_t> done(n, 0);
+  std::uint64_t landed = 0;
+  for (std::size_t e = 0; e < epochs; ++e) {
+    for (std::size_t r = 0; r < n; ++r) {
+      if (!takes_part(r, e)) continue;
+      Bump(r, trig[r]);
+      ++done[r];
+      ++landed;
+      for (std::size_t i = 0; i < len; ++i) want[i] += contrib[r][e][i];
+    }
+    ASSERT_TRUE(Drive([&] {
+      for (std::size_t r = 0; r < n; ++r)
+        if (B(r).ReadCounter(comp[r]) < done[r]) return false;
+      return B(0).ReadCounter(arrivals) == landed;
+    })) << "epoch "
+        << e;
+    ASSERT_EQ(acc, want) << "epoch " << e;
+  }
+  for (std::size_t r = 0; r < n; ++r) EXPECT_EQ(B(r).ReadErrors(comp[r]), 0u);
+  ASSERT_TRUE(B(0).DeregisterMemory(&mr).ok());
+}
+
 TEST_P(TriggeredOpConformance, RemoteCounterAddTriggersPeerOp) {
   ASSERT_TRUE(MakeWorld(2));
   CounterId trig = Counter(0), comp0 = Counter(0);
