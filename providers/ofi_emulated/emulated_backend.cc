@@ -148,12 +148,12 @@ Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
   // With the progress thread running on a CQ with no wait object (shm),
   // what the add made ready is the thread's to issue: the add is a plan's
   // MPI_Start, after which the host computes or sleeps, and issuing here
-  // kept it in the call for the epoch's tokens and puts and the rings that
-  // wake the peers' agents (4 ranks on 2 cores, 8 B: 18-38 us per start,
-  // 1-4 us without; performance.md, Run 48). The add wakes the thread
-  // where it naps, on the queue or on the doorbell (NotifyChange, which it
-  // arms before its last poll). A thread about to block in a CQ wait object
-  // (tcp) could miss the add for its whole wait: there the caller issues.
+  // would keep it in the call for the epoch's tokens and puts and the
+  // rings that wake the peers' agents (performance.md, Run 48). The add
+  // wakes the thread where it naps, on the queue or on the doorbell
+  // (NotifyChange, which it arms before its last poll). A thread about to
+  // block in a CQ wait object (tcp) could miss the add for its whole wait:
+  // there the caller issues.
   if (thread_.running() && !thread_.on_thread() && !ep_->cq_waitable()) return Status::Ok();
   Drain();
   return Status::Ok();

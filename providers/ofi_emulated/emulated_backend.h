@@ -261,8 +261,7 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // an inject buffer of the target's region and frees that buffer twice, at
   // the target once applied and at the initiator on the response; the pool
   // then hands one buffer to two initiators, and one contribution replaces
-  // another (AtomicSumWithRemoteCounter at 3 ranks summed 107 for 106;
-  // ConvergingAtomicsEveryEpoch shows it at once without progress thread).
+  // another (the conformance test ConvergingAtomicsEveryEpoch).
   // A fetching atomic takes the path whose buffer only the initiator frees,
   // and completes after the target applied it just the same. One sink per
   // backend: the provider copies into it only inside the initiator's

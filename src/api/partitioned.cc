@@ -42,14 +42,6 @@ namespace {
 
 constexpr std::uint64_t kOfferMagic = 0x6e69637170617274ull;  // "nicqpart"
 
-// What the receive side tells its matched send side.
-struct PartOffer {
-  std::uint64_t magic = 0;
-  std::uint64_t bytes = 0;       // the receive buffer's size
-  std::uint32_t receive_id = 0;  // the data's tag on the data context
-  std::uint32_t reserved = 0;
-};
-
 // Receive ids: unique among this process's live partitioned receives.
 class ReceiveIds {
  public:
@@ -90,54 +82,25 @@ std::unique_ptr<Comm> Shadow(const Comm* comm, std::uint32_t offset) {
 
 }  // namespace
 
-namespace nicq::api {
-
-// A staged (noncontiguous) receive reaches the user's buffer when the first
-// of MPI_Parrived and the final wait unpacks it.
-enum class UnpackStage : std::uint8_t { kPending, kUnpacking, kDone };
-
-struct Partitioned {
-  bool is_send = false;
-  int peer = 0, tag = 0;  // comm rank (or MPI_PROC_NULL), user tag
-  int partitions = 0;
-  std::int64_t count = 0;  // elements per partition
-  dtype::Type* type = nullptr;
-  void* user_buf = nullptr;
-  std::size_t bytes = 0;  // the whole message
-  std::vector<char> staging;
-  bool staged = false;
-  std::unique_ptr<Comm> offer_comm, data_comm;
-  PartOffer offer;
-  Request offer_req;  // send: the offer's receive; receive: its send
-  std::uint32_t receive_id = 0;
-  bool has_id = false;
-
-  Request data_req;
-  std::atomic<bool> started{false};  // between MPI_Start and completion
-  std::atomic<int> ready{0};         // partitions marked ready this epoch
-  std::vector<std::atomic<std::uint8_t>> ready_flags;
-  std::atomic<bool> claimed{false};  // the epoch's send is being posted
-  std::atomic<bool> posted{false};   // ... and has been
-  Status post_error;
-  std::atomic<UnpackStage> unpack{UnpackStage::kPending};  // staged receives
-
-  explicit Partitioned(int n) : ready_flags(static_cast<std::size_t>(n)) {}
-  ~Partitioned() {
-    if (has_id) Ids().Give(receive_id);
-    if (type) dtype::Release(type);
-  }
-  bool ProcNull() const { return peer == MPI_PROC_NULL; }
-};
-
-}  // namespace nicq::api
-
 using api::Partitioned;
+using api::PartitionedOf;
+using api::TryPostSend;
+using api::Unpacked;
+
+nicq::api::Partitioned::~Partitioned() {
+  if (has_id) Ids().Give(receive_id);
+  if (type) dtype::Release(type);
+}
 
 namespace {
 
 Partitioned* Of(Request* req) {
   return static_cast<Partitioned*>(req->engine);
 }
+
+}  // namespace
+
+namespace nicq::api {
 
 // Posts the epoch's send once every partition is ready and the offer is
 // here; exactly one caller gets to post. Returns false until it is posted.
@@ -163,6 +126,12 @@ bool TryPostSend(Partitioned* p) {
   return true;
 }
 
+}  // namespace nicq::api
+
+namespace {}  // namespace
+
+namespace nicq::api {
+
 // Whether the received data is in the user's buffer; unpacks a staged
 // receive once, whichever caller comes first.
 bool Unpacked(Partitioned* p) {
@@ -178,11 +147,17 @@ bool Unpacked(Partitioned* p) {
   return stage == api::UnpackStage::kDone;
 }
 
+}  // namespace nicq::api
+
+namespace {
+
 bool PollEpoch(Request* req) {
   Partitioned* p = Of(req);
   if (p->is_send && !TryPostSend(p)) return false;
   return p->data_req.IsDone();
 }
+
+Status FinishEpoch(Request* req, Partitioned* p);
 
 Status PartStart(Request* req) {
   Partitioned* p = Of(req);
@@ -199,6 +174,7 @@ Status PartStart(Request* req) {
   p->data_req.done.store(false, std::memory_order_relaxed);
   p->data_req.status = RequestStatus{};
   if (p->ProcNull()) {
+    p->data_req.MarkDone();  // what MPI_Parrived reads
     p->started.store(true, std::memory_order_release);
     req->status.source = MPI_PROC_NULL;
     req->status.tag = MPI_ANY_TAG;
@@ -218,10 +194,18 @@ Status PartStart(Request* req) {
   return Status::Ok();
 }
 
+// The epoch ends (`started` false) only once a staged receive is
+// unpacked: an MPI_Parrived on another thread reads an inactive request as
+// arrived.
 Status PartComplete(Request* req) {
   Partitioned* p = Of(req);
-  p->started.store(false, std::memory_order_release);
+  Status st = FinishEpoch(req, p);
   req->active = false;
+  p->started.store(false, std::memory_order_release);
+  return st;
+}
+
+Status FinishEpoch(Request* req, Partitioned* p) {
   if (p->ProcNull()) return Status::Ok();
   NICQ_RETURN_IF_ERROR(p->post_error);
   const RequestStatus& rs = p->data_req.status;
@@ -242,22 +226,52 @@ Status PartComplete(Request* req) {
   return Status::Ok();
 }
 
-// The offer exchange outlives a request freed before its peer
-// initialised: a send withdraws its offer receive; a receive's offer (a
-// small eager message) is complete once injected, which a wait reaches.
+// A request freed before its offer exchange finished leaves that exchange
+// running: a send's offer receive must still take the offer of the
+// receive it matched in initialisation order (withdrawn, it would let the
+// next send of the pair and tag take that offer), and a receive's offer
+// send must not keep MPI_Request_free, a local call, waiting for its peer.
+// The request's state stays here until the exchange is done.
+class Remnants {
+ public:
+  void Keep(Partitioned* p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    list_.push_back(p);
+  }
+  void Sweep() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::size_t i = 0; i < list_.size();) {
+      if (!list_[i]->offer_req.IsDone()) {
+        ++i;
+        continue;
+      }
+      delete list_[i];
+      list_[i] = list_.back();
+      list_.pop_back();
+    }
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Partitioned*> list_;
+};
+Remnants& Leftovers() {
+  static auto* r = new Remnants();
+  return *r;
+}
+
 Status PartFree(Request* req) {
   Partitioned* p = Of(req);
   if (!p) return Status::Ok();
   if (p->started.load(std::memory_order_acquire) && !req->IsDone())
     return Error(Code::kRequest,
                  "an active partitioned request cannot be freed; complete it first");
-  if (!p->ProcNull() && !p->offer_req.IsDone()) {
-    if (p->is_send) NICQ_RETURN_IF_ERROR(rt::Cancel(&p->offer_req));
-    rt::Backoff backoff;
-    while (!p->offer_req.IsDone()) NICQ_RETURN_IF_ERROR(rt::ProgressWait(backoff));
-  }
-  delete p;
   req->engine = nullptr;
+  if (!p->ProcNull() && !p->offer_req.IsDone())
+    Leftovers().Keep(p);
+  else
+    delete p;
+  Leftovers().Sweep();
   return Status::Ok();
 }
 
@@ -268,8 +282,21 @@ Status PartCancel(Request* req) {
   return Status::Ok();
 }
 
-const RequestOps kSendOps = {&PartStart, &PartFree, &PartCancel, &PartComplete, nullptr};
-const RequestOps kRecvOps = {&PartStart, &PartFree, &PartCancel, &PartComplete, nullptr};
+// Both sides' requests: Partitioned::is_send tells them apart.
+const RequestOps kPartOps = {&PartStart, &PartFree, &PartCancel, &PartComplete, nullptr};
+
+}  // namespace
+
+namespace nicq::api {
+
+// The partitioned request behind r, or nullptr for any other request.
+Partitioned* PartitionedOf(ApiRequest* r) {
+  return r->req.ops == &kPartOps ? Of(&r->req) : nullptr;
+}
+
+}  // namespace nicq::api
+
+namespace {
 
 bool PartitionsArg(Call& c, int partitions) {
   return c.Check(partitions >= 0, Code::kArg,
@@ -293,6 +320,7 @@ int PartitionedInit(const char* name, bool is_send, const void* buf, int partiti
       !c.Check(info == MPI_INFO_NULL || api::KindOf(info) == NICQ_KIND_INFO, Code::kInfo,
                "info is not an info handle"))
     return c.Fail();
+  Leftovers().Sweep();
   auto p = std::make_unique<Partitioned>(partitions);
   p->is_send = is_send;
   p->peer = peer;
@@ -339,51 +367,8 @@ int PartitionedInit(const char* name, bool is_send, const void* buf, int partiti
   req->kind = is_send ? ReqKind::kPersistentSend : ReqKind::kPersistentRecv;
   req->persistent = true;
   req->engine = p.release();
-  req->ops = is_send ? &kSendOps : &kRecvOps;
+  req->ops = &kPartOps;
   *request = handle;
-  return MPI_SUCCESS;
-}
-
-// The active partitioned send behind `request`, or nullptr with the error
-// recorded on c.
-Partitioned* ActiveSendArg(Call& c, MPI_Request request) {
-  ApiRequest* r = request == MPI_REQUEST_NULL ? nullptr : api::LookupRequest(request);
-  if (!c.Check(r != nullptr, Code::kRequest, "invalid request handle " + std::to_string(request)))
-    return nullptr;
-  c.set_comm_handle(r->comm_handle);
-  if (!c.Check(r->req.ops == &kSendOps, Code::kRequest,
-               "request is not a partitioned send request (MPI_Psend_init)"))
-    return nullptr;
-  Partitioned* p = Of(&r->req);
-  if (!c.Check(p->started.load(std::memory_order_acquire), Code::kRequest,
-               "the partitioned send is not active; start it with MPI_Start first"))
-    return nullptr;
-  return p;
-}
-
-bool PartitionArg(Call& c, const Partitioned* p, int partition, const char* what) {
-  return c.Check(partition >= 0 && partition < p->partitions, Code::kArg,
-                 std::string(what) + " " + std::to_string(partition) + " is outside 0.." +
-                     std::to_string(p->partitions - 1));
-}
-
-// Marks partitions ready after every one was checked: an erroneous call
-// changes nothing.
-int MarkReady(Call& c, Partitioned* p, const int* list, int n, int low) {
-  for (int i = 0; i < n; ++i) {
-    const int part = list ? list[i] : low + i;
-    if (!PartitionArg(c, p, part, "partition")) return c.Fail();
-    if (!c.Check(p->ready_flags[std::size_t(part)].load(std::memory_order_relaxed) == 0, Code::kArg,
-                 "partition " + std::to_string(part) + " is already marked ready in this epoch"))
-      return c.Fail();
-  }
-  int newly = 0;
-  for (int i = 0; i < n; ++i) {
-    const int part = list ? list[i] : low + i;
-    if (p->ready_flags[std::size_t(part)].exchange(1, std::memory_order_acq_rel) == 0) ++newly;
-  }
-  if (p->ready.fetch_add(newly, std::memory_order_acq_rel) + newly == p->partitions)
-    (void)TryPostSend(p);
   return MPI_SUCCESS;
 }
 
@@ -392,7 +377,7 @@ int MarkReady(Call& c, Partitioned* p, const int* list, int n, int low) {
 namespace nicq::api {
 
 bool IsPartitioned(const ApiRequest* r) {
-  return r->req.ops == &kSendOps || r->req.ops == &kRecvOps;
+  return r->req.ops == &kPartOps;
 }
 
 }  // namespace nicq::api
@@ -409,72 +394,6 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return PartitionedInit("MPI_Precv_init", false, buf, partitions, count, datatype, source, tag,
                          comm, info, request);
-}
-
-int MPI_Pready(int partition, MPI_Request request) {
-  Call c("MPI_Pready");
-  if (!c.Init()) return c.Fail();
-  Partitioned* p = ActiveSendArg(c, request);
-  if (!p) return c.Fail();
-  return MarkReady(c, p, &partition, 1, 0);
-}
-
-int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
-  Call c("MPI_Pready_range");
-  if (!c.Init()) return c.Fail();
-  Partitioned* p = ActiveSendArg(c, request);
-  if (!p || !PartitionArg(c, p, partition_low, "partition_low") ||
-      !PartitionArg(c, p, partition_high, "partition_high") ||
-      !c.Check(partition_low <= partition_high, Code::kArg,
-               "partition_low " + std::to_string(partition_low) + " is above partition_high " +
-                   std::to_string(partition_high)))
-    return c.Fail();
-  return MarkReady(c, p, nullptr, partition_high - partition_low + 1, partition_low);
-}
-
-int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) {
-  Call c("MPI_Pready_list");
-  if (!c.Init()) return c.Fail();
-  Partitioned* p = ActiveSendArg(c, request);
-  if (!p || !c.Check(length >= 0, Code::kArg, "length is negative") ||
-      (length > 0 && !c.NotNull(array_of_partitions, "array_of_partitions")))
-    return c.Fail();
-  for (int i = 0; i < length; ++i)
-    for (int j = 0; j < i; ++j)
-      if (!c.Check(array_of_partitions[i] != array_of_partitions[j], Code::kArg,
-                   "partition " + std::to_string(array_of_partitions[i]) +
-                       " appears twice in array_of_partitions"))
-        return c.Fail();
-  return MarkReady(c, p, array_of_partitions, length, 0);
-}
-
-// A null or inactive request reports true, as MPI-4.1 says.
-int MPI_Parrived(MPI_Request request, int partition, int* flag) {
-  Call c("MPI_Parrived");
-  if (!c.Init() || !c.NotNull(flag, "flag")) return c.Fail();
-  if (request == MPI_REQUEST_NULL) {
-    *flag = 1;
-    return MPI_SUCCESS;
-  }
-  ApiRequest* r = api::LookupRequest(request);
-  if (!c.Check(r != nullptr, Code::kRequest, "invalid request handle " + std::to_string(request)))
-    return c.Fail();
-  c.set_comm_handle(r->comm_handle);
-  if (!c.Check(r->req.ops == &kRecvOps, Code::kRequest,
-               "request is not a partitioned receive request (MPI_Precv_init)"))
-    return c.Fail();
-  Partitioned* p = Of(&r->req);
-  if (!PartitionArg(c, p, partition, "partition")) return c.Fail();
-  if (!p->started.load(std::memory_order_acquire)) {
-    *flag = 1;
-    return MPI_SUCCESS;
-  }
-  if (!r->req.IsDone()) {
-    Status st = rt::Progress();
-    if (!st.ok()) return c.Fail(st);
-  }
-  *flag = p->data_req.IsDone() && (p->data_req.status.error != 0 || Unpacked(p));
-  return MPI_SUCCESS;
 }
 
 }  // extern "C"

@@ -107,10 +107,9 @@ bool QueueArg(Call& c, MPI_Queue* q, queue::Queue** out) {
   return true;
 }
 
-// Statuses of enqueued waits: the same content as MPI_Wait's (13.3.2), so
-// MPI_ERROR is left alone; a failed operation fails MPI_Queue_fence.
-// MPI_Wait's content; a failed operation's class goes to MPI_ERROR (a
-// good one leaves it as the program set it, as MPI_Wait does).
+// Statuses of enqueued waits: MPI_Wait's content (13.3.2); a failed
+// operation's class goes to MPI_ERROR (a good one leaves it as the program
+// set it, as MPI_Wait does).
 void Fill(void* status, const nicq::RequestStatus& rs) {
   auto* st = static_cast<MPI_Status*>(status);
   nicq::api::FillStatus(st, rs);

@@ -65,6 +65,8 @@ struct Type {
 inline constexpr int kKindDatatype = 0x4c;
 inline constexpr int kPredefinedCount = 61;  // indices 1..60 (mpi.h NICQ_DT_PREDEFINED_COUNT)
 inline constexpr int kFirstUserIndex = 64;
+// MPI_INTEGER, the first of Fortran's named types (mpi.h NICQ_DT(43..60)).
+inline constexpr int kFirstFortranIndex = 43;
 
 // Predefined index helpers (indices of mpi.h's NICQ_DT(i)).
 bool IsPairIndex(int index);

@@ -233,7 +233,7 @@ bool ReduceFortran(int op, int index, const void* in, const void* in2, void* io,
 // Dispatch on the predefined type index; false when the op does not apply.
 bool ReducePredefined(int op, int index, const void* in, const void* in2, void* io,
                       std::int64_t n) {
-  if (index >= 43) return ReduceFortran(op, index, in, in2, io, n);
+  if (index >= kFirstFortranIndex) return ReduceFortran(op, index, in, in2, io, n);
   switch (index) {
     case 1:
       // MPI_CHAR is a character type in the standard's op table, but MPICH

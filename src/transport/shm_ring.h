@@ -115,9 +115,9 @@ class ShmRingWriter {
   }
 
   // A whole message of two parts (a header and a payload) as one frame:
-  // what a small send writes, without the gather loop of WriteFrame (the
-  // header's length is a constant at the inlined call, so its copy is a few
-  // stores). False: no room now. head_len + body_len <= max_frame().
+  // what a small send writes. Unlike WriteFrame it has no gather loop, and
+  // the header's length is a constant at the inlined call, so its copy is a
+  // few stores. False: no room now. head_len + body_len <= max_frame().
   [[gnu::always_inline]] bool WriteWhole(const void* head, std::size_t head_len, const void* body,
                                          std::size_t body_len) {
     const std::size_t len = head_len + body_len;

@@ -119,7 +119,7 @@ Comm* Self() {
 }
 Status CommDup(Comm* parent, Comm** out) {
   auto* c = new Comm(*parent);
-  c->context_id = S().next_context += 4;
+  c->context_id = S().next_context += nicq::rt::kContextStride;
   c->name.clear();
   *out = c;
   return Status::Ok();

@@ -132,6 +132,35 @@ static void order_and_wildcards(void) {
   CHECK_OK(MPI_Request_free(&r2));
 }
 
+/* A send freed before its receive's offer came still took that offer: rank
+ * 0 frees send a before rank 1 initialises receive x, and the send b that
+ * rank 0 makes next is matched with rank 1's second receive y. */
+static void freed_before_matched(void) {
+  if (rank > 1) return;
+  int out[2] = {31, 32}, x[2] = {0, 0}, y[2] = {0, 0};
+  MPI_Request a, b, rx, ry;
+  if (rank == 0) {
+    CHECK_OK(MPI_Psend_init(out, 1, 2, MPI_INT, 1, TAG + 3, MPI_COMM_WORLD, MPI_INFO_NULL, &a));
+    CHECK_OK(MPI_Request_free(&a));
+    CHECK_OK(MPI_Send(NULL, 0, MPI_INT, 1, TAG + 4, MPI_COMM_WORLD));
+    CHECK_OK(MPI_Psend_init(out, 2, 1, MPI_INT, 1, TAG + 3, MPI_COMM_WORLD, MPI_INFO_NULL, &b));
+    CHECK_OK(MPI_Start(&b));
+    CHECK_OK(MPI_Pready_range(0, 1, b));
+    CHECK_OK(MPI_Wait(&b, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Request_free(&b));
+  } else {
+    CHECK_OK(MPI_Recv(NULL, 0, MPI_INT, 0, TAG + 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Precv_init(x, 1, 2, MPI_INT, 0, TAG + 3, MPI_COMM_WORLD, MPI_INFO_NULL, &rx));
+    CHECK_OK(MPI_Precv_init(y, 1, 2, MPI_INT, 0, TAG + 3, MPI_COMM_WORLD, MPI_INFO_NULL, &ry));
+    CHECK_OK(MPI_Start(&ry));
+    CHECK_OK(MPI_Wait(&ry, MPI_STATUS_IGNORE));
+    CHECK(y[0] == 31 && y[1] == 32 && x[0] == 0, "the second receive got %d %d (x %d)", y[0], y[1],
+          x[0]);
+    CHECK_OK(MPI_Request_free(&rx));
+    CHECK_OK(MPI_Request_free(&ry));
+  }
+}
+
 /* Rank 1 receives rank 0's 12 ints into every other int of its buffer:
  * elements of two ints, one taken and one skipped, 4 ints apart. */
 static void noncontiguous(void) {
@@ -180,6 +209,9 @@ static void proc_null_and_truncation(void) {
   CHECK_OK(MPI_Precv_init(buf, 2, 4, MPI_DOUBLE, MPI_PROC_NULL, TAG, MPI_COMM_WORLD, MPI_INFO_NULL,
                           &req));
   CHECK_OK(MPI_Start(&req));
+  int arrived = 0;
+  CHECK_OK(MPI_Parrived(req, 1, &arrived));
+  CHECK(arrived == 1, "a started MPI_PROC_NULL receive has arrived");
   CHECK_OK(MPI_Wait(&req, &st));
   int count = -1;
   CHECK_OK(MPI_Get_count(&st, MPI_DOUBLE, &count));
@@ -306,6 +338,8 @@ int main(int argc, char** argv) {
   ring();
   mp_barrier(MPI_COMM_WORLD);
   order_and_wildcards();
+  mp_barrier(MPI_COMM_WORLD);
+  freed_before_matched();
   mp_barrier(MPI_COMM_WORLD);
   noncontiguous();
   mp_barrier(MPI_COMM_WORLD);

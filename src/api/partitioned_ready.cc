@@ -1,0 +1,134 @@
+// The calls on an active partitioned epoch: MPI_Pready, MPI_Pready_range,
+// MPI_Pready_list (send side, any thread at MPI_THREAD_MULTIPLE) and
+// MPI_Parrived (receive side). Each checks every argument before it marks
+// anything, so an erroneous call changes nothing.
+#include <string>
+
+#include "api/api_internal.h"
+#include "api/partitioned.h"
+#include "runtime/runtime.h"
+
+using namespace nicq;
+using api::Call;
+using api::ApiRequest;
+using api::Partitioned;
+using api::PartitionedOf;
+using api::TryPostSend;
+using api::Unpacked;
+
+namespace {
+
+// The active partitioned send behind `request`, or nullptr with the error
+// recorded on c.
+Partitioned* ActiveSendArg(Call& c, MPI_Request request) {
+  ApiRequest* r = request == MPI_REQUEST_NULL ? nullptr : api::LookupRequest(request);
+  if (!c.Check(r != nullptr, Code::kRequest, "invalid request handle " + std::to_string(request)))
+    return nullptr;
+  c.set_comm_handle(r->comm_handle);
+  Partitioned* p = PartitionedOf(r);
+  if (!c.Check(p != nullptr && p->is_send, Code::kRequest,
+               "request is not a partitioned send request (MPI_Psend_init)"))
+    return nullptr;
+  if (!c.Check(p->started.load(std::memory_order_acquire), Code::kRequest,
+               "the partitioned send is not active; start it with MPI_Start first"))
+    return nullptr;
+  return p;
+}
+
+bool PartitionArg(Call& c, const Partitioned* p, int partition, const char* what) {
+  return c.Check(partition >= 0 && partition < p->partitions, Code::kArg,
+                 std::string(what) + " " + std::to_string(partition) + " is outside 0.." +
+                     std::to_string(p->partitions - 1));
+}
+
+// Marks partitions ready after every one was checked: an erroneous call
+// changes nothing.
+int MarkReady(Call& c, Partitioned* p, const int* list, int n, int low) {
+  for (int i = 0; i < n; ++i) {
+    const int part = list ? list[i] : low + i;
+    if (!PartitionArg(c, p, part, "partition")) return c.Fail();
+    if (!c.Check(p->ready_flags[std::size_t(part)].load(std::memory_order_relaxed) == 0, Code::kArg,
+                 "partition " + std::to_string(part) + " is already marked ready in this epoch"))
+      return c.Fail();
+  }
+  int newly = 0;
+  for (int i = 0; i < n; ++i) {
+    const int part = list ? list[i] : low + i;
+    if (p->ready_flags[std::size_t(part)].exchange(1, std::memory_order_acq_rel) == 0) ++newly;
+  }
+  if (p->ready.fetch_add(newly, std::memory_order_acq_rel) + newly == p->partitions)
+    (void)TryPostSend(p);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Pready(int partition, MPI_Request request) {
+  Call c("MPI_Pready");
+  if (!c.Init()) return c.Fail();
+  Partitioned* p = ActiveSendArg(c, request);
+  if (!p) return c.Fail();
+  return MarkReady(c, p, &partition, 1, 0);
+}
+
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
+  Call c("MPI_Pready_range");
+  if (!c.Init()) return c.Fail();
+  Partitioned* p = ActiveSendArg(c, request);
+  if (!p || !PartitionArg(c, p, partition_low, "partition_low") ||
+      !PartitionArg(c, p, partition_high, "partition_high") ||
+      !c.Check(partition_low <= partition_high, Code::kArg,
+               "partition_low " + std::to_string(partition_low) + " is above partition_high " +
+                   std::to_string(partition_high)))
+    return c.Fail();
+  return MarkReady(c, p, nullptr, partition_high - partition_low + 1, partition_low);
+}
+
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) {
+  Call c("MPI_Pready_list");
+  if (!c.Init()) return c.Fail();
+  Partitioned* p = ActiveSendArg(c, request);
+  if (!p || !c.Check(length >= 0, Code::kArg, "length is negative") ||
+      (length > 0 && !c.NotNull(array_of_partitions, "array_of_partitions")))
+    return c.Fail();
+  for (int i = 0; i < length; ++i)
+    for (int j = 0; j < i; ++j)
+      if (!c.Check(array_of_partitions[i] != array_of_partitions[j], Code::kArg,
+                   "partition " + std::to_string(array_of_partitions[i]) +
+                       " appears twice in array_of_partitions"))
+        return c.Fail();
+  return MarkReady(c, p, array_of_partitions, length, 0);
+}
+
+// A null or inactive request reports true, as MPI-4.1 says.
+int MPI_Parrived(MPI_Request request, int partition, int* flag) {
+  Call c("MPI_Parrived");
+  if (!c.Init() || !c.NotNull(flag, "flag")) return c.Fail();
+  if (request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  ApiRequest* r = api::LookupRequest(request);
+  if (!c.Check(r != nullptr, Code::kRequest, "invalid request handle " + std::to_string(request)))
+    return c.Fail();
+  c.set_comm_handle(r->comm_handle);
+  Partitioned* p = PartitionedOf(r);
+  if (!c.Check(p != nullptr && !p->is_send, Code::kRequest,
+               "request is not a partitioned receive request (MPI_Precv_init)"))
+    return c.Fail();
+  if (!PartitionArg(c, p, partition, "partition")) return c.Fail();
+  if (!p->started.load(std::memory_order_acquire)) {
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  if (!r->req.IsDone()) {
+    Status st = rt::Progress();
+    if (!st.ok()) return c.Fail(st);
+  }
+  *flag = p->data_req.IsDone() && (p->data_req.status.error != 0 || Unpacked(p));
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
