@@ -149,7 +149,7 @@ class Queue {
   Status DeferStart(Enqueueable* e);
   Status DeferWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                       StatusFiller fill, std::uint64_t k0);
-  // Nothing once the chain failed: its steps were dropped.
+  // Once the chain failed, runs nothing and returns the failure.
   Status AdvanceDeferred(bool* progressed);
   // Posts the compiled wait for waits k0+1..k0+n and records them; with
   // polls it drives progress for room, without it answers kAgain.
