@@ -33,6 +33,7 @@
 namespace nicq::queue {
 
 class Queue;
+class Enqueueable;
 
 // Bookkeeping the queue keeps inside each enqueueable request (no allocation
 // per enqueue: everything is here, sized at match time).
@@ -42,6 +43,10 @@ struct QueueSlot {
   std::uint64_t waited_epoch = 0;   // last epoch whose wait was enqueued
   std::uint64_t wait_index = 0;     // queue wait index of that wait
   std::uint64_t start_gate = 0;     // the pending start's gate: queue counter >= this
+  // Links of the queue's list of requests with an enqueued start and no
+  // enqueued wait yet (Queue::unwaited_), so a failed chain detaches them.
+  Enqueueable* unwaited_prev = nullptr;
+  Enqueueable* unwaited_next = nullptr;
   // Epochs a request may have enqueued ahead of its completions (engines
   // size their descriptor rings by it).
   static constexpr int kRing = 16;

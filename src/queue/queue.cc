@@ -270,23 +270,60 @@ Status Queue::ChainFailure(const char* what, bool check_peers, const Enqueueable
 }
 
 Status Queue::FailChain(const Status& failure, const Enqueueable* culprit) {
+  StepsWatch watch(this);
   offload::OffloadBackend* b = rt::Backend();
+  // A wait whose epoch completed before the failure keeps its status; one
+  // whose epoch never started (a deferred start) did not complete.
+  auto fill = [&](const Enqueueable* e, void* status, StatusFiller filler, std::uint64_t epoch) {
+    if (!status || !filler) return;
+    RequestStatus rs;
+    e->GetStatus(&rs);
+    const bool done =
+        e->EpochsStarted() >= epoch && b->ReadCounter(e->DoneCounter()) >= e->DoneTarget();
+    if (rs.error == 0 && !done) rs.error = int(e == culprit ? failure.code() : Code::kPending);
+    filler(status, rs);
+  };
+  // Whatever epoch a request's slot names (a newer start than the waited
+  // one included), it is this queue's and cannot run now: detached.
+  auto detach = [&](Enqueueable* e) {
+    if (e->qslot.queue == this) e->qslot.queue = nullptr;
+  };
   for (; count_ > 0; head_ = (head_ + 1) % ring_.size(), --count_) {
     const Record& r = ring_[head_];
-    QueueSlot& s = r.e->qslot;
-    if (r.status && r.fill) {
-      RequestStatus rs;
-      r.e->GetStatus(&rs);
-      // A wait whose epoch completed before the failure keeps its status.
-      const bool done = b->ReadCounter(r.e->DoneCounter()) >= r.e->DoneTarget();
-      if (rs.error == 0 && !done) rs.error = int(r.e == culprit ? failure.code() : Code::kPending);
-      r.fill(r.status, rs);
-    }
-    if (s.queue == this) s.queue = nullptr;
+    fill(r.e, r.status, r.fill, r.epoch);
+    detach(r.e);
   }
-  pending_starts_ = 0;
+  // Deferred steps come after every posted wait in enqueue order.
+  for (; step_count_ > 0; step_head_ = (step_head_ + 1) & kStepMask, --step_count_) {
+    const Step& st = StepAt(0);
+    if (st.wait) fill(st.e, st.status, st.fill, st.epoch);
+    detach(st.e);
+  }
+  while (unwaited_ != nullptr) {
+    Enqueueable* e = unwaited_;
+    RemoveUnwaited(e);
+    detach(e);
+  }
   failed_ = failure;
   return failure;
+}
+
+void Queue::AddUnwaited(Enqueueable* e) {
+  QueueSlot& s = e->qslot;
+  s.unwaited_prev = nullptr;
+  s.unwaited_next = unwaited_;
+  if (unwaited_ != nullptr) unwaited_->qslot.unwaited_prev = e;
+  unwaited_ = e;
+}
+
+void Queue::RemoveUnwaited(Enqueueable* e) {
+  QueueSlot& s = e->qslot;
+  if (s.unwaited_prev != nullptr)
+    s.unwaited_prev->qslot.unwaited_next = s.unwaited_next;
+  else
+    unwaited_ = s.unwaited_next;
+  if (s.unwaited_next != nullptr) s.unwaited_next->qslot.unwaited_prev = s.unwaited_prev;
+  s.unwaited_prev = s.unwaited_next = nullptr;
 }
 
 Status Queue::WaitInEngine(std::uint32_t* polls) {
@@ -365,7 +402,7 @@ Status Queue::EnqueueStart(Enqueueable* e) {
       s.queue = this;
       s.started_epoch = e->EpochsStarted();
       s.start_gate = k_;
-      ++pending_starts_;
+      AddUnwaited(e);
       return Status::Ok();
     }
     if (st.code() != Code::kAgain) return st;
@@ -411,7 +448,7 @@ Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* c
     s.wait_index = k0 + n;  // qc passes k0 + n when this wait is done
   }
   k_ = k0 + n;
-  pending_starts_ -= n;
+  for (Enqueueable* e : es) RemoveUnwaited(e);
   return Status::Ok();
 }
 
@@ -518,10 +555,10 @@ bool Queue::Empty() {
   if (host_) {
     bool progressed = false;
     (void)AdvanceHost(&progressed);
-    return step_count_ == 0 && pending_starts_ == 0;
+    return step_count_ == 0 && unwaited_ == nullptr;
   }
   Reap();
-  return count_ == 0 && pending_starts_ == 0 && step_count_ == 0;
+  return count_ == 0 && unwaited_ == nullptr && step_count_ == 0;
 }
 
 std::uint64_t Queue::WaitsCompleted() const {

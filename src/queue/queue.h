@@ -149,6 +149,7 @@ class Queue {
   Status DeferStart(Enqueueable* e);
   Status DeferWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                       StatusFiller fill, std::uint64_t k0);
+  // Once the chain failed, runs nothing and returns the failure.
   Status AdvanceDeferred(bool* progressed);
   // Posts the compiled wait for waits k0+1..k0+n and records them; with
   // polls it drives progress for room, without it answers kAgain.
@@ -174,11 +175,13 @@ class Queue {
   void Reap();
   void Finish(const Record& r);
   // A counter chain that cannot complete: the pending operation `culprit`
-  // (null: unknown) failed with `failure`. Every pending wait retires, its
-  // status's MPI_ERROR the failed operation's class (its own class where
-  // its counter kept one, MPI_ERR_PENDING behind it), its request inactive;
-  // the queue keeps `failure` and returns it from every later call but
-  // MPI_Queue_free (docs/queue-semantics.md, "Failed operations").
+  // (null: unknown) failed with `failure`. Every pending wait retires, posted
+  // or deferred, its status's MPI_ERROR the failed operation's class (its
+  // own class where its counter kept one, MPI_ERR_PENDING behind it); the
+  // deferred steps are dropped, and every request attached to the queue
+  // (waited or not) is detached and inactive. The queue is empty, keeps
+  // `failure` and returns it from every later call but MPI_Queue_free
+  // (docs/queue-semantics.md, "Failed operations").
   Status FailChain(const Status& failure, const Enqueueable* culprit);
   // The failure of a pending wait's operation, if one is known: an error
   // its counter counted, or (idle for NICQ_PEER_TIMEOUT) its peer gone.
@@ -214,8 +217,13 @@ class Queue {
   std::vector<std::uint32_t> join_free_;      // free slots (stack)
   std::vector<BusyJoin> join_busy_;           // FIFO ring of busy slots
   std::size_t busy_head_ = 0, busy_count_ = 0;
-  std::uint64_t k_ = 0;                            // waits enqueued
-  std::uint64_t pending_starts_ = 0;               // starts enqueued without their wait yet
+  std::uint64_t k_ = 0;  // waits enqueued
+  // Requests with an enqueued start and no enqueued wait yet: an intrusive
+  // list through QueueSlot (no allocation), so that FailChain can detach
+  // them and no request outlives the queue pointing at it.
+  Enqueueable* unwaited_ = nullptr;
+  void AddUnwaited(Enqueueable* e);
+  void RemoveUnwaited(Enqueueable* e);
   std::vector<Record> ring_;                       // capacity fixed at Create
   std::vector<offload::WaitTarget> targets_;       // EnqueueWaitAll scratch (kMaxWaitAll)
   std::vector<offload::TriggeredOp> scratch_ops_;  // its ops (2 kMaxWaitAll + 2)

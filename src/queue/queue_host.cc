@@ -157,7 +157,7 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
     s.started_epoch = std::max(s.started_epoch, e->EpochsStarted()) + 1;
     s.queue = this;
     s.start_gate = k_;
-    ++pending_starts_;
+    AddUnwaited(e);
   }
   return Status::Ok();
 }
@@ -184,7 +184,7 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
     s.wait_index = k0 + n;  // retired together, when all n are done
   }
   k_ = k0 + n;
-  pending_starts_ -= n;
+  for (Enqueueable* e : es) RemoveUnwaited(e);
   // Where a poll only reads memory, one pass now: the steps ahead start as
   // soon as what they wait for has landed, while the host goes on
   // enqueueing, instead of all at the fence (8-byte shm ring: 10% less time
@@ -229,7 +229,7 @@ Status Queue::DeferStart(Enqueueable* e) {
   s.started_epoch = std::max(s.started_epoch, e->EpochsStarted()) + 1;  // planned
   s.queue = this;
   s.start_gate = k_;
-  ++pending_starts_;
+  AddUnwaited(e);
   return Status::Ok();
 }
 
@@ -246,6 +246,7 @@ Status Queue::DeferWaitAll(std::span<Enqueueable* const> es, std::span<void* con
     st.e = es[i];
     st.status = statuses.empty() ? nullptr : statuses[i];
     st.fill = fill;
+    st.epoch = es[i]->qslot.started_epoch;  // planned or posted
     st.group = i == 0 ? std::uint32_t(n) : 0;
     st.wait = true;
     st.gate = k0;
@@ -255,13 +256,14 @@ Status Queue::DeferWaitAll(std::span<Enqueueable* const> es, std::span<void* con
 
 Status Queue::AdvanceDeferred(bool* progressed) {
   StepsWatch watch(this);
+  if (!failed_.ok()) return failed_;  // a dead chain: its steps were dropped
   while (step_count_ > 0) {
     const Step& head = StepAt(0);
     std::size_t n = 1;
     if (!head.wait) {
       Status st = head.e->StartGated(qc_, head.gate);
       if (st.code() == Code::kAgain) return Status::Ok();  // no room yet: a later pass
-      if (!st.ok()) return st;  // stays at the head: every later call reports it
+      if (!st.ok()) return FailChain(st, head.e);          // the chain cannot go on past it
     } else {
       n = head.group;
       Enqueueable* es[kMaxWaitAll];
@@ -272,7 +274,7 @@ Status Queue::AdvanceDeferred(bool* progressed) {
       }
       Status st = PostWait({es, n}, {sts, n}, head.fill, head.gate, nullptr);
       if (st.code() == Code::kAgain) return Status::Ok();
-      if (!st.ok()) return st;
+      if (!st.ok()) return FailChain(st, head.e);
     }
     step_head_ = (step_head_ + n) & kStepMask;
     step_count_ -= n;

@@ -11,6 +11,15 @@
  * instead (a receive from a dead peer sees no transport error: only the
  * liveness check finds the peer gone).
  *
+ * Counter chains: the failed epoch has company that the failure must
+ * detach too. A second matched request r2 has a start enqueued without its
+ * wait (before the failing one, so its epoch is posted), and the failing
+ * request is enqueued DEFERRED start/wait pairs in all, more than the
+ * QueueSlot::kRing epochs a request may run ahead of its completions: the
+ * later pairs are deferred steps. After the fence fails, every wait's status
+ * is written (the first: the failure's class; the others MPI_ERR_PENDING),
+ * both requests free, the queue frees, and nothing is left attached.
+ *
  * argv[2] = "host" (NICQ_QUEUE_EXEC=host): only the fence's class and
  * message are checked; a host-sequenced queue keeps its failed step at the
  * head and reports it on every call (docs/queue-semantics.md). */
@@ -21,6 +30,7 @@
 
 #define N 512
 #define GOOD_EPOCHS 3
+#define DEFERRED 20 /* > QueueSlot::kRing (16) epochs of one request */
 
 int main(int argc, char* argv[]) {
   int rank, size;
@@ -33,7 +43,7 @@ int main(int argc, char* argv[]) {
   const int recv_side = argc > 1 && strcmp(argv[1], "recv") == 0;
   const int host = argc > 2 && strcmp(argv[2], "host") == 0;
   MPI_Queue q;
-  MPI_Request r = MPI_REQUEST_NULL;
+  MPI_Request r = MPI_REQUEST_NULL, r2 = MPI_REQUEST_NULL;
   QT_OK(MPI_Queue_init(&q, MPI_QUEUE_TYPE_DEFAULT, NULL));
   const int sender = recv_side ? 1 : 0;
   if (rank == sender)
@@ -41,6 +51,14 @@ int main(int argc, char* argv[]) {
   else
     QT_OK(MPI_Recv_init(ra, N, MPI_DOUBLE, 1 - rank, 11, MPI_COMM_WORLD, &r));
   QT_OK(MPI_Match(&r));
+  /* r2: the start left without its wait at the failure (its buffer is
+   * never written: no epoch of it completes). */
+  static double b[N];
+  if (rank == sender)
+    QT_OK(MPI_Ssend_init(b, N, MPI_DOUBLE, 1 - rank, 12, MPI_COMM_WORLD, &r2));
+  else
+    QT_OK(MPI_Recv_init(b, N, MPI_DOUBLE, 1 - rank, 12, MPI_COMM_WORLD, &r2));
+  QT_OK(MPI_Match(&r2));
   for (int it = 0; it < GOOD_EPOCHS; ++it) {
     for (int i = 0; i < N; ++i) a[i] = it * 1000 + i, ra[i] = -1;
     MPI_Status st;
@@ -56,10 +74,14 @@ int main(int argc, char* argv[]) {
   if (rank == 1) _exit(0);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   sleep(1); /* rank 1 is gone before rank 0's epoch starts */
-  MPI_Status st;
-  st.MPI_ERROR = -7;
-  int rc = MPI_Enqueue_start(&q, &r), cls = -1;
-  if (rc == MPI_SUCCESS) rc = MPI_Enqueue_wait(&q, &r, &st);
+  static MPI_Status st[DEFERRED];
+  for (int i = 0; i < DEFERRED; ++i) st[i].MPI_ERROR = -7;
+  int rc = MPI_SUCCESS, cls = -1;
+  if (!host) rc = MPI_Enqueue_start(&q, &r2); /* no wait: pending at the failure */
+  for (int i = 0; i < (host ? 1 : DEFERRED) && rc == MPI_SUCCESS; ++i) {
+    rc = MPI_Enqueue_start(&q, &r);
+    if (rc == MPI_SUCCESS) rc = MPI_Enqueue_wait(&q, &r, &st[i]);
+  }
   if (rc == MPI_SUCCESS) rc = MPI_Queue_fence(&q);
   char msg[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
@@ -75,12 +97,32 @@ int main(int argc, char* argv[]) {
     fflush(stdout);
     _exit(0);
   }
-  QT_CHECK(st.MPI_ERROR == MPI_ERR_PROC_FAILED, "the failed wait's MPI_ERROR is %d, expected %d",
-           st.MPI_ERROR, MPI_ERR_PROC_FAILED);
-  /* The failed wait completed: the request is inactive and frees, the
-   * fenced queue is empty and frees. */
+  QT_CHECK(st[0].MPI_ERROR == MPI_ERR_PROC_FAILED, "the failed wait's MPI_ERROR is %d, expected %d",
+           st[0].MPI_ERROR, MPI_ERR_PROC_FAILED);
+  /* Behind it, posted and deferred waits alike retired unfinished: their
+   * status is written, MPI_ERR_PENDING or the class the request's counter
+   * kept (every one of them is the failed request's). */
+  for (int i = 1; i < DEFERRED; ++i)
+    QT_CHECK(st[i].MPI_ERROR == MPI_ERR_PENDING || st[i].MPI_ERROR == MPI_ERR_PROC_FAILED,
+             "wait %d behind the failure: MPI_ERROR %d, expected %d or %d", i, st[i].MPI_ERROR,
+             MPI_ERR_PENDING, MPI_ERR_PROC_FAILED);
+  /* Progress of other calls runs no deferred step of the dead chain. */
+  for (int i = 0; i < 100; ++i) {
+    int flag = 0;
+    QT_OK(MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE));
+  }
+  QT_ERR(MPI_ERR_PROC_FAILED, MPI_Queue_fence(&q)); /* the same failure, again */
+  /* Every request the queue held is inactive and detached: both free, and
+   * the fenced queue is empty and frees. The unwaited start's request is
+   * freed after the queue, which must not be referred to any more. */
   QT_OK(MPI_Request_free(&r));
   QT_CHECK(r == MPI_REQUEST_NULL, "request not freed");
+  QT_OK(MPI_Queue_free(&q));
+  QT_OK(MPI_Request_free(&r2));
+  QT_CHECK(r2 == MPI_REQUEST_NULL, "the unwaited start's request not freed");
+  /* A new queue works on rank 0 alone. */
+  QT_OK(MPI_Queue_init(&q, MPI_QUEUE_TYPE_DEFAULT, NULL));
+  QT_OK(MPI_Queue_fence(&q));
   QT_OK(MPI_Queue_free(&q));
   printf("CHAIN-ERRORS-OK: %s\n", msg);
   fflush(stdout);
