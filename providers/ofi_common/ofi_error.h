@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "core/peer_loss.h"
 #include "core/status.h"
 
 namespace nicq::ofi {
@@ -29,23 +30,9 @@ inline Status Check(long ret, const char* call, const std::string& what = {}) {
 // The class of a failed operation's completion error (a CQ error entry's
 // err, positive): what the program should see in MPI_ERROR.
 inline Code FailureClass(long err) {
-  switch (err < 0 ? -err : err) {
-    case FI_ETRUNC:
-    case FI_ETOOSMALL:
-      return Code::kTruncate;
-    case FI_ECONNREFUSED:
-    case FI_ECONNRESET:
-    case FI_ECONNABORTED:
-    case FI_EHOSTUNREACH:
-    case FI_ENOTCONN:
-    case FI_ETIMEDOUT:
-    case FI_EIO:
-    case EPIPE:
-    case FI_EADDRNOTAVAIL:
-      return Code::kProcFailed;
-    default:
-      return Code::kOther;
-  }
+  const int e = static_cast<int>(err < 0 ? -err : err);
+  if (e == FI_ETRUNC || e == FI_ETOOSMALL) return Code::kTruncate;
+  return IsPeerLossErrno(e) ? Code::kProcFailed : Code::kOther;
 }
 
 }  // namespace nicq::ofi

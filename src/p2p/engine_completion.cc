@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/log.h"
+#include "core/peer_loss.h"
 #include "p2p/engine.h"
 
 namespace nicq::p2p {
@@ -18,20 +19,7 @@ namespace nicq::p2p {
 using transport::Proto;
 
 bool IsPeerLossError(int err) {
-  switch (err) {
-    case FI_ECONNREFUSED:
-    case FI_ECONNRESET:
-    case FI_ECONNABORTED:
-    case FI_EHOSTUNREACH:
-    case FI_ENOTCONN:
-    case FI_ETIMEDOUT:
-    case FI_EIO:
-    case EPIPE:
-    case FI_EADDRNOTAVAIL:
-      return true;
-    default:
-      return false;
-  }
+  return IsPeerLossErrno(err);
 }
 
 int Engine::HandleEntries(const fi_cq_tagged_entry* e, int n) {

@@ -4,16 +4,6 @@
  * starts the runtime and its finalize ends it, as in a sessions-only program. */
 #include "mp_check.h"
 
-/* An erroneous call returns `cls` with the call's name in its message. */
-static void expect_error(int rc, int cls, const char* call) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0, got = -1;
-  MPI_Error_class(rc, &got);
-  MPI_Error_string(rc, msg, &len);
-  CHECK(got == cls, "%s: class %d, want %d (%s)", call, got, cls, msg);
-  CHECK(strstr(msg, call) != NULL, "%s: message does not name the call: %s", call, msg);
-}
-
 static void expect_dims(int nnodes, int ndims, const int* in, const int* want) {
   int dims[8];
   memcpy(dims, in, sizeof(int) * (size_t)ndims);
@@ -82,10 +72,11 @@ static void test_cart(int size) {
   MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int outside[2] = {0, dims[1]}, untouched = -9;
-  expect_error(MPI_Cart_rank(cart, outside, &untouched), MPI_ERR_ARG, "MPI_Cart_rank");
-  expect_error(MPI_Cart_shift(cart, 2, 1, &untouched, &untouched), MPI_ERR_DIMS, "MPI_Cart_shift");
-  expect_error(MPI_Cart_coords(cart, size, 2, coords), MPI_ERR_RANK, "MPI_Cart_coords");
-  expect_error(MPI_Cartdim_get(MPI_COMM_WORLD, &untouched), MPI_ERR_TOPOLOGY, "MPI_Cartdim_get");
+  mp_expect_class(MPI_Cart_rank(cart, outside, &untouched), MPI_ERR_ARG, "MPI_Cart_rank");
+  mp_expect_class(MPI_Cart_shift(cart, 2, 1, &untouched, &untouched), MPI_ERR_DIMS,
+                  "MPI_Cart_shift");
+  mp_expect_class(MPI_Cart_coords(cart, size, 2, coords), MPI_ERR_RANK, "MPI_Cart_coords");
+  mp_expect_class(MPI_Cartdim_get(MPI_COMM_WORLD, &untouched), MPI_ERR_TOPOLOGY, "MPI_Cartdim_get");
   CHECK(untouched == -9, "an erroneous call wrote its output (%d)", untouched);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   MPI_Comm_set_errhandler(cart, MPI_ERRORS_ARE_FATAL);
@@ -155,11 +146,11 @@ static void test_session(int* size) {
   CHECK(gs == 1, "mpi://SELF has %d members", gs);
   MPI_Group_free(&g);
   g = MPI_GROUP_NULL;
-  expect_error(MPI_Group_from_session_pset(s, "mpi://NOPE", &g), MPI_ERR_ARG,
-               "MPI_Group_from_session_pset");
+  mp_expect_class(MPI_Group_from_session_pset(s, "mpi://NOPE", &g), MPI_ERR_ARG,
+                  "MPI_Group_from_session_pset");
   CHECK(g == MPI_GROUP_NULL, "unknown pset wrote a group");
-  expect_error(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 2, &len, name), MPI_ERR_ARG,
-               "MPI_Session_get_nth_pset");
+  mp_expect_class(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 2, &len, name), MPI_ERR_ARG,
+                  "MPI_Session_get_nth_pset");
   CHECK_OK(MPI_Session_finalize(&s));
   CHECK(s == MPI_SESSION_NULL, "session not nulled");
 }
