@@ -106,6 +106,11 @@ nicq_add_mp_test(api_coll_large PROGRAM api_mp_coll_large RANKS 2 3 PROVIDERS sh
 nicq_add_mp_program(api_mp_coverage SOURCES mp_coverage.c)
 nicq_add_mp_test(api_coverage PROGRAM api_mp_coverage RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
+# The tool information interface: control and performance variables,
+# sessions, categories, errors.
+nicq_add_mp_program(api_mp_tool SOURCES mp_tool.c)
+nicq_add_mp_test(api_tool PROGRAM api_mp_tool RANKS 1 2 PROVIDERS shm tcp+ofi_rxm LABELS api
+                 TIMEOUT 60)
 # Graph and distributed graph topologies: queries, weights, MPI_Topo_test,
 # and the creators' errors (collective verdicts on every rank).
 nicq_add_mp_program(api_mp_topo_graph SOURCES mp_topo_graph.c)
