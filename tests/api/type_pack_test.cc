@@ -340,8 +340,7 @@ TEST_F(ApiType, MatchSizeAndValueIndex) {
   // Fortran's pairs: the index has the value's type.
   ASSERT_EQ(MPI_Type_get_value_index(MPI_REAL, MPI_REAL, &t), MPI_SUCCESS);
   EXPECT_EQ(t, MPI_2REAL);
-  ASSERT_EQ(MPI_Type_get_value_index(MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, &t),
-            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_get_value_index(MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, &t), MPI_SUCCESS);
   EXPECT_EQ(t, MPI_2DOUBLE_PRECISION);
   ASSERT_EQ(MPI_Type_get_value_index(MPI_INTEGER, MPI_INTEGER, &t), MPI_SUCCESS);
   EXPECT_EQ(t, MPI_2INTEGER);
