@@ -44,8 +44,12 @@ bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found) {
   if (!c.Init() || !c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests"))
     return false;
   for (int i = 0; i < count; ++i) {
-    ApiRequest* r;
-    if (!RequestArg(c, reqs[i], &r, i)) return false;
+    // A live point-to-point request (no other engine's ops: never
+    // enqueued) is the common case; RequestArg does the rest.
+    ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (!r || r->req.ops) [[unlikely]] {
+      if (!RequestArg(c, reqs[i], &r, i)) return false;
+    }
     if (found) found[i] = r;
   }
   return true;

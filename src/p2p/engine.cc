@@ -225,32 +225,55 @@ bool Engine::TryInject(const void* buf, std::size_t len, int dest, std::uint32_t
 
 Status Engine::Irecv(void* buf, std::size_t len, int src, std::uint32_t ctx, int tag,
                      const Comm* comm, Request* req) {
-  Op* op = NewOp(Op::Kind::kRecv);
   req->buf = buf;  // delivery reads the destination from the request
   req->bytes = len;
-  op->req = req;
-  op->comm = const_cast<Comm*>(comm);
-  op->match = transport::MakeMatch(ctx, src, tag);
-  op->peer = src;
-  req->engine = op;
   if (src >= 0 && dead_[src]) {
-    FailRequest(op, Code::kProcFailed);
-    PutOp(op);
+    req->status.error = int(Code::kProcFailed);
+    req->engine = nullptr;
+    req->MarkDone();
     return Status::Ok();
   }
-  for (Unexpected* u = unexpected_.front(); u; u = u->next) {
-    if (!transport::Matches(op->match, u->tag)) continue;
+  const transport::MatchSpec match = transport::MakeMatch(ctx, src, tag);
+  Unexpected* u = unexpected_.front();
+  while (u && !transport::Matches(match, u->tag)) u = u->next;
+  if (u && transport::TagProto(u->tag) != Proto::kRts) {
+    // An eager message that came first (the common case of a receive
+    // posted late): copied out and completed here, with no op.
     unexpected_.erase(u);
-    if (transport::TagProto(u->tag) == Proto::kRts)
-      Deliver(op, u->tag, u->data, reinterpret_cast<const std::uint8_t*>(&u->hdr), sizeof u->hdr);
-    else
-      Deliver(op, u->tag, u->data, u->payload.data(), u->len);
+    CompleteEagerNow(req, comm, u);
+    PutUnexpected(u);
+    return Status::Ok();
+  }
+  Op* op = NewOp(Op::Kind::kRecv);
+  op->req = req;
+  op->comm = const_cast<Comm*>(comm);
+  op->match = match;
+  op->peer = src;
+  req->engine = op;
+  if (u) {  // a rendezvous header: the read needs the op
+    unexpected_.erase(u);
+    Deliver(op, u->tag, u->data, reinterpret_cast<const std::uint8_t*>(&u->hdr), sizeof u->hdr);
     PutUnexpected(u);
     return Status::Ok();
   }
   op->in_posted = true;
   posted_.push_back(op);
   return Status::Ok();
+}
+
+void Engine::CompleteEagerNow(Request* req, const Comm* comm, const Unexpected* u) {
+  const int peer = transport::TagSrc(u->tag);
+  const std::size_t n = std::min(u->len, req->bytes);
+  if (n) std::memcpy(req->buf, u->payload.data(), n);
+  if (transport::TagProto(u->tag) == Proto::kEagerSync)
+    SendCtrl(Proto::kAck, peer, transport::DataToken(u->data));
+  req->status.source = comm ? comm->PeerOfWorld(peer) : peer;
+  req->status.tag = transport::TagUser(u->tag);
+  req->status.bytes = n;
+  req->status.cancelled = false;
+  req->status.error = int(u->len > n ? Code::kTruncate : Code::kOk);
+  req->engine = nullptr;
+  req->MarkDone();
 }
 
 bool Engine::Iprobe(int src, std::uint32_t ctx, int tag, const Comm* comm, RequestStatus* st) {

@@ -142,6 +142,9 @@ class Engine {
   void OnChunk(const std::uint8_t* buf, std::size_t len, std::uint64_t tag, std::uint64_t data);
   std::size_t chunk_size() const;
   void CompleteRecv(Op* op, std::size_t delivered, std::size_t full_len);
+  // A receive matched by an eager (or synchronous eager) message already
+  // here: copy, acknowledge, status, done.
+  void CompleteEagerNow(Request* req, const Comm* comm, const Unexpected* u);
   void FailRequest(Op* op, Code code);
   Unexpected* Stash(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
                     std::size_t len);
