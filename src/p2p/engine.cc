@@ -117,6 +117,32 @@ void Engine::FreeToken(Op* op) {
 
 Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t ctx, int tag,
                      SendMode mode, Request* req) {
+  // A small standard or ready send to a same-node peer, with nothing queued
+  // ahead of it (order), whose ring has room for it in one frame: the copy
+  // into the ring is the send, and it completes here. Tested first, and
+  // everything else is out of line, so that this path saves few registers.
+  if (shm_->local(dest) && len <= eager_limit_ &&
+      len + sizeof(transport::WireHeader) <= shm_->max_frame() &&
+      (mode == SendMode::kStandard || mode == SendMode::kReady) && tx_queue_.empty() &&
+      !dead_[dest]) [[likely]] {
+    transport::WireHeader w;
+    w.tag = transport::PackTag(Proto::kEager, ctx, std::uint32_t(me_), std::uint32_t(tag));
+    w.data = transport::PackData(send_seq_[dest], 0);
+    if (shm_->SendWhole<sizeof w>(dest, &w, buf, len)) [[likely]] {
+      ++send_seq_[dest];
+      if (req) {
+        req->status.error = 0;
+        req->status.bytes = len;
+        req->MarkDone();
+      }
+      return Status::Ok();
+    }
+  }
+  return IsendGeneral(buf, len, dest, ctx, tag, mode, req);
+}
+
+Status Engine::IsendGeneral(const void* buf, std::size_t len, int dest, std::uint32_t ctx,
+                            int tag, SendMode mode, Request* req) {
   if (dead_[dest])
     return Error(Code::kProcFailed, "send to rank " + std::to_string(dest) + " which has failed");
   // Small standard/ready sends go out with fi_inject when nothing is queued

@@ -150,6 +150,9 @@ class Engine {
                     std::size_t len);
 
   bool TryInject(const void* buf, std::size_t len, int dest, std::uint32_t ctx, int tag);
+  // Isend past its same-node one-frame case: injects, ops, rendezvous.
+  [[gnu::noinline]] Status IsendGeneral(const void* buf, std::size_t len, int dest,
+                                        std::uint32_t ctx, int tag, SendMode mode, Request* req);
 
   // shm transport (same-node peers): sends and control messages go into the
   // peer's ring instead of the endpoint. A post that got into the ring
