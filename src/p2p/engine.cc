@@ -141,8 +141,8 @@ Status Engine::Isend(const void* buf, std::size_t len, int dest, std::uint32_t c
   return IsendGeneral(buf, len, dest, ctx, tag, mode, req);
 }
 
-Status Engine::IsendGeneral(const void* buf, std::size_t len, int dest, std::uint32_t ctx,
-                            int tag, SendMode mode, Request* req) {
+Status Engine::IsendGeneral(const void* buf, std::size_t len, int dest, std::uint32_t ctx, int tag,
+                            SendMode mode, Request* req) {
   if (dead_[dest])
     return Error(Code::kProcFailed, "send to rank " + std::to_string(dest) + " which has failed");
   // Small standard/ready sends go out with fi_inject when nothing is queued
