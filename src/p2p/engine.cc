@@ -396,7 +396,7 @@ void Engine::CompleteRecv(Op* op, std::size_t delivered, std::size_t full_len) {
     req->status.error = int(full_len > delivered ? Code::kTruncate : Code::kOk);
     req->engine = nullptr;
   }
-  FreeToken(op);
+  if (op->token) FreeToken(op);  // an eager receive has none
   PutOp(op);
   if (req) req->MarkDone();
 }
