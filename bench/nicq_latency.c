@@ -5,6 +5,18 @@
  * check that the last message they received is the peer's pattern. */
 #include "osu_util.h"
 
+/* One round trip; not inlined, so that callgrind's
+ * --toggle-collect=pingpong_iteration counts exactly these calls. */
+static __attribute__((noinline)) void pingpong_iteration(int rank, char* sbuf, char* rbuf, int n) {
+  if (rank == 0) {
+    MPI_Send(sbuf, n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+    MPI_Recv(rbuf, n, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv(rbuf, n, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(sbuf, n, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+  }
+}
+
 int main(int argc, char** argv) {
   int rank, size;
   struct osu_options o;
@@ -30,13 +42,7 @@ int main(int argc, char** argv) {
     double t0 = 0;
     for (int i = 0; i < iters + warmup; ++i) {
       if (i == warmup) t0 = MPI_Wtime();
-      if (rank == 0) {
-        MPI_Send(sbuf, (int)n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
-        MPI_Recv(rbuf, (int)n, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      } else if (rank == 1) {
-        MPI_Recv(rbuf, (int)n, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(sbuf, (int)n, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
-      }
+      if (rank < 2) pingpong_iteration(rank, sbuf, rbuf, (int)n);
     }
     double us = (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
     if (rank < 2) {

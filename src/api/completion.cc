@@ -27,10 +27,6 @@ bool RequestArg(Call& c, MPI_Request h, ApiRequest** r, int index) {
   return c.Check(false, Code::kRequest, "invalid request handle " + std::to_string(h) + where);
 }
 
-bool Pending(const ApiRequest* r) {
-  return r && (!r->persistent || r->active);
-}
-
 bool AllDone(int count, const MPI_Request reqs[]) {
   for (int i = 0; i < count; ++i) {
     const ApiRequest* r = api::LookupRequest(reqs[i]);
@@ -44,15 +40,15 @@ bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found) {
   if (!c.Init() || !c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests"))
     return false;
   for (int i = 0; i < count; ++i) {
-    ApiRequest* r;
-    if (!RequestArg(c, reqs[i], &r, i)) return false;
+    // A live point-to-point request (no other engine's ops: never
+    // enqueued) is the common case; RequestArg does the rest.
+    ApiRequest* r = api::LookupRequest(reqs[i]);
+    if (!r || r->req.ops) [[unlikely]] {
+      if (!RequestArg(c, reqs[i], &r, i)) return false;
+    }
     if (found) found[i] = r;
   }
   return true;
-}
-
-MPI_Status* At(MPI_Status* statuses, int i) {
-  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
 int InStatus(Call& c, const char* what) {
@@ -138,7 +134,7 @@ int WaitallBatch(Call& c, int count, MPI_Request reqs[], MPI_Status* statuses, A
   bool error = false;
   auto complete = [&](int i) {
     MPI_Status* s = At(statuses, i);
-    const int code = api::CompleteRequest(found[i], &reqs[i], s, /*raise=*/false);
+    const int code = CompleteFast(found[i], &reqs[i], s, /*raise=*/false);
     if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
     if (code != MPI_SUCCESS) error = true;
     found[i] = nullptr;
@@ -180,11 +176,13 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   c.set_comm_handle(r->comm_handle);
-  rt::Backoff b;
-  int rc = MPI_SUCCESS;
-  while (!r->req.IsDone())
-    if (!Step(c, b, &rc)) return rc;
-  return api::CompleteRequest(r, request, status, true);
+  if (!r->req.IsDone()) {
+    rt::Backoff b;
+    int rc = MPI_SUCCESS;
+    while (!r->req.IsDone())
+      if (!Step(c, b, &rc)) return rc;
+  }
+  return CompleteFast(r, request, status, true);
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {

@@ -12,14 +12,36 @@ namespace nicq::api::completion {
 bool RequestArg(Call& c, MPI_Request h, ApiRequest** r, int index = -1);
 // Whether a request has an operation to report: not MPI_REQUEST_NULL
 // (null), and not an inactive persistent request.
-bool Pending(const ApiRequest* r);
+inline bool Pending(const ApiRequest* r) {
+  return r && (!r->persistent || r->active);
+}
 // Whether every pending request of reqs (already checked) is done.
 bool AllDone(int count, const MPI_Request reqs[]);
 // Checks count and every handle; `found` (may be null) receives the
 // looked-up request of each handle.
 bool ArrayArgs(Call& c, int count, MPI_Request reqs[], ApiRequest** found = nullptr);
 // The i-th status, or MPI_STATUS_IGNORE under MPI_STATUSES_IGNORE.
-MPI_Status* At(MPI_Status* statuses, int i);
+inline MPI_Status* At(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+// api::CompleteRequest with its common case inline: a nonpersistent
+// point-to-point request of a contiguous type that succeeded reports its
+// status and frees its slot.
+inline int CompleteFast(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool raise) {
+  const Request& q = r->req;
+  if (!q.ops && !r->staged && !r->persistent && q.status.error == 0) [[likely]] {
+    if (status && status != MPI_STATUS_IGNORE) {
+      status->MPI_SOURCE = q.status.source;
+      status->MPI_TAG = q.status.tag;
+      status->nicq_count = static_cast<long long>(q.status.bytes);
+      status->nicq_cancelled = q.status.cancelled;
+    }
+    api::FreeRequest(r);
+    if (handle) *handle = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
+  return api::CompleteRequest(r, handle, status, raise);
+}
 // Raises MPI_ERR_IN_STATUS, naming the array that holds the codes.
 int InStatus(Call& c, const char* what);
 // Raises on the request's communicator (MPI: errors of a completion call

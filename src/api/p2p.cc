@@ -17,11 +17,17 @@ using api::Call;
 namespace nicq::api {
 
 // count items of t must fit in a size_t of bytes (large-count calls).
-static bool BytesFit(Call& c, std::int64_t count, const dtype::Type* t) {
+[[gnu::cold, gnu::noinline]] static bool BytesFitSlow(Call& c, std::int64_t count,
+                                                      const dtype::Type* t) {
   return t->size == 0 || count <= INT64_MAX / t->size ||
          c.Check(false, Code::kCount,
                  "count " + std::to_string(count) + " of a " + std::to_string(t->size) +
                      "-byte type overflows");
+}
+// An int count of a type under 2^32 bytes cannot overflow: two compares
+// instead of a 64-bit division on every call.
+static inline bool BytesFit(Call& c, std::int64_t count, const dtype::Type* t) {
+  return (count >> 31 == 0 && t->size >= 0 && t->size >> 32 == 0) || BytesFitSlow(c, count, t);
 }
 
 bool CheckSend(Call& c, const void* buf, std::int64_t count, MPI_Datatype dt, int dest, int tag,
@@ -38,6 +44,15 @@ bool CheckRecv(Call& c, const void* buf, std::int64_t count, MPI_Datatype dt, in
          c.SourceArg(source, a->comm) && c.RecvTagArg(tag);
 }
 
+// MPI_COMM_WORLD and MPI_COMM_SELF live until MPI_Finalize: a request on
+// them need not hold a reference (rt::CommRetain ignores them anyway).
+static inline void HoldCommOf(ApiRequest* r, int comm_handle, Comm* comm) {
+  if (comm_handle != MPI_COMM_WORLD && comm_handle != MPI_COMM_SELF) HoldComm(r, comm);
+}
+static inline void RetainType(dtype::Type* t) {
+  if (!t->predefined) dtype::Retain(t);
+}
+
 // A request filled with the operation's arguments (not posted yet).
 ApiRequest* PrepareP2p(Call& c, bool is_send, SendMode mode, const void* buf, std::int64_t count,
                        const P2pArgs& a, int peer, int tag, bool persistent) {
@@ -46,14 +61,14 @@ ApiRequest* PrepareP2p(Call& c, bool is_send, SendMode mode, const void* buf, st
   r->call = c.name();
   r->comm_handle = c.comm_handle();
   r->req.comm = a.comm;
-  HoldComm(r, a.comm);
+  HoldCommOf(r, c.comm_handle(), a.comm);
   r->is_send = is_send;
   r->persistent = persistent;
   r->active = false;
   r->user_buf = buf;
   r->count = count;
   r->type = a.type;
-  dtype::Retain(a.type);
+  RetainType(a.type);
   r->peer = peer;
   r->tag = tag;
   r->mode = mode;
@@ -81,6 +96,15 @@ struct BlockingSlot {
 };
 static thread_local BlockingSlot t_blocking;
 
+// api::FillStatus, inline for the calls that complete on their own.
+static inline void FillStatusInline(MPI_Status* status, const RequestStatus& rs) {
+  if (!status || status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = rs.source;
+  status->MPI_TAG = rs.tag;
+  status->nicq_count = static_cast<long long>(rs.bytes);
+  status->nicq_cancelled = rs.cancelled;
+}
+
 // Blocking send or receive of a contiguous type: straight to the engine,
 // with no request handle (the table's alloc, retain, reset and free were
 // about half the host instructions of an 8-byte MPI_Send).
@@ -99,6 +123,10 @@ static int BlockingDirect(BlockingSlot& slot, Call& c, bool is_send, SendMode mo
       if (!q.IsDone()) slot.abandoned = true;
       return c.Fail(st);
     }
+  }
+  if (q.status.error == 0) [[likely]] {
+    FillStatusInline(status, q.status);
+    return MPI_SUCCESS;
   }
   return api::FinishP2pStatus(
       api::P2pCall{c.name(), c.comm_handle(), is_send, peer, tag, a.type, count}, q.status, status,
@@ -121,8 +149,46 @@ static int Blocking(Call& c, bool is_send, SendMode mode, const void* buf, std::
   return WaitP2p(c, r, status);
 }
 
+// MPI_Isend/MPI_Irecv of a contiguous type: the slot is filled and handed
+// to the engine in one pass. PostRequest's second reset of the engine
+// request and its persistent, staged and matched-message cases are not
+// needed: AllocRequest reset the slot, and rt::Isend/Irecv reset what
+// they own.
+static int NonblockingDirect(Call& c, bool is_send, SendMode mode, const void* buf,
+                             std::int64_t count, const P2pArgs& a, int peer, int tag,
+                             MPI_Request* request) {
+  ApiRequest* r = api::AllocRequest();
+  if (!r) [[unlikely]]
+    return c.Fail(Code::kNoMem, "request table is full");
+  r->call = c.name();
+  r->comm_handle = c.comm_handle();
+  HoldCommOf(r, c.comm_handle(), a.comm);
+  r->is_send = is_send;
+  r->user_buf = buf;
+  r->count = count;
+  r->type = a.type;
+  RetainType(a.type);
+  r->peer = peer;
+  r->tag = tag;
+  r->mode = mode;
+  Request& q = r->req;
+  q.comm = a.comm;
+  q.api_data = r;
+  const std::size_t bytes = static_cast<std::size_t>(count * a.type->size);
+  Status st = is_send ? rt::Isend(buf, bytes, peer, tag, a.comm, mode, &q)
+                      : rt::Irecv(const_cast<void*>(buf), bytes, peer, tag, a.comm, &q);
+  if (!st.ok()) [[unlikely]] {
+    api::FreeRequest(r);
+    return c.Fail(st);
+  }
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+
 static int Nonblocking(Call& c, bool is_send, SendMode mode, const void* buf, std::int64_t count,
                        const P2pArgs& a, int peer, int tag, MPI_Request* request, bool persistent) {
+  if (!persistent && a.type->IsContiguous())
+    return NonblockingDirect(c, is_send, mode, buf, count, a, peer, tag, request);
   ApiRequest* r = PrepareP2p(c, is_send, mode, buf, count, a, peer, tag, persistent);
   if (!r) return c.Fail(Code::kNoMem, "request table is full");
   if (!persistent) {

@@ -35,9 +35,27 @@ RequestTable& Table() {
   return *table;
 }
 
-dtype::SlotCache<RequestTable>& ThreadSlots() {
-  thread_local dtype::SlotCache<RequestTable> cache(Table());
-  return cache;
+using RequestSlots = dtype::SlotCache<RequestTable>;
+
+// The cache's first use on a thread constructs it (and registers its
+// destructor, which gives the thread's indices back at exit).
+[[gnu::noinline]] RequestSlots* MakeThreadSlots();
+// Constant-initialized, so reading it is one TLS access with no guard: the
+// function-local thread_local object cost two __tls_get_addr calls and a
+// guard test on every allocation and every free.
+thread_local RequestSlots* t_slots = nullptr;
+
+RequestSlots* MakeThreadSlots() {
+  thread_local RequestSlots cache(Table());
+  t_slots = &cache;
+  return &cache;
+}
+
+inline RequestSlots& ThreadSlots() {
+  RequestSlots* c = t_slots;
+  if (!c) [[unlikely]]
+    c = MakeThreadSlots();
+  return *c;
 }
 
 struct Orphans {
@@ -78,7 +96,9 @@ char* Staging(ApiRequest* r, std::size_t bytes) {
 ApiRequest* AllocRequest() {
   int index = ThreadSlots().Alloc();
   if (index < 0) return nullptr;
-  ApiRequest* r = Table().Get(index);
+  // The thread's slot cache was made from the table: it exists, and the
+  // pointer read is cheaper than Table()'s guarded static.
+  ApiRequest* r = g_request_table.load(std::memory_order_relaxed)->Get(index);
   r->handle = NICQ_HANDLE(NICQ_KIND_REQUEST, index);
   ResetEngineRequest(r->req);
   return r;
@@ -118,19 +138,26 @@ bool EnqueuedCheck(Call& c, ApiRequest* r, int index) {
 }
 
 void FreeRequest(ApiRequest* r) {
-  if (r->req.ops && r->req.ops->free) r->req.ops->free(&r->req).IgnoreError();
-  r->req.ops = nullptr;
-  if (r->type) dtype::Release(r->type);
+  if (r->req.ops) [[unlikely]] {
+    if (r->req.ops->free) r->req.ops->free(&r->req).IgnoreError();
+    r->req.ops = nullptr;
+  }
+  // Predefined types and the world and self communicators are not counted:
+  // no call for them (every point-to-point completion comes here).
+  if (r->type && !r->type->predefined) dtype::Release(r->type);
   r->type = nullptr;
   // Keep a staging buffer for reuse unless it is huge.
-  if (r->staging.capacity() > (std::size_t{16} << 20)) std::vector<char>().swap(r->staging);
+  if (r->staging.capacity() > (std::size_t{16} << 20)) [[unlikely]]
+    std::vector<char>().swap(r->staging);
   r->persistent = r->active = r->free_pending = r->staged = r->from_message = false;
   r->enqueueable = nullptr;  // its engine is gone; a reuse of the slot is checked afresh
   r->message = nullptr;
   r->user_buf = nullptr;
   r->req.comm = nullptr;
-  rt::CommRelease(r->held_comm);
-  r->held_comm = nullptr;
+  if (r->held_comm) {
+    rt::CommRelease(r->held_comm);
+    r->held_comm = nullptr;
+  }
   ThreadSlots().Free(IndexOf(r->handle));
 }
 

@@ -142,11 +142,17 @@ class Engine {
   void OnChunk(const std::uint8_t* buf, std::size_t len, std::uint64_t tag, std::uint64_t data);
   std::size_t chunk_size() const;
   void CompleteRecv(Op* op, std::size_t delivered, std::size_t full_len);
+  // A receive matched by an eager (or synchronous eager) message already
+  // here: copy, acknowledge, status, done.
+  void CompleteEagerNow(Request* req, const Comm* comm, const Unexpected* u);
   void FailRequest(Op* op, Code code);
   Unexpected* Stash(std::uint64_t tag, std::uint64_t data, const std::uint8_t* payload,
                     std::size_t len);
 
   bool TryInject(const void* buf, std::size_t len, int dest, std::uint32_t ctx, int tag);
+  // Isend past its same-node one-frame case: injects, ops, rendezvous.
+  [[gnu::noinline]] Status IsendGeneral(const void* buf, std::size_t len, int dest,
+                                        std::uint32_t ctx, int tag, SendMode mode, Request* req);
 
   // shm transport (same-node peers): sends and control messages go into the
   // peer's ring instead of the endpoint. A post that got into the ring

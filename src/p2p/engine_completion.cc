@@ -145,7 +145,8 @@ void Engine::OnArrival(const std::uint8_t* buf, std::size_t len, std::uint64_t t
     if (src >= 0 && src < int(recv_seq_.size()) && transport::DataSeq(data) == recv_seq_[src]) {
       Dispatch(tag, data, buf, len);
       ++recv_seq_[src];
-      DispatchHeldBack(src);
+      if (!out_of_order_[src].empty()) [[unlikely]]  // the provider reordered
+        DispatchHeldBack(src);
       return;
     }
   }

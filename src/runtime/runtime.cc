@@ -254,6 +254,8 @@ constexpr WaitPolicy kAutoProgress{2, 0, 10};
 constexpr int kEngineSleepMs = 1;
 // The adaptive spin never drops below this (about a shm round trip).
 constexpr std::int64_t kMinSpinNs = 2000;
+// State::last_event_s when a poll found work since the clock was last read.
+constexpr double kEventSeen = -1.0;
 
 void ShortSleep(std::uint32_t sleeps) {
   // 5 us growing to 80 us: short enough for latency, long enough to give
@@ -288,7 +290,11 @@ Status ProgressWait(Backoff& b) {
         s.wait_spin_ns.store(std::min(s.wait_spin_max_ns, cur * 2), std::memory_order_relaxed);
     }
     b.Reset();
-    s.last_event_s.store(detail::NowSeconds(), std::memory_order_relaxed);
+    // No clock read on the message path: the mark says "an event came";
+    // the first pass of a blocking phase (the only reader, which reads the
+    // clock anyway) turns it into the time the silence started.
+    if (s.last_event_s.load(std::memory_order_relaxed) != kEventSeen)
+      s.last_event_s.store(kEventSeen, std::memory_order_relaxed);
     return Status::Ok();
   }
   if (s.engine.any_dead()) {
@@ -345,7 +351,11 @@ Status ProgressWait(Backoff& b) {
   }
   // A long silence: make sure the peers on this node still exist (remote
   // peers show up as provider errors on our sends).
-  const double last_event = s.last_event_s.load(std::memory_order_relaxed);
+  double last_event = s.last_event_s.load(std::memory_order_relaxed);
+  if (last_event == kEventSeen) {
+    last_event = now;
+    s.last_event_s.store(now, std::memory_order_relaxed);
+  }
   if (now - last_event >= s.peer_timeout_s &&
       now - s.last_liveness_s.load(std::memory_order_relaxed) >= 1.0) {
     s.last_liveness_s.store(now, std::memory_order_relaxed);

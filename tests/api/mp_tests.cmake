@@ -7,6 +7,7 @@ target_link_libraries(api_mp_threads PRIVATE Threads::Threads)
 nicq_add_mp_program(api_mp_cxx SOURCES mp_cxx.cc)
 nicq_add_mp_program(api_mp_complex SOURCES mp_complex.c)
 nicq_add_mp_program(api_mp_persistent_restart SOURCES mp_persistent_restart.c)
+nicq_add_mp_program(api_mp_fast_paths SOURCES mp_fast_paths.c)
 
 set(_api_providers sockets tcp tcp+ofi_rxm shm)
 nicq_add_mp_test(api_order PROGRAM api_mp_order RANKS 2 3 4 PROVIDERS ${_api_providers}
@@ -19,6 +20,12 @@ nicq_add_mp_test(api_persistent PROGRAM api_mp_persistent RANKS 2 4 PROVIDERS ${
 # start / cancel / free of active and inactive ones.
 nicq_add_mp_test(api_persistent_restart PROGRAM api_mp_persistent_restart RANKS 2 3
                  PROVIDERS shm tcp+ofi_rxm LABELS api TIMEOUT 180)
+# The short paths of small messages (one-pass nonblocking post, the
+# same-node one-frame send, an unexpected eager message completing a
+# receive without an op, inline completion) interleaved with the general
+# ones: data, order, status, truncation.
+nicq_add_mp_test(api_fast_paths PROGRAM api_mp_fast_paths RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 120)
 nicq_add_mp_test(api_completion PROGRAM api_mp_completion RANKS 3 4 PROVIDERS ${_api_providers}
                  LABELS api TIMEOUT 60)
 nicq_add_mp_test(api_errors PROGRAM api_mp_errors RANKS 2 3 PROVIDERS ${_api_providers}
