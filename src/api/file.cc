@@ -176,12 +176,21 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   f->errhandler = api::NullFileErrhandler();
   f->hints = std::move(hints);
   io::SetView(&f->io, 0, dtype::Lookup(MPI_BYTE), dtype::Lookup(MPI_BYTE), "native");
+  if (Status st = api::OpenSharedPointer(f); !st.ok()) {
+    (void)io::Close(&f->io);
+    MPI_Comm_free(&f->comm);
+    delete f;
+    return api::FileFail(c, nullptr, st);
+  }
   if (amode & MPI_MODE_APPEND) {
     std::int64_t size = 0;
     if (io::Size(f->io, &size).ok()) f->io.position = size;
+    if (f->rank == 0) (void)api::SetSharedPointer(f, f->io.position);
+    MPI_Barrier(f->comm);
   }
   if (api::RegisterFile(f) == 0) {
     (void)io::Close(&f->io);
+    api::CloseSharedPointer(f);
     MPI_Comm_free(&f->comm);
     delete f;
     return c.Fail(Code::kNoMem, "file table is full");
@@ -206,6 +215,7 @@ int MPI_File_close(MPI_File* fh) {
     if (deleted != 0 && st.ok()) st = io::ErrnoStatus(deleted, "cannot delete", f->io.path);
   }
   api::UnregisterFile(f);
+  api::CloseSharedPointer(f);
   MPI_Comm_free(&f->comm);
   const int errhandler = f->errhandler;
   const int handle = f->handle;

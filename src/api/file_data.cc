@@ -14,7 +14,7 @@ using api::Call;
 
 namespace {
 
-enum class Where { kExplicit, kIndividual };
+enum class Where { kExplicit, kIndividual, kShared, kOrdered };
 enum class Form { kBlocking, kNonblocking, kBegin };
 
 struct Access {
@@ -39,9 +39,10 @@ int Run(Call& c, const Access& a, MPI_File fh, MPI_Offset offset, const void* bu
       !c.BufferArg(buf, count, t))
     return api::FileFail(c, f);
   const std::int64_t etype_size = f->io.etype->size;
+  const bool shared = a.where == Where::kShared || a.where == Where::kOrdered;
   if (!c.Check(a.where != Where::kExplicit || offset >= 0, Code::kArg,
                "negative offset " + std::to_string(offset)) ||
-      !c.Check((f->io.amode & MPI_MODE_SEQUENTIAL) == 0, Code::kUnsupportedOperation,
+      !c.Check(shared || (f->io.amode & MPI_MODE_SEQUENTIAL) == 0, Code::kUnsupportedOperation,
                "the file was opened MPI_MODE_SEQUENTIAL (only the shared file pointer may be "
                "used)") ||
       !c.Check(!a.write || f->io.writable, io::kReadOnly, "the file was opened MPI_MODE_RDONLY") ||
@@ -53,7 +54,13 @@ int Run(Call& c, const Access& a, MPI_File fh, MPI_Offset offset, const void* bu
       !c.Check(a.form != Form::kBegin || !f->split_active, Code::kOther,
                "a split collective is already active on this file"))
     return api::FileFail(c, f);
-  const std::int64_t at = a.where == Where::kExplicit ? offset : f->io.position;
+  std::int64_t at = a.where == Where::kExplicit ? offset : f->io.position;
+  if (shared) {
+    const std::int64_t etypes = count * t->size / etype_size;
+    Status moved = a.where == Where::kShared ? api::SharedFetchAdd(f, etypes, &at)
+                                             : api::SharedOrdered(f, etypes, &at);
+    if (!moved.ok()) return api::FileFail(c, f, moved);
+  }
   std::int64_t bytes = 0;
   Status st = a.write ? io::Write(f->io, at, buf, count, *t, &bytes)
                       : io::Read(f->io, at, const_cast<void*>(buf), count, *t, &bytes);
@@ -104,6 +111,14 @@ constexpr Access kWriteBegin{true, Where::kIndividual, Form::kBegin};
 constexpr Access kWriteAt{true, Where::kExplicit, Form::kBlocking};
 constexpr Access kIwriteAt{true, Where::kExplicit, Form::kNonblocking};
 constexpr Access kWriteAtBegin{true, Where::kExplicit, Form::kBegin};
+constexpr Access kReadShared{false, Where::kShared, Form::kBlocking};
+constexpr Access kIreadShared{false, Where::kShared, Form::kNonblocking};
+constexpr Access kReadOrdered{false, Where::kOrdered, Form::kBlocking};
+constexpr Access kReadOrderedBegin{false, Where::kOrdered, Form::kBegin};
+constexpr Access kWriteShared{true, Where::kShared, Form::kBlocking};
+constexpr Access kIwriteShared{true, Where::kShared, Form::kNonblocking};
+constexpr Access kWriteOrdered{true, Where::kOrdered, Form::kBlocking};
+constexpr Access kWriteOrderedBegin{true, Where::kOrdered, Form::kBegin};
 
 }  // namespace
 
@@ -361,6 +376,109 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status) {
 
 int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status) {
   Call c("MPI_File_write_at_all_end");
+  return End(c, fh, status);
+}
+
+int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                         MPI_Status* status) {
+  Call c("MPI_File_read_shared");
+  return Run(c, kReadShared, fh, 0, buf, count, datatype, status, nullptr);
+}
+
+int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                          MPI_Status* status) {
+  Call c("MPI_File_read_ordered");
+  return Run(c, kReadOrdered, fh, 0, buf, count, datatype, status, nullptr);
+}
+
+int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                          MPI_Request* request) {
+  Call c("MPI_File_iread_shared");
+  return Run(c, kIreadShared, fh, 0, buf, count, datatype, nullptr, request);
+}
+
+int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
+  Call c("MPI_File_read_ordered_begin");
+  return Run(c, kReadOrderedBegin, fh, 0, buf, count, datatype, nullptr, nullptr);
+}
+
+int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Status* status) {
+  Call c("MPI_File_read_shared_c");
+  return Run(c, kReadShared, fh, 0, buf, count, datatype, status, nullptr);
+}
+
+int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status* status) {
+  Call c("MPI_File_read_ordered_c");
+  return Run(c, kReadOrdered, fh, 0, buf, count, datatype, status, nullptr);
+}
+
+int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Request* request) {
+  Call c("MPI_File_iread_shared_c");
+  return Run(c, kIreadShared, fh, 0, buf, count, datatype, nullptr, request);
+}
+
+int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
+  Call c("MPI_File_read_ordered_begin_c");
+  return Run(c, kReadOrderedBegin, fh, 0, buf, count, datatype, nullptr, nullptr);
+}
+
+int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status) {
+  Call c("MPI_File_read_ordered_end");
+  return End(c, fh, status);
+}
+
+int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                          MPI_Status* status) {
+  Call c("MPI_File_write_shared");
+  return Run(c, kWriteShared, fh, 0, buf, count, datatype, status, nullptr);
+}
+
+int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                           MPI_Status* status) {
+  Call c("MPI_File_write_ordered");
+  return Run(c, kWriteOrdered, fh, 0, buf, count, datatype, status, nullptr);
+}
+
+int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                           MPI_Request* request) {
+  Call c("MPI_File_iwrite_shared");
+  return Run(c, kIwriteShared, fh, 0, buf, count, datatype, nullptr, request);
+}
+
+int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
+  Call c("MPI_File_write_ordered_begin");
+  return Run(c, kWriteOrderedBegin, fh, 0, buf, count, datatype, nullptr, nullptr);
+}
+
+int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status* status) {
+  Call c("MPI_File_write_shared_c");
+  return Run(c, kWriteShared, fh, 0, buf, count, datatype, status, nullptr);
+}
+
+int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status* status) {
+  Call c("MPI_File_write_ordered_c");
+  return Run(c, kWriteOrdered, fh, 0, buf, count, datatype, status, nullptr);
+}
+
+int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request* request) {
+  Call c("MPI_File_iwrite_shared_c");
+  return Run(c, kIwriteShared, fh, 0, buf, count, datatype, nullptr, request);
+}
+
+int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count,
+                                   MPI_Datatype datatype) {
+  Call c("MPI_File_write_ordered_begin_c");
+  return Run(c, kWriteOrderedBegin, fh, 0, buf, count, datatype, nullptr, nullptr);
+}
+
+int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status) {
+  Call c("MPI_File_write_ordered_end");
   return End(c, fh, status);
 }
 

@@ -19,6 +19,7 @@ struct ApiFile {
   int errhandler = MPI_ERRORS_RETURN;
   Hints hints;
   bool delete_on_close = false;
+  MPI_Win shared_win = MPI_WIN_NULL;  // the shared file pointer (file_shared.cc)
   // A split collective begun and not yet ended: its status bytes.
   bool split_active = false;
   std::int64_t split_bytes = 0;
@@ -43,5 +44,14 @@ int FileFail(Call& c, ApiFile* f, const Status& st);
 // Collective verdict over f's communicator: the largest error class any
 // member met (0 for none), so every member fails or succeeds together.
 int AgreeOnClass(MPI_Comm comm, Code mine);
+
+// The shared file pointer (file_shared.cc), in etypes of the view. Open and
+// close are collective over f->comm; the ordered step is collective and
+// gives this member's place after those of the lower ranks.
+Status OpenSharedPointer(ApiFile* f);
+void CloseSharedPointer(ApiFile* f);
+Status SharedFetchAdd(ApiFile* f, std::int64_t add, std::int64_t* old);
+Status SetSharedPointer(ApiFile* f, std::int64_t value);
+Status SharedOrdered(ApiFile* f, std::int64_t mine, std::int64_t* at);
 
 }  // namespace nicq::api

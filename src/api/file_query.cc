@@ -169,7 +169,10 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     return api::FileFail(c, f);
   if (disp == MPI_DISPLACEMENT_CURRENT) disp = 0;
   io::SetView(&f->io, disp, et, ft, rep);
-  return MPI_SUCCESS;
+  // Collective: the shared pointer restarts at 0 for every member.
+  Status st = f->rank == 0 ? api::SetSharedPointer(f, 0) : Status::Ok();
+  MPI_Barrier(f->comm);
+  return api::FileFail(c, f, st);
 }
 
 int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,

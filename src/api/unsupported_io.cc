@@ -1,9 +1,8 @@
-// The shared file pointer's position calls and user data representations
-// (MPI_File_seek_shared, MPI_File_get_position_shared, MPI_Register_datarep):
+// User data representations (MPI_Register_datarep, MPI_Register_datarep_c):
 // declared so that programs written for a full MPI compile and link, not
 // implemented. Each returns MPI_ERR_UNSUPPORTED_OPERATION with a message
 // naming the call, through MPI_COMM_WORLD's error handler. docs/mpi-api.md
-// lists them.
+// lists them; the rest of file I/O is in src/api/file*.cc.
 #include <string>
 
 #include "api/api_internal.h"
@@ -22,14 +21,6 @@ int Unsupported(const char* call, MPI_Comm comm, const char* feature) {
 }  // namespace
 
 extern "C" {
-
-int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
-  return Unsupported("MPI_File_seek_shared", MPI_COMM_NULL, "the shared file pointer");
-}
-
-int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
-  return Unsupported("MPI_File_get_position_shared", MPI_COMM_NULL, "the shared file pointer");
-}
 
 int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
                          MPI_Datarep_conversion_function* write_conversion_fn,

@@ -111,6 +111,9 @@ nicq_add_mp_test(api_coverage PROGRAM api_mp_coverage RANKS 2 3 PROVIDERS shm tc
 nicq_add_mp_program(api_mp_file SOURCES mp_file.c)
 nicq_add_mp_test(api_file PROGRAM api_mp_file RANKS 1 2 3 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
+nicq_add_mp_program(api_mp_file_shared SOURCES mp_file_shared.c)
+nicq_add_mp_test(api_file_shared PROGRAM api_mp_file_shared RANKS 1 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
 nicq_add_mp_program(api_mp_file_errors SOURCES mp_file_errors.c)
 nicq_add_mp_test(api_file_errors PROGRAM api_mp_file_errors RANKS 1 2 3 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
