@@ -158,7 +158,8 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   auto* f = new ApiFile;
   if (MPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS) {
     delete f;
-    return c.Fail(Code::kOther, "cannot duplicate comm");
+    (void)c.Check(false, Code::kOther, "cannot duplicate comm");
+    return api::FileFail(c, nullptr);
   }
   MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(f->comm, &f->rank);
@@ -193,7 +194,8 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
     api::CloseSharedPointer(f);
     MPI_Comm_free(&f->comm);
     delete f;
-    return c.Fail(Code::kNoMem, "file table is full");
+    (void)c.Check(false, Code::kNoMem, "file table is full");
+    return api::FileFail(c, nullptr);
   }
   *fh = f->handle;
   return MPI_SUCCESS;

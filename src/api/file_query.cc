@@ -44,6 +44,19 @@ bool EndPosition(Call& c, ApiFile* f, std::int64_t* out) {
   return true;
 }
 
+// The extent of datatype in the file: "native" and "internal" keep the
+// memory layout.
+int TypeExtent(Call& c, MPI_File fh, MPI_Datatype datatype, const void* out, std::int64_t* e) {
+  ApiFile* f = nullptr;
+  if (!c.Init() || !api::FileArg(c, fh, &f) || !c.NotNull(out, "extent"))
+    return api::FileFail(c, f);
+  const dtype::Type* t = datatype == MPI_DATATYPE_NULL ? nullptr : dtype::Lookup(datatype);
+  if (!c.Check(t != nullptr, Code::kType, "invalid datatype " + Str(datatype)))
+    return api::FileFail(c, f);
+  *e = t->extent;
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -235,20 +248,16 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) {
 
 int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
   Call c("MPI_File_get_type_extent");
-  ApiFile* f = nullptr;
-  dtype::Type* t = nullptr;
-  if (!c.Init() || !api::FileArg(c, fh, &f) || !c.NotNull(extent, "extent"))
-    return api::FileFail(c, f);
-  t = datatype == MPI_DATATYPE_NULL ? nullptr : dtype::Lookup(datatype);
-  if (!c.Check(t != nullptr, Code::kType, "invalid datatype " + Str(datatype)))
-    return api::FileFail(c, f);
-  *extent = t->extent;  // "native": the file holds the memory layout
-  return MPI_SUCCESS;
+  std::int64_t e = 0;
+  const int rc = TypeExtent(c, fh, datatype, extent, &e);
+  if (rc == MPI_SUCCESS) *extent = e;
+  return rc;
 }
 
 int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) {
-  MPI_Aint e = 0;
-  int rc = MPI_File_get_type_extent(fh, datatype, extent ? &e : nullptr);
+  Call c("MPI_File_get_type_extent_c");
+  std::int64_t e = 0;
+  const int rc = TypeExtent(c, fh, datatype, extent, &e);
   if (rc == MPI_SUCCESS) *extent = e;
   return rc;
 }
