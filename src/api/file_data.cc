@@ -39,6 +39,9 @@ int RunFileAccess(Call& c, const FileAccess& a, MPI_File fh, MPI_Offset offset, 
       !c.Check((count * t->size) % etype_size == 0, Code::kType,
                "count " + std::to_string(count) + " of " + dtype::TypeName(datatype) +
                    " is not a whole number of the view's etypes") ||
+      !c.Check(!f->io.external32 || io::SameExternalLayout(*t), io::kUnsupportedDatarep,
+               std::string("datarep \"external32\" with ") + dtype::TypeName(datatype) +
+                   ", whose elements are narrower there than in memory, is not supported") ||
       !c.Check(a.form != Form::kNonblocking || request != nullptr, Code::kArg, "request is NULL") ||
       !c.Check(a.form != Form::kBegin || !f->split_active, Code::kOther,
                "a split collective is already active on this file"))

@@ -53,7 +53,7 @@ int TypeExtent(Call& c, MPI_File fh, MPI_Datatype datatype, const void* out, std
   const dtype::Type* t = datatype == MPI_DATATYPE_NULL ? nullptr : dtype::Lookup(datatype);
   if (!c.Check(t != nullptr, Code::kType, "invalid datatype " + Str(datatype)))
     return api::FileFail(c, f);
-  *e = t->extent;
+  *e = f->io.external32 && t->predefined ? dtype::ExternalSize(*t) : t->extent;
   return MPI_SUCCESS;
 }
 
@@ -167,8 +167,13 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
       !c.Check(ft->size > 0 && ft->size % et->size == 0, Code::kType,
                "filetype's size " + Str(ft->size) + " is not a positive multiple of etype's " +
                    Str(et->size)) ||
-      !c.Check(rep == "native" || rep == "internal", io::kUnsupportedDatarep,
-               "datarep \"" + rep + "\" is not supported (\"native\" and \"internal\" are)"))
+      !c.Check(rep == "native" || rep == "internal" || rep == "external32", io::kUnsupportedDatarep,
+               "datarep \"" + rep +
+                   "\" is not supported (\"native\", \"internal\" and \"external32\" are)") ||
+      !c.Check(rep != "external32" || (io::SameExternalLayout(*et) && io::SameExternalLayout(*ft)),
+               io::kUnsupportedDatarep,
+               "datarep \"external32\" with an etype or filetype whose elements are narrower "
+               "there than in memory (MPI_LONG, MPI_WCHAR, ...) is not supported"))
     return api::FileFail(c, f);
   std::int64_t prev = 0;
   for (const dtype::Block& b : ft->blocks) {

@@ -104,7 +104,7 @@ Status Read(const File& f, std::int64_t offset, void* buf, std::int64_t count,
   const std::int64_t start = offset * f.etype->size;
   std::vector<char> staging;
   char* dst = static_cast<char*>(buf);
-  if (!mem.IsContiguous()) {
+  if (!mem.IsContiguous() || f.external32) {
     staging.resize(static_cast<std::size_t>(total));
     dst = staging.data();
   }
@@ -127,7 +127,10 @@ Status Read(const File& f, std::int64_t offset, void* buf, std::int64_t count,
     return run == len;
   });
   if (!st.ok()) return st;
-  if (!staging.empty()) dtype::Unpack(mem, staging.data(), got, count, buf);
+  if (f.external32)
+    dtype::UnpackExternal(mem, staging.data(), got / mem.size, buf);  // whole items only
+  else if (!staging.empty())
+    dtype::Unpack(mem, staging.data(), got, count, buf);
   *bytes = got;
   return Status::Ok();
 }
@@ -140,9 +143,12 @@ Status Write(const File& f, std::int64_t offset, const void* buf, std::int64_t c
   const std::int64_t start = offset * f.etype->size;
   std::vector<char> staging;
   const char* src = static_cast<const char*>(buf);
-  if (!mem.IsContiguous()) {
+  if (!mem.IsContiguous() || f.external32) {
     staging.resize(static_cast<std::size_t>(total));
-    dtype::Pack(mem, buf, count, staging.data());
+    if (f.external32)
+      dtype::PackExternal(mem, buf, count, staging.data());
+    else
+      dtype::Pack(mem, buf, count, staging.data());
     src = staging.data();
   }
   RangeLock lock(f.fd, f.atomic, true, FileByteOf(f, start), FileByteOf(f, start + total - 1) + 1);

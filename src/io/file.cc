@@ -75,9 +75,14 @@ void SetView(File* f, std::int64_t disp, dtype::Type* etype, dtype::Type* filety
   f->etype = etype;
   f->filetype = filetype;
   f->datarep = datarep;
+  f->external32 = datarep == "external32";
   f->position = 0;
   if (old_e) dtype::Release(old_e);
   if (old_f) dtype::Release(old_f);
+}
+
+bool SameExternalLayout(const dtype::Type& t) {
+  return dtype::ExternalSize(t) == t.size;
 }
 
 Status Close(File* f) {

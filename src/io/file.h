@@ -58,6 +58,9 @@ struct File {
   dtype::Type* etype = nullptr;     // retained while the view holds it
   dtype::Type* filetype = nullptr;  // retained while the view holds it
   std::string datarep = "native";
+  // "external32" on types whose external32 sizes are their native ones:
+  // the file holds the same layout, big-endian (dtype's external32 code).
+  bool external32 = false;
   std::int64_t position = 0;  // individual file pointer, in etypes
 };
 
@@ -78,6 +81,11 @@ Status Sync(const File& f);
 std::int64_t FileByteOf(const File& f, std::int64_t data_byte);
 // How many of the view's data bytes lie before absolute byte `file_byte`.
 std::int64_t DataBytesBefore(const File& f, std::int64_t file_byte);
+
+// Whether "external32" keeps t's layout: every element as wide as natively
+// (MPI_LONG, MPI_WCHAR and the like are narrower there, so a view of them
+// would not map onto the file the way the native one does).
+bool SameExternalLayout(const dtype::Type& t);
 
 // Reads or writes `count` items of `mem` at `buf`, starting `offset` etypes
 // into the view. *bytes is what moved: short for a read that met the end of

@@ -273,6 +273,36 @@ static void attributes(MPI_File fh, const char* name) {
   (void)name;
 }
 
+/* "external32": big-endian in the file, the values back through the view. */
+static void external32_view(MPI_File fh) {
+  int out[4], in[4];
+  unsigned char raw[16];
+  MPI_Status st;
+  MPI_Aint ext = 0;
+  for (int i = 0; i < 4; ++i) out[i] = 0x01020304 + (rank << 8) + (i << 16);
+  CHECK_OK(
+      MPI_File_set_view(fh, (MPI_Offset)rank * 16, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_get_type_extent(fh, MPI_LONG, &ext));
+  CHECK(ext == 4, "external32 extent of MPI_LONG %ld", (long)ext);
+  CHECK_OK(MPI_File_write_at(fh, 0, out, 4, MPI_INT, &st));
+  CHECK_OK(MPI_File_sync(fh));
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_read_at(fh, (MPI_Offset)rank * 16, raw, 16, MPI_BYTE, &st));
+  for (int i = 0; i < 4; ++i) {
+    unsigned v = (unsigned)out[i];
+    CHECK(raw[4 * i] == (v >> 24) && raw[4 * i + 1] == ((v >> 16) & 0xff) &&
+              raw[4 * i + 2] == ((v >> 8) & 0xff) && raw[4 * i + 3] == (v & 0xff),
+          "external32 int %d: bytes %02x %02x %02x %02x of %08x", i, raw[4 * i], raw[4 * i + 1],
+          raw[4 * i + 2], raw[4 * i + 3], v);
+  }
+  CHECK_OK(
+      MPI_File_set_view(fh, (MPI_Offset)rank * 16, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+  memset(in, 0, sizeof in);
+  CHECK_OK(MPI_File_read_at(fh, 0, in, 4, MPI_INT, &st));
+  for (int i = 0; i < 4; ++i) CHECK(in[i] == out[i], "external32 read-back %d: %08x", i, in[i]);
+  CHECK_OK(MPI_File_sync(fh));
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -291,6 +321,7 @@ int main(int argc, char** argv) {
   nonblocking_and_split(fh);
   sizes_and_positions(fh);
   attributes(fh, name);
+  external32_view(fh);
   CHECK_OK(MPI_File_close(&fh));
   CHECK(fh == MPI_FILE_NULL, "close left the handle");
   CHECK(mp_file_exists(name), "the file is gone after close");

@@ -85,7 +85,7 @@ static void access_errors(const char* name) {
   mp_expect_class(MPI_File_seek(fh, -17, MPI_SEEK_END), MPI_ERR_ARG, "MPI_File_seek");
   CHECK_OK(MPI_File_get_position(fh, &pos));
   CHECK(pos == 2, "position after refused seeks %lld", (long long)pos);
-  mp_expect_class(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL),
+  mp_expect_class(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL),
                   MPI_ERR_UNSUPPORTED_DATAREP, "MPI_File_set_view");
   mp_expect_class(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "nicq-rep", MPI_INFO_NULL),
                   MPI_ERR_UNSUPPORTED_DATAREP, "MPI_File_set_view");
@@ -109,6 +109,11 @@ static void access_errors(const char* name) {
   /* A count that is not whole etypes. */
   CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
   mp_expect_class(MPI_File_read_at(fh, 0, in, 3, MPI_SHORT, &st), MPI_ERR_TYPE, "MPI_File_read_at");
+  long wide[2];
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+  mp_expect_class(MPI_File_read_at(fh, 0, wide, 2, MPI_LONG, &st), MPI_ERR_UNSUPPORTED_DATAREP,
+                  "MPI_File_read_at");
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
   /* Split collectives: _end without _begin, two _begins. */
   mp_expect_class(MPI_File_read_all_end(fh, in, &st), MPI_ERR_OTHER, "MPI_File_read_all_end");
   CHECK_OK(MPI_File_read_all_begin(fh, in, 1, MPI_INT));
