@@ -30,6 +30,13 @@ function(nicq_add_mp_program name)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 endfunction()
 
+# nicq_tsan_program(target...): programs that tests labelled `tsan` run. The
+# TSan phase of scripts/test.sh builds only these (target
+# nicq_tsan_programs, made in tests/CMakeLists.txt), not every test.
+function(nicq_tsan_program)
+  set_property(GLOBAL APPEND PROPERTY NICQ_TSAN_PROGRAMS ${ARGN})
+endfunction()
+
 # nicq_add_mp_test(name PROGRAM prog RANKS 2 3 4 PROVIDERS sockets tcp ... [ARGS ...] [LABELS ...]
 #                  [ENV VAR=value ...] [TIMEOUT s])
 # One ctest per (provider, ranks): nicqrun -n R prog args, with NICQ_PROVIDER set
@@ -40,6 +47,9 @@ function(nicq_add_mp_test name)
                         "RANKS;PROVIDERS;ARGS;PERSONA_ARGS;LABELS;ENV" ${ARGN})
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 120)
+  endif()
+  if("tsan" IN_LIST A_LABELS)
+    nicq_tsan_program(${A_PROGRAM})
   endif()
   # ctest waits a little longer than nicqrun so nicqrun can name the ranks
   # still running when its --timeout ends the job.

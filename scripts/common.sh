@@ -45,12 +45,14 @@ install_packages() {
     $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# build <dir> <description> [cmake args...]: configure (once) and build everything.
+# build <dir> <description> [cmake args...]: configure (once) and build
+# everything, or only the ninja targets in NICQ_BUILD_TARGETS when set.
 build() {
   local dir=$1 desc=$2
   shift 2
-  local name
+  local name targets=()
   name=$(basename "$dir")
+  read -r -a targets <<<"${NICQ_BUILD_TARGETS:-}"
   note "building $desc in $(realpath --relative-to="$NICQ_ROOT" "$dir")"
   local launcher=()
   if command -v ccache >/dev/null; then
@@ -58,5 +60,5 @@ build() {
   fi
   run_logged "$name-configure" "cmake configure ($desc)" \
     cmake -S "$NICQ_ROOT" -B "$dir" -G Ninja "${launcher[@]}" "$@" || return 1
-  run_logged "$name-build" "build ($desc)" ninja -C "$dir" -j "$(nproc)"
+  run_logged "$name-build" "build ($desc)" ninja -C "$dir" -j "$(nproc)" "${targets[@]}"
 }

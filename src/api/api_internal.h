@@ -58,6 +58,7 @@ bool ValidErrhandler(int handle);
 Comm* LookupComm(int handle);  // nullptr for null/freed/not a comm
 int RegisterComm(Comm* comm);  // new handle for a communicator from rt::
 void UnregisterComm(int handle);
+int CommCountInUse();  // communicator handles that exist, the predefined ones included
 void RegisterPredefinedComms(Comm* world, Comm* self);
 void ResetCommTable();  // at MPI_Finalize
 

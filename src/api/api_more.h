@@ -28,6 +28,9 @@ int NewInfoFrom(Call& c, const Hints& pairs, MPI_Info* out);
 // MPI_Add_error_string; false when `code` is not user-defined.
 bool UserErrorString(int code, std::string* out);
 
+// How many error codes calls of this process have recorded (errors.cc).
+std::uint64_t RecordedErrorCount();
+
 // The message of an error code (errors.cc), as MPI_Error_string gives it.
 std::string MessageFor(int code);
 

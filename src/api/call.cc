@@ -62,6 +62,12 @@ void UnregisterComm(int handle) {
   Comms().user.Free(index);
 }
 
+int CommCountInUse() {
+  const int predefined = (Comms().world.load(std::memory_order_acquire) != nullptr) +
+                         (Comms().self.load(std::memory_order_acquire) != nullptr);
+  return predefined + Comms().user.LiveCount();
+}
+
 void RegisterPredefinedComms(Comm* world, Comm* self) {
   world->api_data = reinterpret_cast<void*>(static_cast<std::intptr_t>(MPI_COMM_WORLD));
   self->api_data = reinterpret_cast<void*>(static_cast<std::intptr_t>(MPI_COMM_SELF));

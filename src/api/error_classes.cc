@@ -1,6 +1,7 @@
 // User-defined error classes, codes and strings (MPI_Add_error_class ..
-// MPI_Remove_error_string). A user class is a number in 72..255 (below are
-// MPI's classes and the queue chapter's 70 and 71); a user code is
+// MPI_Remove_error_string). A user class is a number in 96..255 (below are
+// MPI's classes, the queue chapter's 70 and 71 and the tool interface's
+// 72..89); a user code is
 // class | (n << 8) with n above the sequence numbers of recorded errors,
 // so MPI_Error_class reads the class the usual way and recorded messages
 // never alias a user code.
@@ -16,7 +17,7 @@ using api::Call;
 
 namespace {
 
-constexpr int kFirstUserClass = 72;
+constexpr int kFirstUserClass = 96;
 constexpr int kLastUserClass = 255;
 constexpr int kFirstCodeNumber = 1 << 21;  // errors.cc's recorded sequences stay below
 constexpr int kLastCodeNumber = (MPI_ERR_LASTCODE >> 8) - 1;
@@ -44,7 +45,8 @@ bool IsUserCode(int code) {
   return IsUserClass(code) || U().code_class.count(code) != 0;
 }
 bool IsPredefinedClass(int cls) {
-  return (cls >= MPI_SUCCESS && cls <= MPI_ERR_ERRHANDLER) || cls == 70 || cls == 71;
+  return (cls >= MPI_SUCCESS && cls <= MPI_ERR_ERRHANDLER) || cls == 70 || cls == 71 ||
+         (cls >= MPI_T_ERR_MEMORY && cls <= MPI_T_ERR_NOT_ACCESSIBLE);
 }
 int CodesOf(int cls) {
   int n = 0;

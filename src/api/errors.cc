@@ -28,6 +28,7 @@ struct Entry {
 struct ErrorRing {
   std::mutex mu;
   unsigned next = 1;
+  std::uint64_t recorded = 0;  // every error ever recorded (MPI_T's nicq_errors_returned)
   Entry entries[kRingSize];
 };
 ErrorRing& Ring() {
@@ -115,6 +116,42 @@ const char* ClassText(int cls) {
       return "MPI_ERR_SESSION: invalid session";
     case MPI_ERR_VALUE_TOO_LARGE:
       return "MPI_ERR_VALUE_TOO_LARGE: value too large";
+    case MPI_T_ERR_MEMORY:
+      return "MPI_T_ERR_MEMORY: out of memory (tool interface)";
+    case MPI_T_ERR_NOT_INITIALIZED:
+      return "MPI_T_ERR_NOT_INITIALIZED: the tool interface is not initialized";
+    case MPI_T_ERR_CANNOT_INIT:
+      return "MPI_T_ERR_CANNOT_INIT: the tool interface cannot be initialized";
+    case MPI_T_ERR_INVALID_INDEX:
+      return "MPI_T_ERR_INVALID_INDEX: invalid tool variable, category, event or source index";
+    case MPI_T_ERR_INVALID_ITEM:
+      return "MPI_T_ERR_INVALID_ITEM: invalid enumeration item index";
+    case MPI_T_ERR_INVALID_HANDLE:
+      return "MPI_T_ERR_INVALID_HANDLE: invalid tool handle";
+    case MPI_T_ERR_OUT_OF_HANDLES:
+      return "MPI_T_ERR_OUT_OF_HANDLES: no more tool handles";
+    case MPI_T_ERR_OUT_OF_SESSIONS:
+      return "MPI_T_ERR_OUT_OF_SESSIONS: no more performance variable sessions";
+    case MPI_T_ERR_INVALID_SESSION:
+      return "MPI_T_ERR_INVALID_SESSION: invalid performance variable session";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW:
+      return "MPI_T_ERR_CVAR_SET_NOT_NOW: the control variable cannot be set now";
+    case MPI_T_ERR_CVAR_SET_NEVER:
+      return "MPI_T_ERR_CVAR_SET_NEVER: the control variable is read-only";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP:
+      return "MPI_T_ERR_PVAR_NO_STARTSTOP: the performance variable cannot be started or stopped";
+    case MPI_T_ERR_PVAR_NO_WRITE:
+      return "MPI_T_ERR_PVAR_NO_WRITE: the performance variable cannot be written or reset";
+    case MPI_T_ERR_PVAR_NO_ATOMIC:
+      return "MPI_T_ERR_PVAR_NO_ATOMIC: the performance variable cannot be read and reset at once";
+    case MPI_T_ERR_INVALID_NAME:
+      return "MPI_T_ERR_INVALID_NAME: no tool variable, category or event has this name";
+    case MPI_T_ERR_INVALID:
+      return "MPI_T_ERR_INVALID: invalid use of the tool interface";
+    case MPI_T_ERR_NOT_SUPPORTED:
+      return "MPI_T_ERR_NOT_SUPPORTED: not supported by the tool interface";
+    case MPI_T_ERR_NOT_ACCESSIBLE:
+      return "MPI_T_ERR_NOT_ACCESSIBLE: not accessible through the tool interface now";
     default:
       return cls > 0 && cls < 256 ? "MPI error class without a description" : "invalid error code";
   }
@@ -133,12 +170,19 @@ const char* ClassText(int cls) {
 int RecordError(Code cls, const std::string& message) {
   ErrorRing& ring = Ring();
   std::lock_guard<std::mutex> lock(ring.mu);
+  ++ring.recorded;
   unsigned seq = ring.next;
   ring.next = ring.next + 1 >= kSeqLimit ? 1 : ring.next + 1;
   Entry& e = ring.entries[seq % kRingSize];
   e.seq = seq;
   e.message = message;
   return static_cast<int>(cls) | static_cast<int>(seq << 8);
+}
+
+std::uint64_t RecordedErrorCount() {
+  ErrorRing& ring = Ring();
+  std::lock_guard<std::mutex> lock(ring.mu);
+  return ring.recorded;
 }
 
 // The message recorded for code, or its class's text.

@@ -9,8 +9,8 @@
 #include "runtime/runtime.h"
 
 using namespace nicq;
-using api::Call;
 using api::ApiRequest;
+using api::Call;
 using api::Partitioned;
 using api::PartitionedOf;
 using api::TryPostSend;
@@ -41,23 +41,32 @@ bool PartitionArg(Call& c, const Partitioned* p, int partition, const char* what
                      std::to_string(p->partitions - 1));
 }
 
-// Marks partitions ready after every one was checked: an erroneous call
-// changes nothing.
+// Marks the partitions ready, each by one exchange of its flag: a flag
+// already set is a partition readied before, or listed twice. Then the
+// flags this call set are cleared again, so an erroneous call changes
+// nothing (the ready count moves only once every flag is in).
 int MarkReady(Call& c, Partitioned* p, const int* list, int n, int low) {
+  for (int i = 0; i < n; ++i)
+    if (!PartitionArg(c, p, list ? list[i] : low + i, "partition")) return c.Fail();
   for (int i = 0; i < n; ++i) {
     const int part = list ? list[i] : low + i;
-    if (!PartitionArg(c, p, part, "partition")) return c.Fail();
-    if (!c.Check(p->ready_flags[std::size_t(part)].load(std::memory_order_relaxed) == 0, Code::kArg,
-                 "partition " + std::to_string(part) + " is already marked ready in this epoch"))
-      return c.Fail();
+    if (p->ready_flags[std::size_t(part)].exchange(1, std::memory_order_acq_rel) == 0) continue;
+    bool listed_twice = false;
+    for (int j = 0; j < i; ++j) {
+      const int earlier = list ? list[j] : low + j;
+      listed_twice = listed_twice || earlier == part;
+      if (earlier != part) p->ready_flags[std::size_t(earlier)].store(0, std::memory_order_release);
+    }
+    if (listed_twice) {
+      // The duplicate's first entry was set by this call, too.
+      p->ready_flags[std::size_t(part)].store(0, std::memory_order_release);
+      return c.Fail(Code::kArg,
+                    "partition " + std::to_string(part) + " appears twice in array_of_partitions");
+    }
+    return c.Fail(Code::kArg,
+                  "partition " + std::to_string(part) + " is already marked ready in this epoch");
   }
-  int newly = 0;
-  for (int i = 0; i < n; ++i) {
-    const int part = list ? list[i] : low + i;
-    if (p->ready_flags[std::size_t(part)].exchange(1, std::memory_order_acq_rel) == 0) ++newly;
-  }
-  if (p->ready.fetch_add(newly, std::memory_order_acq_rel) + newly == p->partitions)
-    (void)TryPostSend(p);
+  if (p->ready.fetch_add(n, std::memory_order_acq_rel) + n == p->partitions) (void)TryPostSend(p);
   return MPI_SUCCESS;
 }
 
@@ -93,12 +102,6 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
   if (!p || !c.Check(length >= 0, Code::kArg, "length is negative") ||
       (length > 0 && !c.NotNull(array_of_partitions, "array_of_partitions")))
     return c.Fail();
-  for (int i = 0; i < length; ++i)
-    for (int j = 0; j < i; ++j)
-      if (!c.Check(array_of_partitions[i] != array_of_partitions[j], Code::kArg,
-                   "partition " + std::to_string(array_of_partitions[i]) +
-                       " appears twice in array_of_partitions"))
-        return c.Fail();
   return MarkReady(c, p, array_of_partitions, length, 0);
 }
 

@@ -196,6 +196,13 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
       !AnyTypeArg(c, index_type, &i, "index_type") || !c.NotNull(pair_type, "pair_type"))
     return c.Fail();
   *pair_type = MPI_DATATYPE_NULL;  // no predefined pair: not an error
+  // Fortran's pairs hold the index in the value's own type.
+  if (index_type == value_type) {
+    if (value_type == MPI_REAL) *pair_type = MPI_2REAL;
+    if (value_type == MPI_DOUBLE_PRECISION) *pair_type = MPI_2DOUBLE_PRECISION;
+    if (value_type == MPI_INTEGER) *pair_type = MPI_2INTEGER;
+    if (*pair_type != MPI_DATATYPE_NULL) return MPI_SUCCESS;
+  }
   if (index_type != MPI_INT) return MPI_SUCCESS;
   switch (value_type) {
     case MPI_FLOAT:

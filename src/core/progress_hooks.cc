@@ -10,14 +10,20 @@ struct Hook {
 };
 Hook g_hooks[kMaxHooks];
 std::atomic<int> g_count{0};
+// One past the highest slot ever holding a hook: a pass walks only those
+// (engines register a few hooks at their first use, never 16).
+std::atomic<int> g_limit{0};
 }  // namespace
 
 bool RegisterHook(HookFn fn, void* arg) {
-  for (auto& h : g_hooks) {
+  for (int i = 0; i < kMaxHooks; ++i) {
+    Hook& h = g_hooks[i];
     if (h.fn.load(std::memory_order_acquire) == nullptr) {
       h.arg = arg;
       h.fn.store(fn, std::memory_order_release);
       g_count.fetch_add(1, std::memory_order_relaxed);
+      if (g_limit.load(std::memory_order_relaxed) <= i)
+        g_limit.store(i + 1, std::memory_order_release);
       return true;
     }
   }
@@ -36,9 +42,10 @@ void UnregisterHook(HookFn fn, void* arg) {
 bool PollAll() {
   if (g_count.load(std::memory_order_relaxed) == 0) return false;
   bool any = false;
-  for (auto& h : g_hooks) {
-    HookFn fn = h.fn.load(std::memory_order_acquire);
-    if (fn != nullptr) any |= fn(h.arg);
+  const int limit = g_limit.load(std::memory_order_acquire);
+  for (int i = 0; i < limit; ++i) {
+    HookFn fn = g_hooks[i].fn.load(std::memory_order_acquire);
+    if (fn != nullptr) any |= fn(g_hooks[i].arg);
   }
   return any;
 }

@@ -260,6 +260,9 @@ static void errors(void) {
     CHECK_OK(MPI_Pready(1, req));
     mp_expect_class(MPI_Pready(1, req), MPI_ERR_ARG, "MPI_Pready");
     mp_expect_class(MPI_Pready_list(2, (int[]){0, 1}, req), MPI_ERR_ARG, "MPI_Pready_list");
+    mp_expect_class(MPI_Pready_list(3, (int[]){0, 2, 0}, req), MPI_ERR_ARG, "MPI_Pready_list");
+    mp_expect_class(MPI_Pready_list(3, (int[]){2, 0, 1}, req), MPI_ERR_ARG, "MPI_Pready_list");
+    mp_expect_class(MPI_Pready_range(0, 1, req), MPI_ERR_ARG, "MPI_Pready_range");
     mp_expect_class(MPI_Parrived(req, 0, &flag), MPI_ERR_REQUEST, "MPI_Parrived");
     MPI_Request copy = req;
     mp_expect_class(MPI_Request_free(&copy), MPI_ERR_REQUEST, "MPI_Request_free");

@@ -117,6 +117,11 @@ nicq_add_mp_test(api_file_shared PROGRAM api_mp_file_shared RANKS 1 2 3 PROVIDER
 nicq_add_mp_program(api_mp_file_errors SOURCES mp_file_errors.c)
 nicq_add_mp_test(api_file_errors PROGRAM api_mp_file_errors RANKS 1 2 3 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
+# The tool information interface: control and performance variables,
+# sessions, categories, errors.
+nicq_add_mp_program(api_mp_tool SOURCES mp_tool.c)
+nicq_add_mp_test(api_tool PROGRAM api_mp_tool RANKS 1 2 PROVIDERS shm tcp+ofi_rxm LABELS api
+                 TIMEOUT 60)
 # Graph and distributed graph topologies: queries, weights, MPI_Topo_test,
 # and the creators' errors (collective verdicts on every rank).
 nicq_add_mp_program(api_mp_topo_graph SOURCES mp_topo_graph.c)

@@ -337,6 +337,17 @@ TEST_F(ApiType, MatchSizeAndValueIndex) {
   EXPECT_EQ(t, MPI_SHORT_INT);
   ASSERT_EQ(MPI_Type_get_value_index(MPI_DOUBLE, MPI_LONG, &t), MPI_SUCCESS);
   EXPECT_EQ(t, MPI_DATATYPE_NULL);
+  // Fortran's pairs: the index has the value's type.
+  ASSERT_EQ(MPI_Type_get_value_index(MPI_REAL, MPI_REAL, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_2REAL);
+  ASSERT_EQ(MPI_Type_get_value_index(MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_2DOUBLE_PRECISION);
+  ASSERT_EQ(MPI_Type_get_value_index(MPI_INTEGER, MPI_INTEGER, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_2INTEGER);
+  ASSERT_EQ(MPI_Type_get_value_index(MPI_REAL, MPI_INT, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_DATATYPE_NULL);
+  ASSERT_EQ(MPI_Type_get_value_index(MPI_DOUBLE, MPI_DOUBLE, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_DATATYPE_NULL);
 }
 
 int g_deleted = 0;
