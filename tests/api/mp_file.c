@@ -80,6 +80,18 @@ static void vector_blocks(MPI_File fh, int tiled, int seq) {
   CHECK_OK(MPI_File_get_byte_offset(fh, kB + 1, &byte));
   CHECK(byte == (MPI_Offset)((rank * kB + kB * size + 1) * sizeof(int)), "byte offset %lld",
         (long long)byte);
+  /* get_view gives a new, committed handle for a derived filetype. */
+  MPI_Offset vdisp = -1;
+  MPI_Datatype vet, vft;
+  char rep[MPI_MAX_DATAREP_STRING];
+  int vsize = 0;
+  CHECK_OK(MPI_File_get_view(fh, &vdisp, &vet, &vft, rep));
+  CHECK_OK(MPI_Type_size(vft, &vsize));
+  CHECK(vdisp == (MPI_Offset)(rank * kB * sizeof(int)) && vet == MPI_INT && vft != ft &&
+            vsize == (tiled ? kB : kN) * (int)sizeof(int),
+        "get_view: disp %lld, filetype size %d", (long long)vdisp, vsize);
+  CHECK_OK(MPI_File_set_view(fh, vdisp, vet, vft, rep, MPI_INFO_NULL));
+  CHECK_OK(MPI_Type_free(&vft));
   if (tiled) {
     CHECK_OK(MPI_File_write_all(fh, src, 1, mem, &st));
   } else {
