@@ -36,7 +36,8 @@ RULES = {
     "src/queue": ["core/", "boot/", "runtime/", "offload/", "providers/backend.h"],
     "src/coll": ["core/", "dtype/", "runtime/", "queue/", "offload/", "providers/backend.h"],
     "src/rma": ["core/", "dtype/", "runtime/", "queue/", "offload/", "providers/backend.h"],
-    "src/api": ["core/", "dtype/", "runtime/", "queue/", "coll/", "rma/", "api/"],
+    "src/io": ["core/", "dtype/"],
+    "src/api": ["core/", "dtype/", "runtime/", "queue/", "coll/", "rma/", "io/", "api/"],
     "offload/tool": ["core/", "offload/", "providers/"],
     "offload/bench": ["core/", "offload/", "providers/"],
     "offload": ["core/", "offload/", "providers/backend.h"],
@@ -54,7 +55,7 @@ RULES = {
 # Top-level include roots that name a layer; anything else (system headers,
 # "mpi.h", gtest) is not checked.
 LAYER_ROOTS = ("core/", "boot/", "dtype/", "transport/", "p2p/", "runtime/", "queue/",
-               "coll/", "rma/", "api/", "offload/", "providers/")
+               "coll/", "rma/", "io/", "api/", "offload/", "providers/")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 # Layers that hand plain descriptions to offload/algorithms/ instead of

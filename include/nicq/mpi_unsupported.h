@@ -1,5 +1,5 @@
-/* nicq: the MPI-4.1 calls of chapters nicq does not implement (file I/O,
- * the rest of one-sided communication; the tool interface is in nicq/mpi_tool.h), and a few
+/* nicq: file I/O (implemented on POSIX files, but for MPI_Register_datarep),
+ * one-sided communication (implemented; the tool interface is in nicq/mpi_tool.h), and a few
  * small calls (MPI_Op_create_c, the Fortran 90 parameterized types, MPI_Cart_map, MPI_Pcontrol,
  * MPI_Status_set_elements_c). Included by mpi.h; do not include
  * directly. The unsupported ones return MPI_ERR_UNSUPPORTED_OPERATION with a message naming the
@@ -43,7 +43,7 @@ typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint* extent
 typedef void(MPI_User_function_c)(void* invec, void* inoutvec, MPI_Count* len,
                                   MPI_Datatype* datatype);
 
-/* ---- file I/O (unsupported) ------------------------------------------------- */
+/* ---- file I/O (src/api/file*.cc; MPI_Register_datarep unsupported) ---------- */
 int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh);
 int MPI_File_close(MPI_File* fh);
 int MPI_File_delete(const char* filename, MPI_Info info);

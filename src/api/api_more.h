@@ -47,4 +47,10 @@ bool IsWinErrhandler(int h);
 int NewWinErrhandler(Call& c, MPI_Win_errhandler_function* fn, MPI_Errhandler* out);
 int InvokeWinErrhandler(int win_handle, int errhandler, int code);
 
+// File error handlers (errors.cc), as the window ones; an errhandler of 0
+// means MPI_ERRORS_RETURN, the standard's default for files.
+bool IsFileErrhandler(int h);
+int NewFileErrhandler(Call& c, MPI_File_errhandler_function* fn, MPI_Errhandler* out);
+int InvokeFileErrhandler(int file_handle, int errhandler, int code);
+
 }  // namespace nicq::api

@@ -40,6 +40,7 @@ struct UserErrhandler {
   MPI_Comm_errhandler_function* fn = nullptr;
   MPI_Session_errhandler_function* session_fn = nullptr;  // MPI_Session_create_errhandler
   MPI_Win_errhandler_function* win_fn = nullptr;          // MPI_Win_create_errhandler
+  MPI_File_errhandler_function* file_fn = nullptr;        // MPI_File_create_errhandler
 };
 constexpr int kFirstUserErrhandler = 16;
 dtype::SlotTable<UserErrhandler, 6, 16>& Errhandlers() {
@@ -250,6 +251,36 @@ int InvokeWinErrhandler(int win_handle, int errhandler, int code) {
     int c = code;
     MPI_Win w = win_handle;
     u->win_fn(&w, &c);
+  }
+  return code;
+}
+
+bool IsFileErrhandler(int h) {
+  if (h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT) return true;
+  if (KindOf(h) != NICQ_KIND_ERRHANDLER) return false;
+  UserErrhandler* u = Errhandlers().Get(IndexOf(h));
+  return u && u->file_fn;
+}
+
+int NewFileErrhandler(Call& c, MPI_File_errhandler_function* fn, MPI_Errhandler* out) {
+  int index = Errhandlers().Alloc();
+  if (index < 0) return c.Fail(Code::kNoMem, "error handler table is full");
+  UserErrhandler u;
+  u.file_fn = fn;
+  *Errhandlers().Get(index) = u;
+  *out = NICQ_HANDLE(NICQ_KIND_ERRHANDLER, index);
+  return MPI_SUCCESS;
+}
+
+int InvokeFileErrhandler(int file_handle, int errhandler, int code) {
+  if (!IsInitialized()) return InvokeErrhandler(MPI_COMM_WORLD, code);
+  const int eh = errhandler ? errhandler : MPI_ERRORS_RETURN;
+  if (eh == MPI_ERRORS_RETURN) return code;
+  if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT) AbortJob(code, MessageFor(code));
+  if (UserErrhandler* u = Errhandlers().Get(IndexOf(eh)); u && u->file_fn) {
+    int c = code;
+    MPI_File f = file_handle;
+    u->file_fn(&f, &c);
   }
   return code;
 }

@@ -113,6 +113,17 @@ nicq_add_mp_test(api_coll_large PROGRAM api_mp_coll_large RANKS 2 3 PROVIDERS sh
 nicq_add_mp_program(api_mp_coverage SOURCES mp_coverage.c)
 nicq_add_mp_test(api_coverage PROGRAM api_mp_coverage RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
+# MPI-IO on a shared POSIX file: views (contiguous, vector, tiled), every
+# read/write form, sizes, positions, short reads; and each error class.
+nicq_add_mp_program(api_mp_file SOURCES mp_file.c)
+nicq_add_mp_test(api_file PROGRAM api_mp_file RANKS 1 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_program(api_mp_file_shared SOURCES mp_file_shared.c)
+nicq_add_mp_test(api_file_shared PROGRAM api_mp_file_shared RANKS 1 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
+nicq_add_mp_program(api_mp_file_errors SOURCES mp_file_errors.c)
+nicq_add_mp_test(api_file_errors PROGRAM api_mp_file_errors RANKS 1 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
 # The tool information interface: control and performance variables,
 # sessions, categories, errors.
 nicq_add_mp_program(api_mp_tool SOURCES mp_tool.c)
