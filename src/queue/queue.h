@@ -296,7 +296,7 @@ class Queue {
   // run (its own calls report the error): it must not keep the host thread
   // polling.
   void NoteSteps() {
-    const bool holds = step_count_ > 0 && !steps_failed_;
+    const bool holds = step_count_ > 0 && !steps_failed_ && !fencing_;
     if (holds != counted_) CountSteps(holds);
   }
   void CountSteps(bool holds);
@@ -307,6 +307,10 @@ class Queue {
   }
   bool counted_ = false;  // counted among the queues holding steps
   bool steps_failed_ = false;
+  // FenceInEngine runs: this thread's own passes run the steps, so the
+  // queue is not counted (its passes' hook then skips the registry, which
+  // could not enter the queue anyway; other queues' steps still run).
+  bool fencing_ = false;
   std::atomic<std::uint64_t> host_done_{0};
   static constexpr std::uint32_t kUserInside = 1, kProgressInside = 2;
   std::atomic<std::uint32_t> guard_{0};

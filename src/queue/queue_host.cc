@@ -394,6 +394,19 @@ Status Queue::FenceInEngine() {
   // whose idle pass adds only a look at the head wait's first request, as
   // MPI_Waitall's loop looks at its requests. The clock is read once every
   // 1024 idle passes, for the debug log and the stall report.
+  struct Fencing {
+    Queue* q;
+    explicit Fencing(Queue* queue) : q(queue) {
+      q->fencing_ = true;
+      q->NoteSteps();
+    }
+    ~Fencing() {
+      q->fencing_ = false;
+      q->NoteSteps();
+    }
+    Fencing(const Fencing&) = delete;
+    Fencing& operator=(const Fencing&) = delete;
+  } fencing(this);
   bool stepped = false;
   NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
   rt::Backoff wait;
