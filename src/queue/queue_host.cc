@@ -28,8 +28,9 @@ namespace {
 // the list under way and by a registration changing it: a pass only takes
 // it when free (another thread's pass is running, or a start at the head
 // polled progress again, as a collective's schedule does: skip), a
-// registration waits for it. One exchange per pass, where a try-locked
-// mutex and a thread-local re-entry flag were a third of a fence's pass.
+// registration waits for it. Every progress pass of every MPI call makes
+// such a pass while a queue holds steps: one exchange, no lock, no
+// thread-local read.
 struct TrackedQueues {
   std::mutex mu;  // registrations among themselves
   std::atomic<bool> busy{false};
@@ -85,7 +86,8 @@ bool AdvanceQueueSteps() {
   // were a fifth of a wait loop's instructions while a queue merely exists).
   if (!QueuesHoldSteps()) return false;
   TrackedQueues& r = Registry();
-  // After MPI_Finalize closed the offload context, AdvanceHost runs nothing.
+  // No look at the offload context here: once MPI_Finalize closed it,
+  // AdvanceHost runs nothing.
   if (r.busy.load(std::memory_order_relaxed) || r.busy.exchange(true, std::memory_order_acquire))
     return false;
   bool any = false;
