@@ -120,25 +120,41 @@ void Fill(void* status, const nicq::RequestStatus& rs) {
 // (a failed call changes nothing): the first error is recorded in c.
 // es receives the first kChunk of them (the rest are looked up again).
 constexpr int kChunk = int(queue::Queue::kMaxWaitAll);
-bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool wait, bool single,
+// Up to this many elements, a repeat is found by comparing each element
+// with those before it; above, by the stamp each element's QueueSlot gets.
+constexpr int kPairwiseRepeats = 8;
+
+[[gnu::cold, gnu::noinline]] bool Repeats(Call& c, int i, int first) {
+  return c.Check(false, Code::kRequest, At(i) + " repeats " + At(first));
+}
+
+template <bool kWait>
+bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool single,
               queue::Enqueueable** es) {
   if (!c.CountArg(count) || !c.NotNull(count ? reqs : &count, "array_of_requests")) return false;
-  const std::uint64_t stamp = q->NextCheckStamp();  // marks elements seen in this call
+  const bool pairwise = count <= kPairwiseRepeats;
+  const std::uint64_t stamp = pairwise ? 0 : q->NextCheckStamp();  // marks elements of this call
   for (int i = 0; i < count; ++i) {
-    const int at = single ? -1 : i;
     // A checked request (enqueueable cached) that MPI_Start has not made
     // active and whose queue state allows this call: every rule holds.
     ApiRequest* r = nicq::api::LookupRequest(reqs[i]);
     queue::Enqueueable* e = r ? r->enqueueable : nullptr;
     if (e && !r->active && !(r->req.active && e->qslot.queue == nullptr) &&
-        (wait ? q->CanWait(e) : q->CanStart(e))) [[likely]] {
+        (kWait ? q->CanWait(e) : q->CanStart(e))) [[likely]] {
       if (i == 0) c.set_comm_handle(r->comm_handle);
-    } else if (!ElementChecked(c, q, &reqs[i], at, wait, &e)) {
+    } else if (!ElementChecked(c, q, &reqs[i], single ? -1 : i, kWait, &e)) {
       return false;
+    }
+    if (pairwise) {
+      for (int j = 0; j < i; ++j)
+        if (es[j] == e) [[unlikely]]
+          return Repeats(c, i, j);
+      es[i] = e;
+      continue;
     }
     queue::QueueSlot& s = e->qslot;
     if (s.check_queue == q && s.check_stamp == stamp) [[unlikely]]
-      return c.Check(false, Code::kRequest, At(i) + " repeats " + At(s.check_index));
+      return Repeats(c, i, s.check_index);
     s.check_queue = q;
     s.check_stamp = stamp;
     s.check_index = i;
@@ -158,7 +174,7 @@ int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
   if (!QueueArg(c, qh, &q)) return c.Fail();
   Status st;
   queue::Enqueueable* es[kChunk];
-  if (ValidAll(c, q, count, reqs, false, count == 1, es)) {
+  if (ValidAll<false>(c, q, count, reqs, count == 1, es)) {
     // Starts of one call all pass the same gate; chunks keep the scratch
     // arrays fixed (no allocation for any count).
     for (int base = 0; base < count && st.ok(); base += kChunk) {
@@ -178,7 +194,7 @@ int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_S
   if (!QueueArg(c, qh, &q)) return c.Fail();
   Status st;
   queue::Enqueueable* es[kChunk];
-  if (ValidAll(c, q, count, reqs, true, single, es)) {
+  if (ValidAll<true>(c, q, count, reqs, single, es)) {
     // One compiled wait per chunk of 64, in order: MPI_Enqueue_waitall is
     // MPI_Enqueue_wait of each element in any order (13.3.2), and waits of
     // one queue complete in enqueue order.

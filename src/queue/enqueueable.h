@@ -51,6 +51,10 @@ struct QueueSlot {
   // size their descriptor rings by it).
   static constexpr int kRing = 16;
   int owner_handle = 0;  // MPI_Request of the request (for messages)
+  // A matched point-to-point request whose epochs run on the point-to-point
+  // engine (MatchedP2p, "Host-engine epochs"): a host-sequenced queue starts
+  // and retires its steps through MatchedP2p directly, with no ops to build.
+  bool host_engine = false;
   // Duplicate check of one enqueue call (Queue::NextCheckStamp).
   const Queue* check_queue = nullptr;
   std::uint64_t check_stamp = 0;

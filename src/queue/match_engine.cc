@@ -222,8 +222,12 @@ void EnsureProgressHook() {
 }
 
 bool QueueProgress() {
-  bool any = PollMatches();
-  any |= PollHostStarted();
+  // Every progress pass of every MPI call runs this: what has nothing to do
+  // costs a load here, not a call.
+  Pending& p = P();
+  bool any = false;
+  if (p.nmatches.load(std::memory_order_acquire) != 0) any |= PollMatches();
+  if (p.nstarted.load(std::memory_order_acquire) != 0) any |= PollHostStarted();
   if (offload::OffloadBackend* b = rt::Backend()) any |= b->Progress();
   any |= AdvanceQueueSteps();
   return any;

@@ -45,6 +45,7 @@ bool MatchedP2p::HostEngineFits(int world) const {
 
 void MatchedP2p::SetHostEngine() {
   host_engine_ = true;
+  qslot.host_engine = true;
   epoch_req_.MarkDone();  // no epoch running
   g_host_engine_requests.fetch_add(1, std::memory_order_relaxed);
 }
@@ -68,9 +69,7 @@ Status MatchedP2p::StartOnEngine() {
 bool MatchedP2p::EpochDone(bool* failed) const {
   if (!host_engine_) return Enqueueable::EpochDone(failed);
   *failed = false;
-  if (!epoch_req_.IsDone()) return false;
-  *failed = epoch_req_.status.error != 0;
-  return true;
+  return HostEpochDone(failed);
 }
 
 Status MatchedP2p::AllocCounters() {
@@ -301,6 +300,7 @@ Status MatchedP2p::Release() {
     while (!epoch_req_.IsDone() && rt::ProgressWait(wait).ok()) {
     }
     host_engine_ = false;
+    qslot.host_engine = false;
     g_host_engine_requests.fetch_sub(1, std::memory_order_relaxed);
   }
   offload::OffloadBackend* b = rt::Backend();

@@ -110,7 +110,9 @@ class MatchedP2p final : public Enqueueable {
   Status BuildStart(offload::CounterId gate, std::uint64_t threshold, offload::TriggeredOp* ops,
                     std::size_t* count, offload::CounterId* host_add) override;
   Status CommitStart(offload::CounterId host_add) override;
-  void EpochRetired() override { (void)Refill(); }
+  void EpochRetired() override {
+    if (resident_) (void)Refill();
+  }
   // Arms resident epochs up to the window (not the hot path; errors show
   // again at the start that needs the epoch).
   Status Refill();
@@ -120,6 +122,23 @@ class MatchedP2p final : public Enqueueable {
   std::uint64_t EpochsStarted() const override { return epochs_; }
   bool EpochDone(bool* failed) const override;
   bool host_engine() const { return host_engine_; }
+  // Host-engine epochs as a host-sequenced queue's pass runs them
+  // (qslot.host_engine; no ops to build, no virtual call): the next epoch's
+  // send or receive goes to the point-to-point engine, kAgain while the
+  // previous epoch still runs. An engine error ends the epoch at once, in
+  // error, for its wait to report (and is returned).
+  Status StartHostEpoch() {
+    if (!epoch_req_.IsDone()) [[unlikely]]
+      return Status(Code::kAgain, {});
+    ++epochs_;
+    return StartOnEngine();
+  }
+  // EpochDone of a host-engine request.
+  bool HostEpochDone(bool* failed) const {
+    if (!epoch_req_.IsDone()) return false;
+    *failed = epoch_req_.status.error != 0;
+    return true;
+  }
   void GetStatus(RequestStatus* out) const override;
   Status Release() override;
 

@@ -308,24 +308,6 @@ Status Queue::FailChain(const Status& failure, const Enqueueable* culprit) {
   return failure;
 }
 
-void Queue::AddUnwaited(Enqueueable* e) {
-  QueueSlot& s = e->qslot;
-  s.unwaited_prev = nullptr;
-  s.unwaited_next = unwaited_;
-  if (unwaited_ != nullptr) unwaited_->qslot.unwaited_prev = e;
-  unwaited_ = e;
-}
-
-void Queue::RemoveUnwaited(Enqueueable* e) {
-  QueueSlot& s = e->qslot;
-  if (s.unwaited_prev != nullptr)
-    s.unwaited_prev->qslot.unwaited_next = s.unwaited_next;
-  else
-    unwaited_ = s.unwaited_next;
-  if (s.unwaited_next != nullptr) s.unwaited_next->qslot.unwaited_prev = s.unwaited_prev;
-  s.unwaited_prev = s.unwaited_next = nullptr;
-}
-
 Status Queue::WaitInEngine(std::uint32_t* polls) {
   // Host-engine epochs complete in the point-to-point engine: wait as its
   // own waits do (rt::ProgressWait: spin, yield, then sleep on the shm
@@ -346,23 +328,11 @@ Status Queue::WaitInEngine(std::uint32_t* polls) {
   return Status::Ok();
 }
 
-void Queue::Finish(const Record& r) {
-  QueueSlot& s = r.e->qslot;
-  if (r.status && r.fill) {
-    RequestStatus rs;
-    r.e->GetStatus(&rs);
-    r.fill(r.status, rs);
-  }
-  // Inactive again unless a newer start was enqueued meanwhile.
-  if (s.queue == this && s.started_epoch == r.epoch) s.queue = nullptr;
-  r.e->EpochRetired();
-}
-
 void Queue::Reap() {
   if (count_ == 0) return;
   const std::uint64_t done = rt::Backend()->ReadCounter(qc_);
   while (count_ > 0 && ring_[head_].k <= done) {
-    Finish(ring_[head_]);
+    Finish(ring_[head_].e, ring_[head_].status, ring_[head_].fill, ring_[head_].epoch);
     head_ = (head_ + 1) % ring_.size();
     --count_;
   }
@@ -503,6 +473,7 @@ Status Queue::PostWait(std::span<Enqueueable* const> es, std::span<void* const> 
 
 Status Queue::Fence() {
   if (!failed_.ok()) return failed_;
+  if (host_ && HostEngineEpochsInUse()) return FenceInEngine();
   std::uint32_t polls = 0;
   bool stepped = false;
   if (host_) NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
@@ -520,7 +491,7 @@ Status Queue::Fence() {
   while (pending()) {
     NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Queue_fence"));  // runs steps too
     const std::uint64_t now_value = mark();
-    if (now_value == seen && NowMs() - last_change > 1000 && polls % 1024 == 0)
+    if (polls % 1024 == 0 && now_value == seen && NowMs() - last_change > 1000)
       NICQ_LOG(kDebug, kQueue, "fence waiting: %s", Describe().c_str());
     if (now_value != seen) {
       seen = now_value;

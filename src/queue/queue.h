@@ -132,6 +132,8 @@ class Queue {
   // Enter when the guard was not free: waits out a progress pass.
   bool EnterContended();
   // ---- steps: host sequencing, and deferred posts of counter chains (queue_host.cc) ----
+  // A host-sequenced start sets e and wait only (the slot may hold a
+  // former step's other fields); counter chains' starts also gate.
   struct Step {
     Enqueueable* e = nullptr;
     void* status = nullptr;  // waits: MPI_Status to fill (may be null)
@@ -161,6 +163,9 @@ class Queue {
   // Starts es now (gate open), with one Post when every engine builds its
   // start; *started: how many did (a prefix), also on error.
   Status StartNow(std::span<Enqueueable* const> es, std::size_t* started);
+  // Starts the host-engine starts at the head (QueueSlot::host_engine);
+  // *blocked when one of them cannot start yet (its previous epoch runs).
+  Status StartHostEngineRun(bool* progressed, bool* blocked);
   // The done counter and target the head wait still waits for (false: none).
   bool HostBlockOn(offload::CounterId* counter, std::uint64_t* value) const;
   std::string DescribeHost() const;
@@ -173,7 +178,18 @@ class Queue {
   void LeaveProgress() { guard_.fetch_and(~kProgressInside, std::memory_order_release); }
   // Records whose waits completed: statuses filled, requests inactive.
   void Reap();
-  void Finish(const Record& r);
+  void Finish(Enqueueable* e, void* status, StatusFiller fill, std::uint64_t epoch) {
+    QueueSlot& s = e->qslot;
+    if (status && fill) {
+      RequestStatus rs;
+      e->GetStatus(&rs);
+      fill(status, rs);
+    }
+    // Inactive again unless a newer start was enqueued meanwhile.
+    if (s.queue == this && s.started_epoch == epoch) s.queue = nullptr;
+    // Host-engine epochs are never armed ahead (matched_p2p.h): no window.
+    if (!s.host_engine) e->EpochRetired();
+  }
   // A counter chain that cannot complete: the pending operation `culprit`
   // (null: unknown) failed with `failure`. Every pending wait retires, posted
   // or deferred, its status's MPI_ERROR the failed operation's class (its
@@ -196,6 +212,8 @@ class Queue {
   Status Backpressure(std::uint32_t* polls, const char* what);
   // Backpressure of a host-sequenced queue while host-engine epochs exist.
   Status WaitInEngine(std::uint32_t* polls);
+  // Fence of such a queue (queue_host.cc).
+  Status FenceInEngine();
   rt::Backoff engine_backoff_;
 
   int type_ = 0;
@@ -222,8 +240,22 @@ class Queue {
   // list through QueueSlot (no allocation), so that FailChain can detach
   // them and no request outlives the queue pointing at it.
   Enqueueable* unwaited_ = nullptr;
-  void AddUnwaited(Enqueueable* e);
-  void RemoveUnwaited(Enqueueable* e);
+  void AddUnwaited(Enqueueable* e) {
+    QueueSlot& s = e->qslot;
+    s.unwaited_prev = nullptr;
+    s.unwaited_next = unwaited_;
+    if (unwaited_ != nullptr) unwaited_->qslot.unwaited_prev = e;
+    unwaited_ = e;
+  }
+  void RemoveUnwaited(Enqueueable* e) {
+    QueueSlot& s = e->qslot;
+    if (s.unwaited_prev != nullptr)
+      s.unwaited_prev->qslot.unwaited_next = s.unwaited_next;
+    else
+      unwaited_ = s.unwaited_next;
+    if (s.unwaited_next != nullptr) s.unwaited_next->qslot.unwaited_prev = s.unwaited_prev;
+    s.unwaited_prev = s.unwaited_next = nullptr;
+  }
   std::vector<Record> ring_;                       // capacity fixed at Create
   std::vector<offload::WaitTarget> targets_;       // EnqueueWaitAll scratch (kMaxWaitAll)
   std::vector<offload::TriggeredOp> scratch_ops_;  // its ops (2 kMaxWaitAll + 2)
@@ -238,6 +270,9 @@ class Queue {
   // Steps: the ring (capacity fixed at Create) and, host-sequenced, the
   // waits retired so far (the fence's progress mark).
   bool host_ = false;
+  // Host sequencing: a start of a request without host-engine epochs was
+  // enqueued (ever): an enqueued wait's pass polls the backend too.
+  bool backend_steps_ = false;
   std::vector<Step> steps_;  // kSteps, a power of two: positions wrap with kStepMask
   static constexpr std::size_t kSteps = 8192, kStepMask = kSteps - 1;
   Step& StepAt(std::size_t i) { return steps_[(step_head_ + i) & kStepMask]; }
@@ -248,14 +283,23 @@ class Queue {
   class StepsWatch {
    public:
     explicit StepsWatch(Queue* q) : q_(q) {}
-    ~StepsWatch();
+    ~StepsWatch() { q_->NoteSteps(); }
     StepsWatch(const StepsWatch&) = delete;
     StepsWatch& operator=(const StepsWatch&) = delete;
 
    private:
     Queue* q_;
   };
-  void NoteSteps();
+  // Idempotent: watches nest (an enqueued wait runs a pass that retires
+  // steps), so each compares the ring with what was counted, not with what
+  // it saw on entry. A queue whose head step failed holds steps no pass can
+  // run (its own calls report the error): it must not keep the host thread
+  // polling.
+  void NoteSteps() {
+    const bool holds = step_count_ > 0 && !steps_failed_ && !fencing_;
+    if (holds != counted_) CountSteps(holds);
+  }
+  void CountSteps(bool holds);
   // The head step failed (a progress pass saw it): not counted any more.
   void NoteStepsFailed() {
     steps_failed_ = true;
@@ -263,6 +307,10 @@ class Queue {
   }
   bool counted_ = false;  // counted among the queues holding steps
   bool steps_failed_ = false;
+  // FenceInEngine runs: this thread's own passes run the steps, so the
+  // queue is not counted (its passes' hook then skips the registry, which
+  // could not enter the queue anyway; other queues' steps still run).
+  bool fencing_ = false;
   std::atomic<std::uint64_t> host_done_{0};
   static constexpr std::uint32_t kUserInside = 1, kProgressInside = 2;
   std::atomic<std::uint32_t> guard_{0};

@@ -6,10 +6,13 @@
 // queue only keeps there what it could not post at once ("Deferred steps").
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "core/log.h"
 #include "providers/backend.h"
 #include "queue/matched_p2p.h"
 #include "queue/queue.h"
@@ -21,19 +24,22 @@ namespace nicq::queue {
 namespace {
 
 // Every queue, for AdvanceQueueSteps. Registration happens at
-// MPI_Queue_init / MPI_Queue_free only; the progress path try-locks.
+// MPI_Queue_init / MPI_Queue_free only. `busy` is held by the one pass over
+// the list under way and by a registration changing it: a pass only takes
+// it when free (another thread's pass is running, or a start at the head
+// polled progress again, as a collective's schedule does: skip), a
+// registration waits for it. Every progress pass of every MPI call makes
+// such a pass while a queue holds steps: one exchange, no lock, no
+// thread-local read.
 struct TrackedQueues {
-  std::mutex mu;
+  std::mutex mu;  // registrations among themselves
+  std::atomic<bool> busy{false};
   std::vector<Queue*> queues;
 };
 TrackedQueues& Registry() {
   static auto* r = new TrackedQueues();  // never destroyed: read during exit
   return *r;
 }
-
-// A start at the head may run engine code that polls progress again (a
-// collective's schedule); the registry lock is not re-entered.
-thread_local bool t_advancing = false;
 
 // How many queues hold steps. The host progress thread stays busy while
 // any does, so their chains advance while every application thread
@@ -46,18 +52,7 @@ bool QueuesHoldSteps() {
 
 }  // namespace
 
-Queue::StepsWatch::~StepsWatch() {
-  q_->NoteSteps();
-}
-
-void Queue::NoteSteps() {
-  // Idempotent: watches nest (an enqueued wait runs a pass that retires
-  // steps), so each compares the ring with what was counted, not with what
-  // it saw on entry.
-  // A queue whose head step failed holds steps no pass can run (its own
-  // calls report the error): it must not keep the host thread polling.
-  const bool holds = step_count_ > 0 && !steps_failed_;
-  if (holds == counted_) return;
+void Queue::CountSteps(bool holds) {
   counted_ = holds;
   if (!holds) {
     g_queues_with_steps.fetch_sub(1, std::memory_order_seq_cst);
@@ -74,11 +69,15 @@ void TrackQueue(Queue* q, bool add) {
   if (add) rt::AddAsyncBusyProbe(&QueuesHoldSteps);  // once: it ignores repeats
   TrackedQueues& r = Registry();
   std::lock_guard<std::mutex> lock(r.mu);
+  // A pass is bounded (one step run per queue at most): wait it out.
+  for (int spins = 0; r.busy.exchange(true, std::memory_order_acquire); ++spins)
+    if (spins >= 64) std::this_thread::yield();
   if (add) {
     r.queues.push_back(q);
   } else {
     r.queues.erase(std::remove(r.queues.begin(), r.queues.end(), q), r.queues.end());
   }
+  r.busy.store(false, std::memory_order_release);
 }
 
 bool AdvanceQueueSteps() {
@@ -87,10 +86,10 @@ bool AdvanceQueueSteps() {
   // were a fifth of a wait loop's instructions while a queue merely exists).
   if (!QueuesHoldSteps()) return false;
   TrackedQueues& r = Registry();
-  if (t_advancing || !rt::Backend()) return false;
-  std::unique_lock<std::mutex> lock(r.mu, std::try_to_lock);
-  if (!lock.owns_lock()) return false;
-  t_advancing = true;
+  // No look at the offload context here: once MPI_Finalize closed it,
+  // AdvanceHost runs nothing.
+  if (r.busy.load(std::memory_order_relaxed) || r.busy.exchange(true, std::memory_order_acquire))
+    return false;
   bool any = false;
   for (Queue* q : r.queues) {
     // Skipped while an application thread is inside it: that thread's own
@@ -102,7 +101,7 @@ bool AdvanceQueueSteps() {
     q->LeaveProgress();
     any |= progressed;
   }
-  t_advancing = false;
+  r.busy.store(false, std::memory_order_release);
   return any;
 }
 
@@ -150,13 +149,16 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
     NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));
   for (Enqueueable* e : es) {
     Step& st = StepAt(step_count_++);
-    st = Step{};
-    st.e = e;
+    st.e = e;  // a host-sequenced start reads nothing else
+    st.wait = false;
     QueueSlot& s = e->qslot;
     // Its epoch: one past the last one started or planned on this queue.
-    s.started_epoch = std::max(s.started_epoch, e->EpochsStarted()) + 1;
+    const std::uint64_t started =
+        s.host_engine ? static_cast<const MatchedP2p*>(e)->EpochsStarted() : e->EpochsStarted();
+    s.started_epoch = std::max(s.started_epoch, started) + 1;
     s.queue = this;
     s.start_gate = k_;
+    backend_steps_ |= !s.host_engine;
     AddUnwaited(e);
   }
   return Status::Ok();
@@ -182,23 +184,24 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
     st.wait = true;
     s.waited_epoch = s.started_epoch;
     s.wait_index = k0 + n;  // retired together, when all n are done
+    RemoveUnwaited(es[i]);
   }
   k_ = k0 + n;
-  for (Enqueueable* e : es) RemoveUnwaited(e);
   // Where a poll only reads memory, one pass now: the steps ahead start as
   // soon as what they wait for has landed, while the host goes on
   // enqueueing, instead of all at the fence (8-byte shm ring: 10% less time
   // per iteration). Errors are the fence's to report.
   // Host-engine epochs (matched_p2p.h) complete in the point-to-point
-  // engine, whose same-node poll reads memory too: the runtime's pass
-  // polls it, the backend and every hook.
-  if (HostEngineEpochsInUse()) {
+  // engine, whose same-node poll reads memory too. Only what this queue's
+  // steps can wait for is polled (the backend only once a start of another
+  // kind was enqueued here), not the progress hooks (other queues,
+  // schedules, matches): those run in the fence and every other MPI call.
+  const bool engine = HostEngineEpochsInUse();
+  const bool backend = backend_steps_ && rt::Backend()->Caps().memory_poll;
+  if (engine || backend) {
     bool stepped = false;
-    (void)rt::Progress();
-    (void)AdvanceHost(&stepped);
-  } else if (rt::Backend()->Caps().memory_poll) {
-    bool stepped = false;
-    (void)rt::Backend()->Progress();
+    if (engine) (void)rt::PollEngine();
+    if (backend) (void)rt::Backend()->Progress();
     (void)AdvanceHost(&stepped);
   }
   return Status::Ok();
@@ -292,11 +295,19 @@ Status Queue::AdvanceHost(bool* progressed) {
   if (!host_) return AdvanceDeferred(progressed);
   while (step_count_ > 0) {
     const Step& head = StepAt(0);
-    if (!head.wait) {
+    if (!head.wait && head.e->qslot.host_engine) {
       // Every earlier wait retired: the turn of the starts at the head.
+      bool blocked = false;
+      Status st = StartHostEngineRun(progressed, &blocked);
+      if (!st.ok()) return st;           // that start ran, in error: its wait reports it too
+      if (blocked) return Status::Ok();  // its previous epoch still runs: next pass
+      continue;
+    }
+    if (!head.wait) {
       Enqueueable* es[kMaxWaitAll];
       std::size_t n = 0;
-      while (n < step_count_ && n < kMaxWaitAll && !StepAt(n).wait) {
+      while (n < step_count_ && n < kMaxWaitAll && !StepAt(n).wait &&
+             !StepAt(n).e->qslot.host_engine) {
         es[n] = StepAt(n).e;
         ++n;
       }
@@ -314,7 +325,9 @@ Status Queue::AdvanceHost(bool* progressed) {
     for (std::uint32_t i = 0; i < n; ++i) {
       const Enqueueable* e = StepAt(i).e;
       bool failed = false;
-      const bool done = e->EpochDone(&failed);
+      const bool done = e->qslot.host_engine
+                            ? static_cast<const MatchedP2p*>(e)->HostEpochDone(&failed)
+                            : e->EpochDone(&failed);
       if (failed) {
         RequestStatus rs;
         e->GetStatus(&rs);
@@ -326,13 +339,107 @@ Status Queue::AdvanceHost(bool* progressed) {
     }
     for (std::uint32_t i = 0; i < n; ++i) {
       const Step& st = StepAt(i);
-      Finish(Record{st.e, st.status, st.fill, 0, st.epoch});
+      Finish(st.e, st.status, st.fill, st.epoch);
     }
     step_head_ = (step_head_ + n) & kStepMask;
     step_count_ -= n;
     host_done_.fetch_add(n, std::memory_order_release);
     *progressed = true;
   }
+  return Status::Ok();
+}
+
+Status Queue::StartHostEngineRun(bool* progressed, bool* blocked) {
+  // The host-engine starts at the head, in order: nothing to build or post
+  // on the backend, each is the engine's send or receive. Like StartNow, a
+  // failed start is started (its epoch ended in error) and the run goes
+  // on; the first error is returned.
+  Status first_error;
+  std::size_t n = 0;
+  while (n < step_count_) {
+    const Step& st = StepAt(n);
+    if (st.wait || !st.e->qslot.host_engine) break;
+    Status started = static_cast<MatchedP2p*>(st.e)->StartHostEpoch();
+    if (started.code() == Code::kAgain) {
+      *blocked = true;
+      break;
+    }
+    if (!started.ok() && first_error.ok()) first_error = std::move(started);
+    ++n;
+  }
+  step_head_ = (step_head_ + n) & kStepMask;
+  step_count_ -= n;
+  *progressed |= n > 0;
+  return first_error;
+}
+
+namespace {
+
+// Whether the step is a wait of host-engine requests whose first request's
+// epoch still runs: the wait cannot retire, a pass would run nothing.
+bool HostEngineWaitRuns(const Enqueueable* e, bool wait) {
+  if (!wait || !e->qslot.host_engine) return false;
+  bool failed = false;
+  return !static_cast<const MatchedP2p*>(e)->HostEpochDone(&failed);
+}
+
+std::uint64_t SteadyMs() {
+  using namespace std::chrono;
+  return std::uint64_t(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+}  // namespace
+
+Status Queue::FenceInEngine() {
+  // The runtime's wait (rt::ProgressWait: poll, spin, yield, then sleep on
+  // the shm inbox's futex), this queue's steps after each pass, in a loop
+  // whose idle pass adds only a look at the head wait's first request, as
+  // MPI_Waitall's loop looks at its requests. The clock is read once every
+  // 1024 idle passes, for the debug log and the stall report.
+  struct Fencing {
+    Queue* q;
+    explicit Fencing(Queue* queue) : q(queue) {
+      q->fencing_ = true;
+      q->NoteSteps();
+    }
+    ~Fencing() {
+      q->fencing_ = false;
+      q->NoteSteps();
+    }
+    Fencing(const Fencing&) = delete;
+    Fencing& operator=(const Fencing&) = delete;
+  } fencing(this);
+  bool stepped = false;
+  NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
+  rt::Backoff wait;
+  std::uint32_t idle = 0;
+  std::uint64_t idle_since_ms = 0;  // 0: not read since the last step ran
+  while (step_count_ > 0) {
+    NICQ_RETURN_IF_ERROR(rt::ProgressWait(wait));
+    if (!HostEngineWaitRuns(StepAt(0).e, StepAt(0).wait)) {
+      stepped = false;
+      NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
+      if (stepped) {
+        wait.Reset();
+        idle = 0;
+        idle_since_ms = 0;
+        continue;
+      }
+    }
+    if (++idle % 1024 != 0) continue;
+    // A queue that makes no progress for 4 x NICQ_PEER_TIMEOUT is reported,
+    // not waited on forever (a peer that never starts its side).
+    const std::uint64_t now = SteadyMs();
+    if (idle_since_ms == 0) idle_since_ms = now;
+    if (now - idle_since_ms > 1000)
+      NICQ_LOG(kDebug, kQueue, "fence waiting: %s", Describe().c_str());
+    if (now - idle_since_ms > stall_ms_)
+      return Error(Code::kPending, "MPI_Queue_fence: " + std::to_string(k_ - host_done_.load()) +
+                                       " enqueued wait(s) made no progress (is every matching "
+                                       "operation started on its peer?) " +
+                                       Describe());
+  }
+  Reap();
   return Status::Ok();
 }
 

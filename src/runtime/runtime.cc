@@ -233,6 +233,11 @@ Status Progress(bool* progressed) {
   return Status::Ok();
 }
 
+bool PollEngine() {
+  EngineLock lock;
+  return S().engine.Poll() > 0;
+}
+
 namespace {
 // Manual-progress providers (shm, tcp;ofi_rxm) move data only when polled,
 // so a waiter polls a while before it sleeps. Auto-progress providers

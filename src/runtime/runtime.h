@@ -148,6 +148,11 @@ inline constexpr std::size_t kBsendOverhead = 96;    // = MPI_BSEND_OVERHEAD
 // ---- progress -------------------------------------------------------------------
 // Poll the fabric once; *progressed is set when any completion was handled.
 Status Progress(bool* progressed = nullptr);
+// One poll of the point-to-point engine alone (its transports, matching and
+// completions), without the progress hooks; true when it handled anything.
+// For a caller that runs its own engine's work right after (a host-sequenced
+// queue's pass in an enqueued wait).
+bool PollEngine();
 
 // A waiter's escalation: spin a little, then yield, then block on the
 // fabric's wait object with a short timeout. Callers loop:
