@@ -99,7 +99,24 @@ void EmulatedBackend::EnsureThread() {
 
 EmulatedBackend::~EmulatedBackend() {
   thread_.Stop();
+  LogHopCounts();
   if (doorbell_mr_) fi_close(&doorbell_mr_->fid);
+}
+
+void EmulatedBackend::LogHopCounts() const {
+  auto get = [](const std::atomic<std::uint64_t>& c) {
+    return static_cast<unsigned long long>(c.load(std::memory_order_relaxed));
+  };
+  for (const auto& [who, h] : {std::pair<const char*, const HopCounts*>{"agent", &agent_hops_},
+                               std::pair<const char*, const HopCounts*>{"host", &host_hops_}}) {
+    NICQ_LOG(kDebug, kProvider,
+             "emulated hops, %s: %llu polls, %llu with work, %llu CQ entries, %llu ops issued", who,
+             get(h->polls), get(h->polls_with_work), get(h->cq_entries), get(h->issued));
+  }
+  NICQ_LOG(kDebug, kProvider,
+           "emulated hops, agent naps: %llu ended by a ring, %llu timed out, %llu while an epoch "
+           "was awaited; %llu epoch yield-polls",
+           get(bell_wakes_), get(nap_timeouts_), get(epoch_naps_), get(epoch_yields_));
 }
 
 Status EmulatedBackend::LocalAddress(std::vector<std::uint8_t>& out) {
@@ -307,15 +324,17 @@ Status EmulatedBackend::IssueNow(std::span<const TriggeredOp> ops) {
   const int n = int(ops.size());
   Status st = queue_.TakeNodes(ops, nodes);
   if (st.ok()) {
-    for (int i = 0; i < n; ++i) {
-      const long r = Issue(nodes[i]);
+    int issued = 0;
+    for (; issued < n; ++issued) {
+      const long r = Issue(nodes[issued]);
       if (r == -FI_EAGAIN) {  // the rest waits in the FIFO, retried by progress
-        queue_.PushReadyFront(nodes + i, n - i);
+        queue_.PushReadyFront(nodes + issued, n - issued);
         retry_.store(true, std::memory_order_relaxed);
         break;
       }
-      if (r < 0) Fail(nodes[i], r);
+      if (r < 0) Fail(nodes[issued], r);
     }
+    HopCounts::Bump(Hops().issued, std::uint64_t(issued));
     FlushCompletedAtIssue();
     WakeAgentForCompletions();
   }

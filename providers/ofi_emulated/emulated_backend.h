@@ -221,6 +221,20 @@ class EmulatedBackend final : public offload::OffloadBackend {
   static bool CountersFitCqData(std::size_t num_counters);
   std::atomic<std::uint64_t> bell_wakes_{0}, nap_timeouts_{0};
   std::atomic<std::uint64_t> epoch_naps_{0}, epoch_yields_{0};
+  // Where the work of an epoch runs, by the agent and by host calls: polls
+  // and those that found work, CQ entries read, ops issued.
+  // NICQ_LOG=debug:provider prints them when the backend closes. Plain
+  // loads and stores: a lost update between host threads loses a count,
+  // and the data path pays no locked instruction for them.
+  struct HopCounts {
+    std::atomic<std::uint64_t> polls{0}, polls_with_work{0}, cq_entries{0}, issued{0};
+    static void Bump(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) {
+      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
+  };
+  HopCounts agent_hops_, host_hops_;
+  HopCounts& Hops() { return thread_.on_thread() ? agent_hops_ : host_hops_; }
+  void LogHopCounts() const;
   // When the progress thread last found work (its own clock, ns); the
   // epoch spin of BlockInCq runs until epoch_spin_us past it.
   std::int64_t thread_worked_ns_ = 0;
