@@ -183,6 +183,35 @@ void EmulatedBackend::ExpectCounter(CounterId id, std::uint64_t value) {
                                    std::memory_order_relaxed);
 }
 
+bool EmulatedBackend::AddRefiller(void (*refill)(void*), void* arg) {
+  if (!thread_.running() || refill == nullptr) return false;
+  std::lock_guard<std::mutex> lock(refill_mu_);
+  const std::size_t n = num_refillers_.load(std::memory_order_relaxed);
+  if (n == kMaxRefillers) return false;  // the host re-arms this one
+  refillers_[n] = {refill, arg};
+  num_refillers_.store(n + 1, std::memory_order_release);
+  return true;
+}
+
+void EmulatedBackend::RemoveRefiller(void* arg) {
+  std::lock_guard<std::mutex> lock(refill_mu_);
+  std::size_t n = num_refillers_.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (refillers_[i].arg != arg) continue;
+    refillers_[i] = refillers_[--n];
+    num_refillers_.store(n, std::memory_order_release);
+    return;
+  }
+}
+
+void EmulatedBackend::RunRefillers() {
+  if (num_refillers_.load(std::memory_order_acquire) == 0) return;
+  std::unique_lock<std::mutex> lock(refill_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // a plan comes or goes: next poll
+  const std::size_t n = num_refillers_.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < n; ++i) refillers_[i].fn(refillers_[i].arg);
+}
+
 bool EmulatedBackend::AwaitingExpected() {
   constexpr std::uint64_t kValueMask = (std::uint64_t(1) << kExpectValueBits) - 1;
   bool awaiting = false;

@@ -85,6 +85,9 @@ class EmulatedBackend final : public offload::OffloadBackend {
   bool Progress() override;
   bool HostDriven() const override { return !want_thread_; }
   void ExpectCounter(offload::CounterId id, std::uint64_t value) override;
+  // With the progress thread running: resident plans re-armed in its polls.
+  bool AddRefiller(void (*refill)(void*), void* arg) override;
+  void RemoveRefiller(void* arg) override;
   // Before the backend's first use (the progress thread reads the tables
   // unlocked). Ignored where the CQ has a wait object: peers' writes signal it.
   void SetAgentBells(offload::AgentBell* own, std::span<offload::AgentBell* const> peers) override;
@@ -252,6 +255,19 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // Whether an epoch ExpectCounter named is still short of its value
   // (clears the slots of those that are not).
   bool AwaitingExpected();
+  // Resident plans the thread re-arms (AddRefiller), in a table sized at
+  // creation. The thread takes refill_mu_ with try_lock (a plan being added
+  // or removed skips one poll's refills); RemoveRefiller takes it, so no
+  // refill of a removed plan runs after it returns.
+  struct Refiller {
+    void (*fn)(void*) = nullptr;
+    void* arg = nullptr;
+  };
+  static constexpr std::size_t kMaxRefillers = 256;
+  std::mutex refill_mu_;
+  Refiller refillers_[kMaxRefillers];
+  std::atomic<std::size_t> num_refillers_{0};
+  void RunRefillers();
   alignas(8) std::uint64_t doorbell_ = 0;      // target of peers' doorbell writes
   static const std::uint64_t kDoorbellSource;  // 8 bytes we write to a doorbell
   fid_mr* doorbell_mr_ = nullptr;

@@ -70,16 +70,20 @@ bool EmulatedBackend::Progress() {
 }
 
 bool EmulatedBackend::PollNow() {
-  HopCounts& hops = Hops();
+  const bool agent = thread_.on_thread();
+  HopCounts& hops = agent ? agent_hops_ : host_hops_;
   const int entries = ReadCq();
   bool did = entries > 0;
   did |= Drain();
+  // Whoever completed an epoch (this thread, or a host in its wait), its
+  // plan's next epochs are re-armed here, off the host.
+  if (agent) RunRefillers();
   HopCounts::Bump(hops.polls);
   if (did) {
     HopCounts::Bump(hops.polls_with_work);
     HopCounts::Bump(hops.cq_entries, std::uint64_t(entries));
     nap_us_.store(config_.min_nap_us, std::memory_order_relaxed);
-    if (thread_.on_thread()) thread_worked_ns_ = NowNs();
+    if (agent) thread_worked_ns_ = NowNs();
   }
   return did;
 }
