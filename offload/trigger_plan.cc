@@ -232,7 +232,14 @@ bool TriggerPlan::RefillEnabled(const OffloadBackend* backend) {
 
 Status TriggerPlan::Refill() {
   if (!RefillEnabled(backend_) || !resolved_) return Status::Ok();
-  TakeArming();
+  if (agent_refills_) {
+    // The agent keeps the window full. The host steps in only where it ran
+    // below half (the agent had no core, or slept through the epochs), so
+    // that starts still find their epochs armed; never waiting for the role.
+    if (!WindowLow() || !TryTakeArming()) return Status::Ok();
+  } else {
+    TakeArming();
+  }
   const Status st = RefillLocked();
   ReleaseArming();
   return st;
@@ -342,7 +349,7 @@ Status TriggerPlan::Wait() {
   if (backend_ == nullptr)
     return Error(Code::kIntern, "TriggerPlan::Wait(" + name_ + "): not bound");
   Status s = backend_->WaitCounter(done_counter(), done_target_, -1);
-  if (s.ok() && !agent_refills_) s = Refill();
+  if (s.ok()) s = Refill();
   return s.WithContext("TriggerPlan::Wait(" + name_ + ")");
 }
 

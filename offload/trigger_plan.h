@@ -112,19 +112,20 @@ class TriggerPlan {
   Status Resolve(const std::function<const PlanExports*(PeerId)>& exports_of);
 
   Status Arm(std::uint64_t epoch);  // epochs in order; kAgain: its array is still in use
-  Status Refill();                  // arm the window ahead of the starts (not the hot path)
-  // Whether the backend's agent re-arms the window (then Wait and Poll
-  // only read the done counter).
+  // Arm the window ahead of the starts (host progress, not the hot path).
+  // Where the backend's agent re-arms it, only when less than half of the
+  // window is left (two loads otherwise).
+  Status Refill();
   bool refilled_by_agent() const { return agent_refills_; }
   Status ArmNext();  // count the next epoch started, arming it if not resident
   Status Start();    // ArmNext(), then bump the start counter
   Status Wait();     // block (backend's wait) until this epoch is done, refill
   bool Test() const;
-  // Test(), and refill the window once the epoch is done (host progress),
-  // unless the agent does.
+  // Test(), and refill the window once the epoch is done (host progress;
+  // where the agent refills, only if it fell behind).
   bool Poll() {
     if (!Test()) return false;
-    if (!agent_refills_) (void)Refill();  // a failure shows again at the start that needs it
+    (void)Refill();  // a failure shows again at the start that needs the epoch
     return true;
   }
   std::uint64_t epochs_armed() const { return armed_upto_.load(std::memory_order_acquire); }
@@ -154,6 +155,10 @@ class TriggerPlan {
   bool NeedsRebase(std::uint64_t epoch) const;
   Status RefillLocked();  // Refill with the arming role held
   static bool RefillEnabled(const OffloadBackend* backend);
+  bool WindowLow() const {
+    return armed_upto_.load(std::memory_order_acquire) <
+           next_epoch_.load(std::memory_order_relaxed) + window_ / 2;
+  }
   // Epoch `epoch`'s descriptor array is free: the epoch depth_ before it is done.
   bool ArrayFree(std::uint64_t epoch) const;
   // The agent's refill (AddRefiller): returns at once unless an epoch can

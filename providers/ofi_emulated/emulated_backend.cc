@@ -311,7 +311,8 @@ Status EmulatedBackend::Post(std::span<const TriggeredOp> ops) {
                                     std::to_string(op.peer) + " unknown (SetPeers gave " +
                                     std::to_string(doorbells_.size()) + ")");
   }
-  work_requests_.fetch_add(ops.size(), std::memory_order_relaxed);
+  (thread_.on_thread() ? agent_work_requests_ : work_requests_)
+      .fetch_add(ops.size(), std::memory_order_relaxed);
   // Ops that fire at once, with no progress thread and nothing else ready:
   // this thread issues them now, without the round trip through the ready
   // FIFO and a second locked section to pop them (a host-sequenced queue's

@@ -92,8 +92,15 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // unlocked). Ignored where the CQ has a wait object: peers' writes signal it.
   void SetAgentBells(offload::AgentBell* own, std::span<offload::AgentBell* const> peers) override;
   std::size_t SlotsInUse() const override { return queue_.nodes_in_use(); }
+  // Ops posted by host threads. The agent's own posts (its re-arming of
+  // resident plans, AddRefiller) are the emulator's work, as a NIC's would
+  // be, and are counted apart: they run beside the host's starts, and a
+  // start read around them posted nothing.
   std::uint64_t WorkRequests() const override {
     return work_requests_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t agent_work_requests_for_test() const {
+    return agent_work_requests_.load(std::memory_order_relaxed);
   }
 
   const char* provider() const { return ep_->provider_name(); }
@@ -204,11 +211,12 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::atomic<ProviderCallObserver*> call_observer_{nullptr};
   TriggerQueue queue_;
   std::atomic<bool> draining_{false};
-  std::atomic<bool> retry_{false};               // an op got EAGAIN: keep progressing
-  std::atomic<int> in_flight_{0};                // issued, completion not yet seen
-  std::atomic<int> regions_{0};                  // registered memory regions
-  std::atomic<std::uint32_t> idle_polls_{0};     // Progress calls that found it idle
-  std::atomic<std::uint64_t> work_requests_{0};  // ops accepted by Post
+  std::atomic<bool> retry_{false};                     // an op got EAGAIN: keep progressing
+  std::atomic<int> in_flight_{0};                      // issued, completion not yet seen
+  std::atomic<int> regions_{0};                        // registered memory regions
+  std::atomic<std::uint32_t> idle_polls_{0};           // Progress calls that found it idle
+  std::atomic<std::uint64_t> work_requests_{0};        // ops accepted by Post from host threads
+  std::atomic<std::uint64_t> agent_work_requests_{0};  // and from the agent
   // Progress thread's nap on a CQ without wait object (shm): 50 us while
   // work comes, doubling to 1 ms while nothing does (an idle process then
   // wakes 1000 times a second, not 20000); EmulatedConfig's min/max_nap_us.
