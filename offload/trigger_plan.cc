@@ -77,6 +77,7 @@ Status PlanExports::Deserialize(const std::uint64_t* w, std::size_t n, PlanExpor
 
 TriggerPlan::~TriggerPlan() {
   if (backend_ == nullptr) return;
+  if (agent_refills_) backend_->RemoveRefiller(this);  // before the counters go
   for (MemRegion& r : regions_) backend_->DeregisterMemory(&r).IgnoreError();
   for (const PlanCounterInfo& c : counters_) {
     if (c.id != kNoCounter) backend_->FreeCounter(c.id);
@@ -172,8 +173,11 @@ Status TriggerPlan::Resolve(const std::function<const PlanExports*(PeerId)>& exp
     }
   }
   resolved_ = true;
-  // Every remote reference is known: the window goes on the backend now.
-  return Refill();
+  // Every remote reference is known: the window goes on the backend now,
+  // and from then on the backend's agent keeps it full where it has one.
+  NICQ_RETURN_IF_ERROR(Refill());
+  if (RefillEnabled(backend_)) agent_refills_ = backend_->AddRefiller(&RefillOnAgent, this);
+  return Status::Ok();
 }
 
 bool TriggerPlan::Test() const {
@@ -188,17 +192,13 @@ bool TriggerPlan::NeedsRebase(std::uint64_t epoch) const {
 Status TriggerPlan::Arm(std::uint64_t epoch) {
   if (backend_ == nullptr)
     return Error(Code::kIntern, "TriggerPlan::Arm(" + name_ + "): not bound");
-  if (epoch != armed_upto_)
+  const std::uint64_t armed = armed_upto_.load(std::memory_order_relaxed);
+  if (epoch != armed)
     return Error(Code::kIntern, "TriggerPlan::Arm(" + name_ + "): epoch " + std::to_string(epoch) +
-                                    " armed out of order (next is " + std::to_string(armed_upto_) +
-                                    ")");
-  const std::uint64_t done_delta = counters_[1].delta;
-  if (epoch >= epoch_base_ + depth_) {  // the array we are about to rewrite must be finished
-    const std::uint64_t need = (epoch - depth_ - epoch_base_ + 1) * done_delta;
-    if (backend_->ReadCounter(done_counter()) < need) {
-      return Error(Code::kAgain, "TriggerPlan::Arm(" + name_ + "): epoch " +
-                                     std::to_string(epoch - depth_) + " still running");
-    }
+                                    " armed out of order (next is " + std::to_string(armed) + ")");
+  if (!ArrayFree(epoch)) {  // the array we are about to rewrite must be finished
+    return Error(Code::kAgain, "TriggerPlan::Arm(" + name_ + "): epoch " +
+                                   std::to_string(epoch - depth_) + " still running");
   }
   if (NeedsRebase(epoch)) {
     NICQ_RETURN_IF_ERROR(Rebase());
@@ -209,8 +209,14 @@ Status TriggerPlan::Arm(std::uint64_t epoch) {
   TriggeredOp* ops = live_.data() + (epoch % depth_) * n;
   for (std::size_t i = 0; i < n; ++i) ops[i].threshold = base_[i] + rel * delta_[i];
   NICQ_RETURN_IF_ERROR(backend_->Post(std::span<const TriggeredOp>(ops, n)));
-  armed_upto_ = epoch + 1;
+  armed_upto_.store(epoch + 1, std::memory_order_release);
   return Status::Ok();
+}
+
+bool TriggerPlan::ArrayFree(std::uint64_t epoch) const {
+  if (epoch < epoch_base_ + depth_) return true;
+  const std::uint64_t need = (epoch - depth_ - epoch_base_ + 1) * counters_[1].delta;
+  return backend_->ReadCounter(done_counter()) >= need;
 }
 
 // Resident window: epochs are armed ahead of their starts, so a start is
@@ -219,18 +225,62 @@ Status TriggerPlan::Arm(std::uint64_t epoch) {
 // (narrow counters: the plan must be quiescent) is left to its own start.
 // Only where the backend withdraws unfired ops when the plan is freed: an
 // epoch armed but never started must not hold NIC entries for good.
-Status TriggerPlan::Refill() {
+bool TriggerPlan::RefillEnabled(const OffloadBackend* backend) {
   static const bool enabled = config::GetInt("NICQ_RESIDENT_PLANS") == 1;
-  if (!enabled || backend_ == nullptr || !resolved_ || !backend_->Caps().withdraws_unfired_ops)
-    return Status::Ok();
+  return enabled && backend != nullptr && backend->Caps().withdraws_unfired_ops;
+}
+
+Status TriggerPlan::Refill() {
+  if (!RefillEnabled(backend_) || !resolved_) return Status::Ok();
+  if (agent_refills_) {
+    // The agent keeps the window full. The host steps in only where it ran
+    // below half (the agent had no core, or slept through the epochs), so
+    // that starts still find their epochs armed; never waiting for the role.
+    if (!WindowLow() || !TryTakeArming()) return Status::Ok();
+  } else {
+    TakeArming();
+  }
+  const Status st = RefillLocked();
+  ReleaseArming();
+  return st;
+}
+
+Status TriggerPlan::RefillLocked() {
   const std::size_t budget = backend_->Caps().max_trigger_slots;
-  while (armed_upto_ < next_epoch_ + window_ && !NeedsRebase(armed_upto_) &&
-         (budget == 0 || backend_->FreeSlots() >= proto_.size() + budget / 2)) {
-    Status st = Arm(armed_upto_);
-    if (st.code() == Code::kAgain) return Status::Ok();  // not done yet, or no slots: later
+  for (;;) {
+    const std::uint64_t epoch = armed_upto_.load(std::memory_order_relaxed);
+    // Checked before Arm: a kAgain from Arm builds a message, and the agent
+    // asks on every poll.
+    if (epoch >= next_epoch_.load(std::memory_order_acquire) + window_ || NeedsRebase(epoch) ||
+        !ArrayFree(epoch) || (budget != 0 && backend_->FreeSlots() < proto_.size() + budget / 2))
+      return Status::Ok();
+    Status st = Arm(epoch);
+    if (st.code() == Code::kAgain) return Status::Ok();  // no slots: later
     NICQ_RETURN_IF_ERROR(st);
   }
-  return Status::Ok();
+}
+
+void TriggerPlan::RefillOnAgent(void* p) {
+  auto* plan = static_cast<TriggerPlan*>(p);
+  if (plan->armed_upto_.load(std::memory_order_acquire) >=
+      plan->next_epoch_.load(std::memory_order_acquire) + plan->window_)
+    return;                            // the window is full
+  if (!plan->TryTakeArming()) return;  // the host's start arms: next poll
+  // A failure is left to the start that needs the epoch: it arms the epoch
+  // itself and reports it.
+  (void)plan->RefillLocked();
+  plan->ReleaseArming();
+}
+
+void TriggerPlan::TakeArming() {
+  for (std::uint32_t round = 0; !TryTakeArming(); ++round) {
+    if (round < 64) continue;
+    if (round < 1024) {
+      sched_yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
 }
 
 // No completion counter: one that counted rebases would itself outgrow a
@@ -276,9 +326,16 @@ Status TriggerPlan::Rebase() {
 }
 
 Status TriggerPlan::ArmNext() {
-  if (armed_upto_ <= next_epoch_) NICQ_RETURN_IF_ERROR(Arm(next_epoch_));  // not resident
-  done_target_ = (next_epoch_ - epoch_base_ + 1) * counters_[1].delta;
-  ++next_epoch_;
+  const std::uint64_t epoch = next_epoch_.load(std::memory_order_relaxed);
+  if (armed_upto_.load(std::memory_order_acquire) <= epoch) {  // not resident
+    TakeArming();
+    const Status st =
+        armed_upto_.load(std::memory_order_relaxed) <= epoch ? Arm(epoch) : Status::Ok();
+    ReleaseArming();
+    NICQ_RETURN_IF_ERROR(st);
+  }
+  done_target_ = (epoch - epoch_base_ + 1) * counters_[1].delta;
+  next_epoch_.store(epoch + 1, std::memory_order_release);
   backend_->ExpectCounter(done_counter(), done_target_);
   return Status::Ok();
 }

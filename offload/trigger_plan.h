@@ -11,9 +11,11 @@
 //                             in place and Post() it in one call: no
 //                             allocation, no rewrite of anything in flight
 //   Resolve() / Refill()   resident window: epochs next..next+window-1 are
-//                             armed ahead (at Resolve, then whenever the host
-//                             sees an epoch done: Wait, Poll); the window is
-//                             the plan's share of the slot budget, 2..depth,
+//                             armed ahead (at Resolve, then whenever an epoch
+//                             is seen done: by the backend's agent where it
+//                             has one (OffloadBackend::AddRefiller), else by
+//                             the host's Wait and Poll); the window is the
+//                             plan's share of the slot budget, 2..depth,
 //                             and Refill keeps half the budget free, so that
 //   Start()                is one counter add; a start that finds its epoch
 //                             not armed (the program ran depth epochs ahead,
@@ -34,6 +36,7 @@
 // the next epoch, which the ready-token protocols of offload/algorithms give.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -109,20 +112,25 @@ class TriggerPlan {
   Status Resolve(const std::function<const PlanExports*(PeerId)>& exports_of);
 
   Status Arm(std::uint64_t epoch);  // epochs in order; kAgain: its array is still in use
-  Status Refill();                  // arm the window ahead of the starts (not the hot path)
-  Status ArmNext();                 // count the next epoch started, arming it if not resident
-  Status Start();                   // ArmNext(), then bump the start counter
-  Status Wait();                    // block (backend's wait) until this epoch is done, refill
+  // Arm the window ahead of the starts (host progress, not the hot path).
+  // Where the backend's agent re-arms it, only when less than half of the
+  // window is left (two loads otherwise).
+  Status Refill();
+  bool refilled_by_agent() const { return agent_refills_; }
+  Status ArmNext();  // count the next epoch started, arming it if not resident
+  Status Start();    // ArmNext(), then bump the start counter
+  Status Wait();     // block (backend's wait) until this epoch is done, refill
   bool Test() const;
-  // Test(), and refill the window once the epoch is done (host progress).
+  // Test(), and refill the window once the epoch is done (host progress;
+  // where the agent refills, only if it fell behind).
   bool Poll() {
     if (!Test()) return false;
     (void)Refill();  // a failure shows again at the start that needs the epoch
     return true;
   }
-  std::uint64_t epochs_armed() const { return armed_upto_; }
+  std::uint64_t epochs_armed() const { return armed_upto_.load(std::memory_order_acquire); }
   std::size_t resident_window() const { return window_; }
-  std::uint64_t epochs_started() const { return next_epoch_; }
+  std::uint64_t epochs_started() const { return next_epoch_.load(std::memory_order_relaxed); }
   std::uint64_t rebases() const { return rebases_; }
   CounterId start_counter() const { return counters_[0].id; }
   CounterId done_counter() const { return counters_[1].id; }
@@ -145,6 +153,23 @@ class TriggerPlan {
   Status Rebase();
   void BuildRebaseOps();
   bool NeedsRebase(std::uint64_t epoch) const;
+  Status RefillLocked();  // Refill with the arming role held
+  static bool RefillEnabled(const OffloadBackend* backend);
+  bool WindowLow() const {
+    return armed_upto_.load(std::memory_order_acquire) <
+           next_epoch_.load(std::memory_order_relaxed) + window_ / 2;
+  }
+  // Epoch `epoch`'s descriptor array is free: the epoch depth_ before it is done.
+  bool ArrayFree(std::uint64_t epoch) const;
+  // The agent's refill (AddRefiller): returns at once unless an epoch can
+  // be armed, and skips while the host arms.
+  static void RefillOnAgent(void* plan);
+  // The arming role: Arm and the descriptor arrays, armed_upto_, epoch_base_
+  // and the rebase belong to whoever holds it, the host's start or the
+  // agent's refill (held for one Refill: an Arm and a Post per epoch).
+  bool TryTakeArming() { return !arming_.exchange(true, std::memory_order_acquire); }
+  void TakeArming();  // spins, then yields: the agent holds it for one Refill
+  void ReleaseArming() { arming_.store(false, std::memory_order_release); }
 
   std::string name_;
   std::vector<TriggeredOp> proto_;
@@ -164,8 +189,13 @@ class TriggerPlan {
   std::vector<TriggeredOp> rebase_ops_;
   std::vector<MemRegion> regions_;
   std::uint64_t max_delta_ = 0;
-  std::uint64_t next_epoch_ = 0;
-  std::uint64_t armed_upto_ = 0;   // epochs [0, armed_upto_) were posted
+  // Epochs started: written by the host's starts, read by the agent's refill.
+  std::atomic<std::uint64_t> next_epoch_{0};
+  // Epochs [0, armed_upto_) were posted: written with the arming role held,
+  // read by the start that decides whether its epoch is resident.
+  std::atomic<std::uint64_t> armed_upto_{0};
+  std::atomic<bool> arming_{false};
+  bool agent_refills_ = false;     // the backend's agent runs RefillOnAgent
   bool resolved_ = false;          // remote references filled: epochs may be armed
   std::uint64_t epoch_base_ = 0;   // epoch at which counters were last zero
   std::uint64_t done_target_ = 0;  // done counter value that ends the last armed epoch

@@ -295,6 +295,20 @@ class OffloadBackend {
     (void)id;
     (void)value;
   }
+  // A resident plan's re-arming (offload/trigger_plan.h, Refill), taken
+  // over by a software agent: `refill(arg)` runs on the agent's thread in
+  // its polls, so that the host's wait for an epoch only reads the done
+  // counter. True: accepted, the caller leaves re-arming to the agent
+  // (and arms only an epoch a start finds missing); false (a NIC, or no
+  // agent): the host re-arms. `refill` must return at once when it has
+  // nothing to do and must not block.
+  virtual bool AddRefiller(void (*refill)(void*), void* arg) {
+    (void)refill;
+    (void)arg;
+    return false;
+  }
+  // After it returns, `refill(arg)` neither runs nor will run again.
+  virtual void RemoveRefiller(void* arg) { (void)arg; }
   // Wire-up, after SetPeers: this process's doorbell and, by PeerId, those
   // of the peers on its node (nullptr: not on it, or no shared memory). A
   // software agent sleeps on its own and rings a peer's after handing that

@@ -52,7 +52,8 @@ int NICQX_Queue_waits_completed(MPI_Queue queue, long long* completed, long long
 /* nicq extension, for tests and tools: deferred-work requests this
  * process's offload backend has handed to the NIC or the emulator since
  * MPI_Init (fi_control(FI_QUEUE_WORK) calls on the native backend, ops
- * queued on the emulated one); 0 without an offload context. Read around
+ * host threads queued on the emulated one, not its agent's own re-arms);
+ * 0 without an offload context. Read around
  * MPI_Start to see that a resident plan's start posts nothing. */
 int NICQX_Offload_work_requests(long long* requests);
 /* nicq extension, for tests and tools: *flag = 1 when the operation of a

@@ -42,6 +42,7 @@ Status ProgressThread::Start(Step step, Block block, Wake wake, int spin_us) {
   stop_.store(false);
   const int app_pu = sched_getcpu();
   thread_ = std::thread([this, spin_us, app_pu] {
+    id_.store(std::this_thread::get_id(), std::memory_order_relaxed);
     BindAwayFromApp(app_pu);
     Run(spin_us);
   });
@@ -53,6 +54,7 @@ void ProgressThread::Stop() {
   stop_.store(true, std::memory_order_release);
   if (wake_) wake_();
   thread_.join();
+  id_.store(std::thread::id(), std::memory_order_relaxed);
 }
 
 // The application thread keeps the core it runs on; the progress thread

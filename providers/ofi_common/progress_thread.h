@@ -27,8 +27,12 @@ class ProgressThread {
   Status Start(Step step, Block block, Wake wake, int spin_us);
   void Stop();
   bool running() const { return thread_.joinable(); }
-  // The calling thread is this progress thread.
-  bool on_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
+  // The calling thread is this progress thread. Its id is published by the
+  // thread itself: thread_ is still being assigned by Start while the new
+  // thread already runs its first step.
+  bool on_thread() const {
+    return std::this_thread::get_id() == id_.load(std::memory_order_relaxed);
+  }
   // The PU it was bound to (-1: not bound).
   int bound_pu() const { return bound_pu_.load(); }
   // In its loop polling (not blocked in Block): it will see new work within
@@ -51,6 +55,7 @@ class ProgressThread {
   std::atomic<bool> stop_{false};
   std::atomic<int> bound_pu_{-1};
   std::atomic<bool> awake_{false};
+  std::atomic<std::thread::id> id_{};
   std::thread thread_;
 };
 

@@ -99,7 +99,24 @@ void EmulatedBackend::EnsureThread() {
 
 EmulatedBackend::~EmulatedBackend() {
   thread_.Stop();
+  LogHopCounts();
   if (doorbell_mr_) fi_close(&doorbell_mr_->fid);
+}
+
+void EmulatedBackend::LogHopCounts() const {
+  auto get = [](const std::atomic<std::uint64_t>& c) {
+    return static_cast<unsigned long long>(c.load(std::memory_order_relaxed));
+  };
+  for (const auto& [who, h] : {std::pair<const char*, const HopCounts*>{"agent", &agent_hops_},
+                               std::pair<const char*, const HopCounts*>{"host", &host_hops_}}) {
+    NICQ_LOG(kDebug, kProvider,
+             "emulated hops, %s: %llu polls, %llu with work, %llu CQ entries, %llu ops issued", who,
+             get(h->polls), get(h->polls_with_work), get(h->cq_entries), get(h->issued));
+  }
+  NICQ_LOG(kDebug, kProvider,
+           "emulated hops, agent naps: %llu ended by a ring, %llu timed out, %llu while an epoch "
+           "was awaited; %llu epoch yield-polls",
+           get(bell_wakes_), get(nap_timeouts_), get(epoch_naps_), get(epoch_yields_));
 }
 
 Status EmulatedBackend::LocalAddress(std::vector<std::uint8_t>& out) {
@@ -164,6 +181,35 @@ void EmulatedBackend::ExpectCounter(CounterId id, std::uint64_t value) {
     return;  // no hint: naps then grow as usual
   expect_[id % kExpectSlots].store((std::uint64_t(id) << kExpectValueBits) | value,
                                    std::memory_order_relaxed);
+}
+
+bool EmulatedBackend::AddRefiller(void (*refill)(void*), void* arg) {
+  if (!thread_.running() || refill == nullptr) return false;
+  std::lock_guard<std::mutex> lock(refill_mu_);
+  const std::size_t n = num_refillers_.load(std::memory_order_relaxed);
+  if (n == kMaxRefillers) return false;  // the host re-arms this one
+  refillers_[n] = {refill, arg};
+  num_refillers_.store(n + 1, std::memory_order_release);
+  return true;
+}
+
+void EmulatedBackend::RemoveRefiller(void* arg) {
+  std::lock_guard<std::mutex> lock(refill_mu_);
+  std::size_t n = num_refillers_.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (refillers_[i].arg != arg) continue;
+    refillers_[i] = refillers_[--n];
+    num_refillers_.store(n, std::memory_order_release);
+    return;
+  }
+}
+
+void EmulatedBackend::RunRefillers() {
+  if (num_refillers_.load(std::memory_order_acquire) == 0) return;
+  std::unique_lock<std::mutex> lock(refill_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // a plan comes or goes: next poll
+  const std::size_t n = num_refillers_.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < n; ++i) refillers_[i].fn(refillers_[i].arg);
 }
 
 bool EmulatedBackend::AwaitingExpected() {
@@ -265,7 +311,8 @@ Status EmulatedBackend::Post(std::span<const TriggeredOp> ops) {
                                     std::to_string(op.peer) + " unknown (SetPeers gave " +
                                     std::to_string(doorbells_.size()) + ")");
   }
-  work_requests_.fetch_add(ops.size(), std::memory_order_relaxed);
+  (thread_.on_thread() ? agent_work_requests_ : work_requests_)
+      .fetch_add(ops.size(), std::memory_order_relaxed);
   // Ops that fire at once, with no progress thread and nothing else ready:
   // this thread issues them now, without the round trip through the ready
   // FIFO and a second locked section to pop them (a host-sequenced queue's
@@ -307,15 +354,17 @@ Status EmulatedBackend::IssueNow(std::span<const TriggeredOp> ops) {
   const int n = int(ops.size());
   Status st = queue_.TakeNodes(ops, nodes);
   if (st.ok()) {
-    for (int i = 0; i < n; ++i) {
-      const long r = Issue(nodes[i]);
+    int issued = 0;
+    for (; issued < n; ++issued) {
+      const long r = Issue(nodes[issued]);
       if (r == -FI_EAGAIN) {  // the rest waits in the FIFO, retried by progress
-        queue_.PushReadyFront(nodes + i, n - i);
+        queue_.PushReadyFront(nodes + issued, n - issued);
         retry_.store(true, std::memory_order_relaxed);
         break;
       }
-      if (r < 0) Fail(nodes[i], r);
+      if (r < 0) Fail(nodes[issued], r);
     }
+    HopCounts::Bump(Hops().issued, std::uint64_t(issued));
     FlushCompletedAtIssue();
     WakeAgentForCompletions();
   }

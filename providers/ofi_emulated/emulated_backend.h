@@ -85,12 +85,22 @@ class EmulatedBackend final : public offload::OffloadBackend {
   bool Progress() override;
   bool HostDriven() const override { return !want_thread_; }
   void ExpectCounter(offload::CounterId id, std::uint64_t value) override;
+  // With the progress thread running: resident plans re-armed in its polls.
+  bool AddRefiller(void (*refill)(void*), void* arg) override;
+  void RemoveRefiller(void* arg) override;
   // Before the backend's first use (the progress thread reads the tables
   // unlocked). Ignored where the CQ has a wait object: peers' writes signal it.
   void SetAgentBells(offload::AgentBell* own, std::span<offload::AgentBell* const> peers) override;
   std::size_t SlotsInUse() const override { return queue_.nodes_in_use(); }
+  // Ops posted by host threads. The agent's own posts (its re-arming of
+  // resident plans, AddRefiller) are the emulator's work, as a NIC's would
+  // be, and are counted apart: they run beside the host's starts, and a
+  // start read around them posted nothing.
   std::uint64_t WorkRequests() const override {
     return work_requests_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t agent_work_requests_for_test() const {
+    return agent_work_requests_.load(std::memory_order_relaxed);
   }
 
   const char* provider() const { return ep_->provider_name(); }
@@ -201,11 +211,12 @@ class EmulatedBackend final : public offload::OffloadBackend {
   std::atomic<ProviderCallObserver*> call_observer_{nullptr};
   TriggerQueue queue_;
   std::atomic<bool> draining_{false};
-  std::atomic<bool> retry_{false};               // an op got EAGAIN: keep progressing
-  std::atomic<int> in_flight_{0};                // issued, completion not yet seen
-  std::atomic<int> regions_{0};                  // registered memory regions
-  std::atomic<std::uint32_t> idle_polls_{0};     // Progress calls that found it idle
-  std::atomic<std::uint64_t> work_requests_{0};  // ops accepted by Post
+  std::atomic<bool> retry_{false};                     // an op got EAGAIN: keep progressing
+  std::atomic<int> in_flight_{0};                      // issued, completion not yet seen
+  std::atomic<int> regions_{0};                        // registered memory regions
+  std::atomic<std::uint32_t> idle_polls_{0};           // Progress calls that found it idle
+  std::atomic<std::uint64_t> work_requests_{0};        // ops accepted by Post from host threads
+  std::atomic<std::uint64_t> agent_work_requests_{0};  // and from the agent
   // Progress thread's nap on a CQ without wait object (shm): 50 us while
   // work comes, doubling to 1 ms while nothing does (an idle process then
   // wakes 1000 times a second, not 20000); EmulatedConfig's min/max_nap_us.
@@ -221,6 +232,20 @@ class EmulatedBackend final : public offload::OffloadBackend {
   static bool CountersFitCqData(std::size_t num_counters);
   std::atomic<std::uint64_t> bell_wakes_{0}, nap_timeouts_{0};
   std::atomic<std::uint64_t> epoch_naps_{0}, epoch_yields_{0};
+  // Where the work of an epoch runs, by the agent and by host calls: polls
+  // and those that found work, CQ entries read, ops issued.
+  // NICQ_LOG=debug:provider prints them when the backend closes. Plain
+  // loads and stores: a lost update between host threads loses a count,
+  // and the data path pays no locked instruction for them.
+  struct HopCounts {
+    std::atomic<std::uint64_t> polls{0}, polls_with_work{0}, cq_entries{0}, issued{0};
+    static void Bump(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) {
+      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
+  };
+  HopCounts agent_hops_, host_hops_;
+  HopCounts& Hops() { return thread_.on_thread() ? agent_hops_ : host_hops_; }
+  void LogHopCounts() const;
   // When the progress thread last found work (its own clock, ns); the
   // epoch spin of BlockInCq runs until epoch_spin_us past it.
   std::int64_t thread_worked_ns_ = 0;
@@ -238,6 +263,19 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // Whether an epoch ExpectCounter named is still short of its value
   // (clears the slots of those that are not).
   bool AwaitingExpected();
+  // Resident plans the thread re-arms (AddRefiller), in a table sized at
+  // creation. The thread takes refill_mu_ with try_lock (a plan being added
+  // or removed skips one poll's refills); RemoveRefiller takes it, so no
+  // refill of a removed plan runs after it returns.
+  struct Refiller {
+    void (*fn)(void*) = nullptr;
+    void* arg = nullptr;
+  };
+  static constexpr std::size_t kMaxRefillers = 256;
+  std::mutex refill_mu_;
+  Refiller refillers_[kMaxRefillers];
+  std::atomic<std::size_t> num_refillers_{0};
+  void RunRefillers();
   alignas(8) std::uint64_t doorbell_ = 0;      // target of peers' doorbell writes
   static const std::uint64_t kDoorbellSource;  // 8 bytes we write to a doorbell
   fid_mr* doorbell_mr_ = nullptr;

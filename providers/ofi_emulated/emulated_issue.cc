@@ -70,11 +70,20 @@ bool EmulatedBackend::Progress() {
 }
 
 bool EmulatedBackend::PollNow() {
-  bool did = ReadCq() > 0;
+  const bool agent = thread_.on_thread();
+  HopCounts& hops = agent ? agent_hops_ : host_hops_;
+  const int entries = ReadCq();
+  bool did = entries > 0;
   did |= Drain();
+  // Whoever completed an epoch (this thread, or a host in its wait), its
+  // plan's next epochs are re-armed here, off the host.
+  if (agent) RunRefillers();
+  HopCounts::Bump(hops.polls);
   if (did) {
+    HopCounts::Bump(hops.polls_with_work);
+    HopCounts::Bump(hops.cq_entries, std::uint64_t(entries));
     nap_us_.store(config_.min_nap_us, std::memory_order_relaxed);
-    if (thread_.on_thread()) thread_worked_ns_ = NowNs();
+    if (agent) thread_worked_ns_ = NowNs();
   }
   return did;
 }
@@ -88,6 +97,7 @@ bool EmulatedBackend::Drain() {
   for (;;) {
     if (draining_.exchange(true, std::memory_order_seq_cst)) return did;
     bool eagain = false;
+    int issued = 0;
     EmuNode* batch[kIssueBatch];
     int got = 0;
     while (!eagain && (got = queue_.PopReady(batch, kIssueBatch)) > 0) {
@@ -100,6 +110,7 @@ bool EmulatedBackend::Drain() {
           break;
         }
         did = true;
+        ++issued;
         if (r < 0) {
           const bool counted = n->stage == 2;
           Fail(n, r);
@@ -109,6 +120,7 @@ bool EmulatedBackend::Drain() {
       FlushCompletedAtIssue();  // ops done at issue (injects, counter ops)
     }
     retry_.store(eagain, std::memory_order_relaxed);
+    if (issued > 0) HopCounts::Bump(Hops().issued, std::uint64_t(issued));
     // Another thread may have made ops ready while we held the role, and
     // returned because we held it. Its (ready count add, role exchange) and
     // our (role release, ready count load) are a store-load pair on each

@@ -214,13 +214,19 @@ void TriggerQueue::AppendReadyLocked(EmuNode* n) {
 
 Status TriggerQueue::Post(std::span<const TriggeredOp> ops) {
   bool changed = false;  // a local counter op ran: wake the sleepers
-  Status st = PostLocked(ops, &changed);
-  // New work also ends a progress thread's nap (no syscall without sleepers).
-  if (changed || (st.ok() && AnySleeper())) NotifyChange();
+  bool ready = false;    // an op is ready to issue
+  Status st = PostLocked(ops, &changed, &ready);
+  // Ready work also ends a progress thread's nap (no syscall without
+  // sleepers). Ops gated on a counter need no one now: the change that
+  // reaches them notifies. (A resident plan's re-armed epochs are all
+  // gated: waking the napping agent for them was a futex wake and a
+  // wake-up for nothing per epoch.)
+  if (changed || (st.ok() && ready && AnySleeper())) NotifyChange();
   return st;
 }
 
-Status TriggerQueue::PostLocked(std::span<const TriggeredOp> ops, bool* changed_out) {
+Status TriggerQueue::PostLocked(std::span<const TriggeredOp> ops, bool* changed_out,
+                                bool* ready_out) {
   std::lock_guard<std::mutex> lock(mu_);
   bool& changed = *changed_out;
   // Check everything first: all ops are accepted or none.
@@ -252,6 +258,7 @@ Status TriggerQueue::PostLocked(std::span<const TriggeredOp> ops, bool* changed_
     n->stage = 0;
     if (op.trigger == kNoCounter) {
       AppendReadyLocked(n);
+      *ready_out = true;
       continue;
     }
     Counter& c = counters_[op.trigger];
@@ -260,7 +267,10 @@ Status TriggerQueue::PostLocked(std::span<const TriggeredOp> ops, bool* changed_
     // before it on the list that a racing Add reached are that Add's to
     // collect (it takes the lock after us), so only this op's own
     // threshold decides whether to collect here.
-    if (c.value.load(std::memory_order_seq_cst) >= n->copy.threshold) changed |= CollectLocked(c);
+    if (c.value.load(std::memory_order_seq_cst) >= n->copy.threshold) {
+      changed |= CollectLocked(c);
+      *ready_out = true;
+    }
   }
   PublishReadyLocked();
   return Status::Ok();

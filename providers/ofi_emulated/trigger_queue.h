@@ -138,7 +138,7 @@ class TriggerQueue {
     std::atomic<bool> in_use{false};
   };
 
-  Status PostLocked(std::span<const offload::TriggeredOp> ops, bool* changed);
+  Status PostLocked(std::span<const offload::TriggeredOp> ops, bool* changed, bool* ready);
   void InsertPendingLocked(Counter& c, EmuNode* n);
   // Moves c's reached ops to the ready FIFO, running local counter ops at
   // once (and collecting the counters they change). Returns whether any

@@ -350,8 +350,11 @@ bool PollOffloaded() {
   bool any = false;
   for (std::size_t i = 0; i < w.active.size();) {
     OffloadedPlan* op = w.active[i];
-    op->plan().backend()->Progress();  // software parts (emulator without a thread)
-    if (!op->plan().Poll()) {  // done: the plan re-arms its window here, not in the next start
+    // Software parts. Where an agent fires the ops, only while the epoch is
+    // not done: a wait for an epoch the agent finished reads one counter.
+    offload::OffloadBackend* be = op->plan().backend();
+    if (be->Fires() != offload::Firing::kAgentThread || !op->plan().Test()) be->Progress();
+    if (!op->plan().Poll()) {  // done: the plan re-arms its window here (or its agent did)
       ++i;
       continue;
     }
