@@ -136,6 +136,15 @@ int AgreeOnClass(MPI_Comm comm, Code mine) {
   return agreed;
 }
 
+bool AgreeArgs(Call& c, ApiFile* f, bool mine_ok) {
+  const int agreed = AgreeOnClass(f->comm, mine_ok ? Code::kOk : c.error_class());
+  if (agreed == 0) return true;
+  if (mine_ok)
+    (void)c.Check(false, static_cast<Code>(agreed),
+                  "another member of the file's communicator refused its arguments");
+  return false;
+}
+
 }  // namespace nicq::api
 
 using namespace nicq;

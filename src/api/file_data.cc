@@ -17,6 +17,33 @@ void FileStatus(MPI_Status* status, std::int64_t bytes) {
   api::FillStatus(status, rs);
 }
 
+// RunFileAccess's argument checks, recorded on c; *t is the memory type.
+bool AccessArgs(Call& c, const FileAccess& a, const ApiFile* f, MPI_Offset offset, const void* buf,
+                std::int64_t count, MPI_Datatype datatype, const MPI_Request* request,
+                dtype::Type** t) {
+  if (!c.CountArg(count) || !c.TypeArg(datatype, t) || !c.BufferArg(buf, count, *t)) return false;
+  const std::int64_t etype_size = f->io.etype->size;
+  const bool shared = a.where == Where::kShared || a.where == Where::kOrdered;
+  return c.Check(a.where != Where::kExplicit || offset >= 0, Code::kArg,
+                 "negative offset " + std::to_string(offset)) &&
+         c.Check(shared || (f->io.amode & MPI_MODE_SEQUENTIAL) == 0, Code::kUnsupportedOperation,
+                 "the file was opened MPI_MODE_SEQUENTIAL (only the shared file pointer may be "
+                 "used)") &&
+         c.Check(!a.write || f->io.writable, io::kReadOnly,
+                 "the file was opened MPI_MODE_RDONLY") &&
+         c.Check(a.write || f->io.readable, io::kAccess, "the file was opened MPI_MODE_WRONLY") &&
+         c.Check((count * (*t)->size) % etype_size == 0, Code::kType,
+                 "count " + std::to_string(count) + " of " + dtype::TypeName(datatype) +
+                     " is not a whole number of the view's etypes") &&
+         c.Check(!f->io.external32 || io::SameExternalLayout(**t), io::kUnsupportedDatarep,
+                 std::string("datarep \"external32\" with ") + dtype::TypeName(datatype) +
+                     ", whose elements are narrower there than in memory, is not supported") &&
+         c.Check(a.form != Form::kNonblocking || request != nullptr, Code::kArg,
+                 "request is NULL") &&
+         c.Check(a.form != Form::kBegin || !f->split_active, Code::kOther,
+                 "a split collective is already active on this file");
+}
+
 }  // namespace
 
 int RunFileAccess(Call& c, const FileAccess& a, MPI_File fh, MPI_Offset offset, const void* buf,
@@ -24,28 +51,13 @@ int RunFileAccess(Call& c, const FileAccess& a, MPI_File fh, MPI_Offset offset, 
                   MPI_Request* request) {
   ApiFile* f = nullptr;
   dtype::Type* t = nullptr;
-  if (!c.Init() || !api::FileArg(c, fh, &f) || !c.CountArg(count) || !c.TypeArg(datatype, &t) ||
-      !c.BufferArg(buf, count, t))
-    return api::FileFail(c, f);
+  if (!c.Init() || !api::FileArg(c, fh, &f)) return api::FileFail(c, f);
+  const bool ok = AccessArgs(c, a, f, offset, buf, count, datatype, request, &t);
+  // The ordered forms are collective (a scan of the members' counts): every
+  // member's verdict on its arguments is agreed before it.
+  if (a.where == Where::kOrdered ? !api::AgreeArgs(c, f, ok) : !ok) return api::FileFail(c, f);
   const std::int64_t etype_size = f->io.etype->size;
   const bool shared = a.where == Where::kShared || a.where == Where::kOrdered;
-  if (!c.Check(a.where != Where::kExplicit || offset >= 0, Code::kArg,
-               "negative offset " + std::to_string(offset)) ||
-      !c.Check(shared || (f->io.amode & MPI_MODE_SEQUENTIAL) == 0, Code::kUnsupportedOperation,
-               "the file was opened MPI_MODE_SEQUENTIAL (only the shared file pointer may be "
-               "used)") ||
-      !c.Check(!a.write || f->io.writable, io::kReadOnly, "the file was opened MPI_MODE_RDONLY") ||
-      !c.Check(a.write || f->io.readable, io::kAccess, "the file was opened MPI_MODE_WRONLY") ||
-      !c.Check((count * t->size) % etype_size == 0, Code::kType,
-               "count " + std::to_string(count) + " of " + dtype::TypeName(datatype) +
-                   " is not a whole number of the view's etypes") ||
-      !c.Check(!f->io.external32 || io::SameExternalLayout(*t), io::kUnsupportedDatarep,
-               std::string("datarep \"external32\" with ") + dtype::TypeName(datatype) +
-                   ", whose elements are narrower there than in memory, is not supported") ||
-      !c.Check(a.form != Form::kNonblocking || request != nullptr, Code::kArg, "request is NULL") ||
-      !c.Check(a.form != Form::kBegin || !f->split_active, Code::kOther,
-               "a split collective is already active on this file"))
-    return api::FileFail(c, f);
   std::int64_t at = a.where == Where::kExplicit ? offset : f->io.position;
   if (shared) {
     const std::int64_t etypes = count * t->size / etype_size;

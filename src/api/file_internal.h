@@ -44,6 +44,11 @@ int FileFail(Call& c, ApiFile* f, const Status& st);
 // Collective verdict over f's communicator: the largest error class any
 // member met (0 for none), so every member fails or succeeds together.
 int AgreeOnClass(MPI_Comm comm, Code mine);
+// A collective call's argument checks (`mine_ok`, else c's recorded error),
+// agreed over f's communicator before the call's collective step, so that a
+// member whose arguments are refused does not leave the others waiting in
+// it: true when every member accepted; else false with the agreed class on c.
+bool AgreeArgs(Call& c, ApiFile* f, bool mine_ok);
 
 // The shared file pointer (file_shared.cc), in etypes of the view. Open and
 // close are collective over f->comm; the ordered step is collective and

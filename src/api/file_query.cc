@@ -59,6 +59,41 @@ int TypeExtent(Call& c, MPI_File fh, MPI_Datatype datatype, const void* out, std
 
 }  // namespace
 
+// MPI_File_set_view's argument checks, recorded on c.
+static bool ViewArgs(Call& c, ApiFile* f, MPI_Offset disp, MPI_Datatype etype,
+                     MPI_Datatype filetype, const char* datarep, MPI_Info info, dtype::Type** et,
+                     dtype::Type** ft) {
+  api::Hints hints;
+  if (!c.TypeArg(etype, et, "etype") || !c.TypeArg(filetype, ft, "filetype") ||
+      !c.NotNull(datarep, "datarep") || !api::InfoPairs(c, info, &hints))
+    return false;
+  const std::string rep = datarep;
+  if (!c.Check(disp >= 0 || (disp == MPI_DISPLACEMENT_CURRENT && IsSequential(f)), Code::kArg,
+               "invalid disp " + Str(disp)) ||
+      !c.Check((*et)->size > 0, Code::kType, "etype has no data") ||
+      !c.Check((*ft)->size > 0 && (*ft)->size % (*et)->size == 0, Code::kType,
+               "filetype's size " + Str((*ft)->size) + " is not a positive multiple of etype's " +
+                   Str((*et)->size)) ||
+      !c.Check(rep == "native" || rep == "internal" || rep == "external32", io::kUnsupportedDatarep,
+               "datarep \"" + rep +
+                   "\" is not supported (\"native\", \"internal\" and \"external32\" are)") ||
+      !c.Check(
+          rep != "external32" || (io::SameExternalLayout(**et) && io::SameExternalLayout(**ft)),
+          io::kUnsupportedDatarep,
+          "datarep \"external32\" with an etype or filetype whose elements are narrower "
+          "there than in memory (MPI_LONG, MPI_WCHAR, ...) is not supported"))
+    return false;
+  std::int64_t prev = 0;
+  for (const dtype::Block& b : (*ft)->blocks) {
+    if (!c.Check(b.offset >= prev, Code::kType,
+                 "filetype's displacements are negative or decreasing"))
+      return false;
+    prev = b.offset + b.length;
+  }
+  return c.Check((*ft)->IsContiguous() || (*ft)->extent >= prev, Code::kType,
+                 "filetype's data overlaps the next tile (extent " + Str((*ft)->extent) + ")");
+}
+
 extern "C" {
 
 int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
@@ -155,41 +190,26 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
   Call c("MPI_File_set_view");
   ApiFile* f = nullptr;
   dtype::Type *et = nullptr, *ft = nullptr;
-  api::Hints hints;
-  if (!c.Init() || !api::FileArg(c, fh, &f) || !c.TypeArg(etype, &et, "etype") ||
-      !c.TypeArg(filetype, &ft, "filetype") || !c.NotNull(datarep, "datarep") ||
-      !api::InfoPairs(c, info, &hints))
-    return api::FileFail(c, f);
-  const std::string rep = datarep;
-  if (!c.Check(disp >= 0 || (disp == MPI_DISPLACEMENT_CURRENT && IsSequential(f)), Code::kArg,
-               "invalid disp " + Str(disp)) ||
-      !c.Check(et->size > 0, Code::kType, "etype has no data") ||
-      !c.Check(ft->size > 0 && ft->size % et->size == 0, Code::kType,
-               "filetype's size " + Str(ft->size) + " is not a positive multiple of etype's " +
-                   Str(et->size)) ||
-      !c.Check(rep == "native" || rep == "internal" || rep == "external32", io::kUnsupportedDatarep,
-               "datarep \"" + rep +
-                   "\" is not supported (\"native\", \"internal\" and \"external32\" are)") ||
-      !c.Check(rep != "external32" || (io::SameExternalLayout(*et) && io::SameExternalLayout(*ft)),
-               io::kUnsupportedDatarep,
-               "datarep \"external32\" with an etype or filetype whose elements are narrower "
-               "there than in memory (MPI_LONG, MPI_WCHAR, ...) is not supported"))
-    return api::FileFail(c, f);
-  std::int64_t prev = 0;
-  for (const dtype::Block& b : ft->blocks) {
-    if (!c.Check(b.offset >= prev, Code::kType,
-                 "filetype's displacements are negative or decreasing"))
-      return api::FileFail(c, f);
-    prev = b.offset + b.length;
+  if (!c.Init() || !api::FileArg(c, fh, &f)) return api::FileFail(c, f);
+  // Collective: every member's verdict on its own arguments is agreed first.
+  bool ok = ViewArgs(c, f, disp, etype, filetype, datarep, info, &et, &ft);
+  if (ok && disp == MPI_DISPLACEMENT_CURRENT) {
+    // A sequential file's view starts where the shared pointer is, in bytes
+    // of the file under the current view. Read before the agreement below,
+    // which rank 0 must pass before it resets the pointer.
+    std::int64_t position = 0;
+    const Status st = api::SharedFetchAdd(f, 0, &position);
+    ok = c.Check(st.ok(), st.code(), st.message());
+    disp = io::FileByteOf(f->io, position * f->io.etype->size);
   }
-  if (!c.Check(ft->IsContiguous() || ft->extent >= prev, Code::kType,
-               "filetype's data overlaps the next tile (extent " + Str(ft->extent) + ")"))
-    return api::FileFail(c, f);
-  if (disp == MPI_DISPLACEMENT_CURRENT) disp = 0;
-  io::SetView(&f->io, disp, et, ft, rep);
-  // Collective: the shared pointer restarts at 0 for every member.
+  if (!api::AgreeArgs(c, f, ok)) return api::FileFail(c, f);
+  io::SetView(&f->io, disp, et, ft, datarep);
+  // The shared pointer restarts at 0 for every member; the verdict on
+  // moving it is everyone's.
   Status st = f->rank == 0 ? api::SetSharedPointer(f, 0) : Status::Ok();
-  MPI_Barrier(f->comm);
+  const int agreed = api::AgreeOnClass(f->comm, st.code());
+  if (agreed != 0 && st.ok())
+    st = Error(static_cast<Code>(agreed), "rank 0 could not reset the shared file pointer");
   return api::FileFail(c, f, st);
 }
 

@@ -86,11 +86,13 @@ extern "C" {
 int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
   Call c("MPI_File_seek_shared");
   ApiFile* f = nullptr;
-  if (!c.Init() || !api::FileArg(c, fh, &f) ||
-      !c.Check(whence == MPI_SEEK_SET || whence == MPI_SEEK_CUR || whence == MPI_SEEK_END,
-               Code::kArg, "invalid whence " + std::to_string(whence)))
-    return api::FileFail(c, f);
-  // Collective: rank 0 moves the pointer, every member returns its verdict.
+  if (!c.Init() || !api::FileArg(c, fh, &f)) return api::FileFail(c, f);
+  // Collective: the members agree on their arguments, then rank 0 moves the
+  // pointer and every member returns its verdict.
+  const bool ok =
+      c.Check(whence == MPI_SEEK_SET || whence == MPI_SEEK_CUR || whence == MPI_SEEK_END,
+              Code::kArg, "invalid whence " + std::to_string(whence));
+  if (!api::AgreeArgs(c, f, ok)) return api::FileFail(c, f);
   Status mine;
   if (f->rank == 0) {
     std::int64_t base = 0;

@@ -1,6 +1,7 @@
 #include "core/progress_hooks.h"
 
 #include <atomic>
+#include <mutex>
 
 namespace nicq::progress {
 namespace {
@@ -13,9 +14,14 @@ std::atomic<int> g_count{0};
 // One past the highest slot ever holding a hook: a pass walks only those
 // (engines register a few hooks at their first use, never 16).
 std::atomic<int> g_limit{0};
+// Engines register on first use, each under its own lock, so two threads
+// may register at once: the claim of a slot and the raise of g_limit are
+// one step under this mutex. PollAll takes no lock.
+std::mutex g_register_mu;
 }  // namespace
 
 bool RegisterHook(HookFn fn, void* arg) {
+  std::lock_guard<std::mutex> lock(g_register_mu);
   for (int i = 0; i < kMaxHooks; ++i) {
     Hook& h = g_hooks[i];
     if (h.fn.load(std::memory_order_acquire) == nullptr) {
@@ -31,6 +37,7 @@ bool RegisterHook(HookFn fn, void* arg) {
 }
 
 void UnregisterHook(HookFn fn, void* arg) {
+  std::lock_guard<std::mutex> lock(g_register_mu);
   for (auto& h : g_hooks) {
     if (h.fn.load(std::memory_order_acquire) == fn && h.arg == arg) {
       h.fn.store(nullptr, std::memory_order_release);

@@ -10,8 +10,9 @@ namespace nicq::progress {
 // Returns true when it made progress.
 using HookFn = bool (*)(void* arg);
 
-// Up to kMaxHooks hooks; returns false when full. Not thread-safe against
-// concurrent PollAll: register during init.
+// Up to kMaxHooks hooks; returns false when full. Registrations from
+// several threads are safe with each other and with PollAll; a hook
+// unregistered during a PollAll may still run in that pass.
 // Engines register lazily, each on its first use, so the count differs
 // between ranks; the room must be there for all of them on every rank, or
 // one rank would take another path than its peers (seven engines now).

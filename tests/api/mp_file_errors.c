@@ -148,6 +148,38 @@ static void access_errors(const char* name) {
                   "MPI_File_set_errhandler");
 }
 
+/* Collective calls whose arguments one member alone gets wrong: every member
+ * returns the error (none is left waiting in the call's collective step),
+ * and the file stays usable by all. */
+static void one_member_errors(const char* name) {
+  MPI_File fh = MPI_FILE_NULL;
+  MPI_Status st;
+  const int last = size - 1;
+  int data[4] = {5, 6, 7, 8};
+  CHECK_OK(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+  /* A filetype whose displacements decrease, on the last rank only. */
+  MPI_Datatype backwards;
+  CHECK_OK(MPI_Type_indexed(2, (int[]){1, 1}, (int[]){2, 0}, MPI_INT, &backwards));
+  CHECK_OK(MPI_Type_commit(&backwards));
+  same_on_all(MPI_File_set_view(fh, 0, MPI_INT, rank == last ? backwards : MPI_INT, "native",
+                                MPI_INFO_NULL),
+              MPI_ERR_TYPE, "MPI_File_set_view");
+  CHECK_OK(MPI_Type_free(&backwards));
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+  /* An ordered write of a part of an etype, on the last rank only. */
+  same_on_all(MPI_File_write_ordered(fh, data, rank == last ? 3 : 4,
+                                     rank == last ? MPI_BYTE : MPI_INT, &st),
+              MPI_ERR_TYPE, "MPI_File_write_ordered");
+  same_on_all(MPI_File_seek_shared(fh, 0, rank == last ? 77 : MPI_SEEK_SET), MPI_ERR_ARG,
+              "MPI_File_seek_shared");
+  /* Nothing moved: the shared pointer is still 0 and an ordered write works. */
+  MPI_Offset shared = -1;
+  CHECK_OK(MPI_File_get_position_shared(fh, &shared));
+  CHECK(shared == 0, "a refused call moved the shared pointer to %lld", (long long)shared);
+  CHECK_OK(MPI_File_write_ordered(fh, data, 1, MPI_INT, &st));
+  CHECK_OK(MPI_File_close(&fh));
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -158,6 +190,7 @@ int main(int argc, char** argv) {
   mp_file_name("ferr", 1, missing, sizeof missing);
   open_errors(name, missing);
   access_errors(name);
+  one_member_errors(name);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) CHECK_OK(MPI_File_delete(name, MPI_INFO_NULL));
   MPI_Barrier(MPI_COMM_WORLD);
