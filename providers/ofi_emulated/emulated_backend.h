@@ -206,6 +206,20 @@ class EmulatedBackend final : public offload::OffloadBackend {
 
   EmulatedConfig config_;
   offload::Capabilities caps_;
+  // Where atomics that bump an arrival counter fetch the target's old
+  // values, which nothing reads; empty: they ask for delivery completion
+  // instead. libfabric 1.17's shm sends a delivery-complete atomic through
+  // an inject buffer of the target's region and frees that buffer twice, at
+  // the target once applied and at the initiator on the response; the pool
+  // then hands one buffer to two initiators, and one contribution replaces
+  // another (the conformance test ConvergingAtomicsEveryEpoch).
+  // A fetching atomic takes the path whose buffer only the initiator frees,
+  // and completes after the target applied it just the same. One sink per
+  // backend: the provider copies into it only inside the initiator's
+  // serialized CQ reads (ProviderCall). Declared before ep_, so that it
+  // outlives the endpoint: a fetch still in flight when the endpoint
+  // closes writes into live memory.
+  std::vector<std::uint8_t> fetch_sink_;
   std::unique_ptr<OfiEndpoint> ep_;
   std::mutex provider_mu_;  // ProviderCall
   std::atomic<ProviderCallObserver*> call_observer_{nullptr};
@@ -293,18 +307,6 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // and complete at issue (shm: see Init); so do remote counter adds that
   // ask for it.
   bool inject_puts_ = false;
-  // Where atomics that bump an arrival counter fetch the target's old
-  // values, which nothing reads; empty: they ask for delivery completion
-  // instead. libfabric 1.17's shm sends a delivery-complete atomic through
-  // an inject buffer of the target's region and frees that buffer twice, at
-  // the target once applied and at the initiator on the response; the pool
-  // then hands one buffer to two initiators, and one contribution replaces
-  // another (the conformance test ConvergingAtomicsEveryEpoch).
-  // A fetching atomic takes the path whose buffer only the initiator frees,
-  // and completes after the target applied it just the same. One sink per
-  // backend: the provider copies into it only inside the initiator's
-  // serialized CQ reads (ProviderCall).
-  std::vector<std::uint8_t> fetch_sink_;
   static constexpr int kIssueBatch = 16;      // ready ops popped under one lock
   EmuCompletion done_at_issue_[kIssueBatch];  // drainer only
   int ndone_at_issue_ = 0;

@@ -261,9 +261,10 @@ void MatchedP2p::GetStatus(RequestStatus* out) const {
 
 std::string MatchedP2p::OperationText() const {
   // A receive's peer is the sender its match found (a wildcard resolved).
-  return std::string(a_.is_send ? "send to rank " : "receive from rank ") +
-         std::to_string(a_.is_send ? a_.peer : source_) + " tag " +
-         std::to_string(a_.is_send ? a_.tag : tag_);
+  const int peer = a_.is_send ? a_.peer : source_;
+  return std::string(a_.is_send ? "send to " : "receive from ") +
+         (peer == rt::kProcNull ? std::string("MPI_PROC_NULL") : "rank " + std::to_string(peer)) +
+         " tag " + std::to_string(a_.is_send ? a_.tag : tag_);
 }
 
 bool MatchedP2p::PeerGone(int* rank) const {
