@@ -296,7 +296,14 @@ void AddPolledRequest(Request* req, bool (*poll)(Request* req));
 Status GrequestQuery(Request* req);
 
 // Fills an MPI_Status from an engine status (status may be MPI_STATUS_IGNORE).
-void FillStatus(MPI_Status* status, const RequestStatus& rs);
+// Inline: every point-to-point completion fills one.
+inline void FillStatus(MPI_Status* status, const RequestStatus& rs) {
+  if (!status || status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = rs.source;
+  status->MPI_TAG = rs.tag;
+  status->nicq_count = static_cast<long long>(rs.bytes);
+  status->nicq_cancelled = rs.cancelled;
+}
 void EmptyStatus(MPI_Status* status);
 
 }  // namespace nicq::api

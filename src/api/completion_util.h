@@ -30,12 +30,7 @@ inline MPI_Status* At(MPI_Status* statuses, int i) {
 inline int CompleteFast(ApiRequest* r, MPI_Request* handle, MPI_Status* status, bool raise) {
   const Request& q = r->req;
   if (!q.ops && !r->staged && !r->persistent && q.status.error == 0) [[likely]] {
-    if (status && status != MPI_STATUS_IGNORE) {
-      status->MPI_SOURCE = q.status.source;
-      status->MPI_TAG = q.status.tag;
-      status->nicq_count = static_cast<long long>(q.status.bytes);
-      status->nicq_cancelled = q.status.cancelled;
-    }
+    api::FillStatus(status, q.status);
     api::FreeRequest(r);
     if (handle) *handle = MPI_REQUEST_NULL;
     return MPI_SUCCESS;

@@ -53,9 +53,11 @@ static inline void RetainType(dtype::Type* t) {
   if (!t->predefined) dtype::Retain(t);
 }
 
-// A request filled with the operation's arguments (not posted yet).
-ApiRequest* PrepareP2p(Call& c, bool is_send, SendMode mode, const void* buf, std::int64_t count,
-                       const P2pArgs& a, int peer, int tag, bool persistent) {
+// PrepareP2p's body, inline for MPI_Isend/MPI_Irecv (PrepareP2p is
+// exported, so calls to it stay calls).
+static inline ApiRequest* FillP2pSlot(Call& c, bool is_send, SendMode mode, const void* buf,
+                                      std::int64_t count, const P2pArgs& a, int peer, int tag,
+                                      bool persistent) {
   ApiRequest* r = api::AllocRequest();
   if (!r) return nullptr;
   r->call = c.name();
@@ -73,6 +75,12 @@ ApiRequest* PrepareP2p(Call& c, bool is_send, SendMode mode, const void* buf, st
   r->tag = tag;
   r->mode = mode;
   return r;
+}
+
+// A request filled with the operation's arguments (not posted yet).
+ApiRequest* PrepareP2p(Call& c, bool is_send, SendMode mode, const void* buf, std::int64_t count,
+                       const P2pArgs& a, int peer, int tag, bool persistent) {
+  return FillP2pSlot(c, is_send, mode, buf, count, a, peer, tag, persistent);
 }
 
 // Waits for one request and completes it (status may be MPI_STATUS_IGNORE).
@@ -96,15 +104,6 @@ struct BlockingSlot {
 };
 static thread_local BlockingSlot t_blocking;
 
-// api::FillStatus, inline for the calls that complete on their own.
-static inline void FillStatusInline(MPI_Status* status, const RequestStatus& rs) {
-  if (!status || status == MPI_STATUS_IGNORE) return;
-  status->MPI_SOURCE = rs.source;
-  status->MPI_TAG = rs.tag;
-  status->nicq_count = static_cast<long long>(rs.bytes);
-  status->nicq_cancelled = rs.cancelled;
-}
-
 // Blocking send or receive of a contiguous type: straight to the engine,
 // with no request handle (the table's alloc, retain, reset and free were
 // about half the host instructions of an 8-byte MPI_Send).
@@ -125,7 +124,7 @@ static int BlockingDirect(BlockingSlot& slot, Call& c, bool is_send, SendMode mo
     }
   }
   if (q.status.error == 0) [[likely]] {
-    FillStatusInline(status, q.status);
+    api::FillStatus(status, q.status);
     return MPI_SUCCESS;
   }
   return api::FinishP2pStatus(
@@ -149,30 +148,17 @@ static int Blocking(Call& c, bool is_send, SendMode mode, const void* buf, std::
   return WaitP2p(c, r, status);
 }
 
-// MPI_Isend/MPI_Irecv of a contiguous type: the slot is filled and handed
-// to the engine in one pass. PostRequest's second reset of the engine
-// request and its persistent, staged and matched-message cases are not
-// needed: AllocRequest reset the slot, and rt::Isend/Irecv reset what
-// they own.
+// MPI_Isend/MPI_Irecv of a contiguous type: the prepared slot goes to the
+// engine at once. PostRequest's second reset of the engine request and its
+// persistent, staged and matched-message cases are not needed:
+// AllocRequest reset the slot, and rt::Isend/Irecv reset what they own.
 static int NonblockingDirect(Call& c, bool is_send, SendMode mode, const void* buf,
                              std::int64_t count, const P2pArgs& a, int peer, int tag,
                              MPI_Request* request) {
-  ApiRequest* r = api::AllocRequest();
+  ApiRequest* r = FillP2pSlot(c, is_send, mode, buf, count, a, peer, tag, /*persistent=*/false);
   if (!r) [[unlikely]]
     return c.Fail(Code::kNoMem, "request table is full");
-  r->call = c.name();
-  r->comm_handle = c.comm_handle();
-  HoldCommOf(r, c.comm_handle(), a.comm);
-  r->is_send = is_send;
-  r->user_buf = buf;
-  r->count = count;
-  r->type = a.type;
-  RetainType(a.type);
-  r->peer = peer;
-  r->tag = tag;
-  r->mode = mode;
   Request& q = r->req;
-  q.comm = a.comm;
   q.api_data = r;
   const std::size_t bytes = static_cast<std::size_t>(count * a.type->size);
   Status st = is_send ? rt::Isend(buf, bytes, peer, tag, a.comm, mode, &q)

@@ -223,14 +223,6 @@ void EmptyStatus(MPI_Status* status) {
   status->nicq_cancelled = 0;
 }
 
-void FillStatus(MPI_Status* status, const RequestStatus& rs) {
-  if (!status || status == MPI_STATUS_IGNORE) return;
-  status->MPI_SOURCE = rs.source;
-  status->MPI_TAG = rs.tag;
-  status->nicq_count = static_cast<long long>(rs.bytes);
-  status->nicq_cancelled = rs.cancelled;
-}
-
 int FinishP2pStatus(const P2pCall& p, const RequestStatus& rs, MPI_Status* status, bool raise) {
   FillStatus(status, rs);
   if (rs.error == 0) return MPI_SUCCESS;
