@@ -27,14 +27,21 @@ using offload::AtomicType;
 
 bool NicAtomicType(int handle, AtomicType* t) {
   switch (handle) {
+    // Fortran's named types have the layout of the C type beside them
+    // (include/mpi.h), so they combine on the NIC the same way.
     case MPI_DOUBLE:
+    case MPI_DOUBLE_PRECISION:
+    case MPI_REAL8:
       *t = AtomicType::kDouble;
       return true;
     case MPI_FLOAT:
+    case MPI_REAL:
+    case MPI_REAL4:
       *t = AtomicType::kFloat;
       return true;
     case MPI_INT8_T:
     case MPI_SIGNED_CHAR:
+    case MPI_INTEGER1:
       *t = AtomicType::kInt8;
       return true;
     case MPI_UINT8_T:
@@ -44,6 +51,7 @@ bool NicAtomicType(int handle, AtomicType* t) {
       return true;
     case MPI_INT16_T:
     case MPI_SHORT:
+    case MPI_INTEGER2:
       *t = AtomicType::kInt16;
       return true;
     case MPI_UINT16_T:
@@ -52,6 +60,9 @@ bool NicAtomicType(int handle, AtomicType* t) {
       return true;
     case MPI_INT32_T:
     case MPI_INT:
+    case MPI_INTEGER:
+    case MPI_INTEGER4:
+    case MPI_LOGICAL:  // only the logical ops apply, as on an int
       *t = AtomicType::kInt32;
       return true;
     case MPI_UINT32_T:
@@ -60,6 +71,7 @@ bool NicAtomicType(int handle, AtomicType* t) {
       return true;
     case MPI_INT64_T:
     case MPI_LONG_LONG:
+    case MPI_INTEGER8:
     case MPI_AINT:
     case MPI_OFFSET:
     case MPI_COUNT:

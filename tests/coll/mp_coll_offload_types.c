@@ -1,6 +1,7 @@
 /* The offloaded persistent allreduce over every predefined type and
  * reduction the NIC combines (native backend): integers of 8 to 64 bits,
- * signed and unsigned, MPI_LONG, floats, with SUM, PROD, MIN, MAX, the
+ * signed and unsigned, MPI_LONG, floats, Fortran's INTEGER, INTEGER8, REAL,
+ * DOUBLE PRECISION and LOGICAL, with SUM, PROD, MIN, MAX, the
  * logical and the bitwise ops. For each case, 3 starts with inputs that
  * change per start; after each start the rank makes no MPI call and reads
  * its receive buffer until the exact result is there (the NIC ran the
@@ -49,6 +50,12 @@ static const struct Case kCases[] = {
     {MPI_INT, MPI_LXOR, "MPI_INT LXOR", 4, 1, 0},
     {MPI_DOUBLE, MPI_PROD, "MPI_DOUBLE PROD", 8, 1, 1},
     {MPI_FLOAT, MPI_MAX, "MPI_FLOAT MAX", 4, 1, 1},
+    /* Fortran's named types, which have the C types' layout */
+    {MPI_DOUBLE_PRECISION, MPI_SUM, "MPI_DOUBLE_PRECISION SUM", 8, 1, 1},
+    {MPI_REAL, MPI_MIN, "MPI_REAL MIN", 4, 1, 1},
+    {MPI_INTEGER, MPI_SUM, "MPI_INTEGER SUM", 4, 1, 0},
+    {MPI_INTEGER8, MPI_MAX, "MPI_INTEGER8 MAX", 8, 1, 0},
+    {MPI_LOGICAL, MPI_LOR, "MPI_LOGICAL LOR", 4, 1, 0},
 };
 
 static int g_p;
