@@ -41,7 +41,9 @@ Code ClassOfErrno(int err);
 Status ErrnoStatus(int err, const std::string& what, const std::string& path);
 
 // Opens `path` (the "ufs:" / "nfs:" prefix of ROMIO-style names removed).
-Status OpenPath(const std::string& path, const OpenFlags& flags, int* fd);
+// *created (when asked) says whether this call made the file, so that a
+// failed collective open can remove what it created and nothing else.
+Status OpenPath(const std::string& path, const OpenFlags& flags, int* fd, bool* created = nullptr);
 // The name without a file-system prefix.
 std::string LocalPath(const std::string& name);
 
