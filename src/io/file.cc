@@ -97,6 +97,12 @@ void SetView(File* f, std::int64_t disp, dtype::Type* etype, dtype::Type* filety
   f->filetype = filetype;
   f->datarep = datarep;
   f->external32 = datarep == "external32";
+  f->ext_bytes = f->native_bytes = 1;
+  int ext = 1, native = 1;
+  if (f->external32 && !SameExternalLayout(*etype) && dtype::ExternalScale(*etype, &ext, &native)) {
+    f->ext_bytes = ext;
+    f->native_bytes = native;
+  }
   f->position = 0;
   if (old_e) dtype::Release(old_e);
   if (old_f) dtype::Release(old_f);
@@ -104,6 +110,12 @@ void SetView(File* f, std::int64_t disp, dtype::Type* etype, dtype::Type* filety
 
 bool SameExternalLayout(const dtype::Type& t) {
   return dtype::ExternalSize(t) == t.size;
+}
+
+bool FitsExternalScale(const dtype::Type& t, int ext, int native) {
+  if (ext == native) return SameExternalLayout(t);
+  int e = 0, n = 0;
+  return dtype::ExternalScale(t, &e, &n) && e == ext && n == native;
 }
 
 Status Close(File* f) {
