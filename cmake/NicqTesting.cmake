@@ -38,13 +38,13 @@ function(nicq_tsan_program)
 endfunction()
 
 # nicq_add_mp_test(name PROGRAM prog RANKS 2 3 4 PROVIDERS sockets tcp ... [ARGS ...] [LABELS ...]
-#                  [ENV VAR=value ...] [TIMEOUT s])
+#                  [ENV VAR=value ...] [TIMEOUT s] [LAUNCH_ARGS nicqrun-option...])
 # One ctest per (provider, ranks): nicqrun -n R prog args, with NICQ_PROVIDER set
 # (and NICQ_SHM=off except in the shm column).
 # Provider names with ';' are written with '+' (e.g. tcp+ofi_rxm) in test names.
 function(nicq_add_mp_test name)
   cmake_parse_arguments(A "NO_PERSONA" "PROGRAM;TIMEOUT"
-                        "RANKS;PROVIDERS;ARGS;PERSONA_ARGS;LABELS;ENV" ${ARGN})
+                        "RANKS;PROVIDERS;ARGS;PERSONA_ARGS;LABELS;ENV;LAUNCH_ARGS" ${ARGN})
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 120)
   endif()
@@ -71,7 +71,7 @@ function(nicq_add_mp_test name)
     foreach(n IN LISTS A_RANKS)
       set(tname "mp.${name}.${prov}.n${n}")
       add_test(NAME ${tname}
-               COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT}
+               COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT} ${A_LAUNCH_ARGS}
                        ${CMAKE_BINARY_DIR}/tests/${A_PROGRAM} ${A_ARGS})
       set_tests_properties(${tname} PROPERTIES
         ENVIRONMENT "NICQ_PROVIDER=${prov_real};${_shm_env}${A_ENV}"
@@ -101,7 +101,7 @@ function(nicq_add_mp_test name)
       foreach(n IN LISTS A_RANKS)
         set(tname "mp.${name}.${prov}.n${n}")
         add_test(NAME ${tname}
-                 COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT}
+                 COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT} ${A_LAUNCH_ARGS}
                          ${CMAKE_BINARY_DIR}/tests/${A_PROGRAM} ${A_PERSONA_ARGS})
         set_tests_properties(${tname} PROPERTIES
           ENVIRONMENT "NICQ_PROVIDER=${prov};NICQ_SHM=off;${A_ENV}"

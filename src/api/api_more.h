@@ -46,6 +46,10 @@ int NewSessionErrhandler(Call& c, MPI_Session_errhandler_function* fn, MPI_Errha
 bool IsWinErrhandler(int h);
 int NewWinErrhandler(Call& c, MPI_Win_errhandler_function* fn, MPI_Errhandler* out);
 int InvokeWinErrhandler(int win_handle, int errhandler, int code);
+// Frees, on this member alone, a window just created and never used, when
+// the collective step it belongs to failed elsewhere (win.cc); *win becomes
+// MPI_WIN_NULL. A no-op on MPI_WIN_NULL.
+void DiscardNewWin(MPI_Win* win);
 
 // File error handlers (errors.cc), as the window ones; an errhandler of 0
 // means MPI_ERRORS_RETURN, the standard's default for files.

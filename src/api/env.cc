@@ -37,6 +37,12 @@ namespace nicq::rt {
 [[gnu::weak]] Status FinalizeOffloadContext();
 }  // namespace nicq::rt
 
+// MPI-IO's files left open (src/api/file.cc, layer nicq_io): absent, and
+// null here, where that layer is not linked.
+namespace nicq::api {
+[[gnu::weak]] void CloseFilesLeftOpen();
+}  // namespace nicq::api
+
 namespace nicq::api {
 namespace {
 
@@ -100,6 +106,10 @@ int MPI_Finalize(void) {
   // hook their own shutdown on a delete callback. A failing callback is
   // reported through the handler but does not stop the job's finalize.
   (void)api::DeleteCommAttrs(c, MPI_COMM_SELF, rt::Self());
+  // Files the program left open are closed as MPI_File_close would (their
+  // descriptors, MPI_MODE_DELETE_ON_CLOSE, the shared pointer's window)
+  // while the communication they need still runs (docs/mpi-api.md).
+  if (&api::CloseFilesLeftOpen != nullptr) api::CloseFilesLeftOpen();
   api::SweepOrphans(/*wait_all=*/true);
   // The host progress thread runs the queue's and the collectives' hooks:
   // stopped before the offload context they use is closed.

@@ -7,9 +7,15 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "api/file_internal.h"
+#include "core/log.h"
 
 namespace nicq::api {
 namespace {
@@ -23,6 +29,19 @@ FileTable& Files() {
   return *t;
 }
 std::atomic<int> g_null_errhandler{MPI_ERRORS_RETURN};
+
+// The open files in the order they were opened (MPI_Finalize closes what
+// is left in that order: the order every member's collective opens
+// already agreed on, so the collective closes cannot wait on each other).
+struct OpenFiles {
+  std::mutex mu;
+  std::uint64_t next = 0;
+  std::map<std::uint64_t, ApiFile*> by_open;
+};
+OpenFiles& Open() {
+  static auto* o = new OpenFiles;
+  return *o;
+}
 
 std::string Str(long long v) {
   return std::to_string(v);
@@ -49,9 +68,20 @@ bool AmodeArg(Call& c, int amode) {
                  "amode: MPI_MODE_RDWR with MPI_MODE_SEQUENTIAL");
 }
 
-// Opens this member's descriptor; rank 0 alone creates. Returns the error
-// class every member agreed on (0: all opened).
-int OpenCollective(Call& c, ApiFile* f, const std::string& path, int amode) {
+// A file this open created (rank 0) goes again when the open fails.
+void RemoveIfCreated(const std::string& path, bool* created) {
+  if (!*created) return;
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    NICQ_LOG(kWarn, kApi, "MPI_File_open: cannot remove '%s', created by the failed open: %s",
+             path.c_str(), std::strerror(errno));
+  *created = false;
+}
+
+// Opens this member's descriptor; rank 0 alone creates (*created: it made
+// the file). Returns the error class every member agreed on (0: all
+// opened); on a failure no member keeps a descriptor and a file this open
+// created is removed again.
+int OpenCollective(Call& c, ApiFile* f, const std::string& path, int amode, bool* created) {
   io::OpenFlags flags;
   const int access = amode & kAccessBits;
   flags.read = access != MPI_MODE_WRONLY;
@@ -61,7 +91,7 @@ int OpenCollective(Call& c, ApiFile* f, const std::string& path, int amode) {
   if (f->rank == 0) {
     flags.create = (amode & MPI_MODE_CREATE) != 0;
     flags.exclusive = (amode & MPI_MODE_EXCL) != 0;
-    mine = io::OpenPath(path, flags, &f->io.fd);
+    mine = io::OpenPath(path, flags, &f->io.fd, created);
     root_class = static_cast<int>(mine.code());
   }
   if (MPI_Bcast(&root_class, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS) root_class = MPI_ERR_OTHER;
@@ -76,10 +106,36 @@ int OpenCollective(Call& c, ApiFile* f, const std::string& path, int amode) {
   if (agreed != 0) {
     if (f->io.fd >= 0) ::close(f->io.fd);
     f->io.fd = -1;
+    RemoveIfCreated(path, created);
     (void)c.Check(false, static_cast<Code>(agreed),
                   mine.ok() ? "another member of the communicator could not open '" + path + "'"
                             : mine.message());
   }
+  return agreed;
+}
+
+// The open's steps after every member has its descriptor, each of which can
+// fail on one member alone (the handle table, the shared pointer's
+// window): agreed one at a time, so that all members go on or all undo.
+// Returns the agreed class; on a failure c holds it and f is undone back
+// to its descriptor (which the caller closes).
+int FinishOpen(Call& c, ApiFile* f, const std::string& path) {
+  Status st;
+  if (RegisterFile(f) == 0) st = Error(Code::kNoMem, "file table is full");
+  int agreed = AgreeOnClass(f->comm, st.code());
+  if (agreed == 0) {
+    st = OpenSharedPointer(f);
+    agreed = AgreeOnClass(f->comm, st.code());
+  }
+  if (agreed == 0) return 0;
+  // A member without the window cannot join a collective free: each
+  // member drops its own, never used.
+  DiscardNewWin(&f->shared_win);
+  if (f->handle != 0) UnregisterFile(f);
+  (void)c.Check(false, static_cast<Code>(agreed),
+                st.ok()
+                    ? "another member of the communicator could not finish opening '" + path + "'"
+                    : st.message());
   return agreed;
 }
 
@@ -103,6 +159,11 @@ int RegisterFile(ApiFile* f) {
   const int index = Files().Alloc();
   if (index < 0) return 0;
   f->handle = NICQ_HANDLE(NICQ_KIND_FILE, index);
+  {
+    std::lock_guard<std::mutex> lock(Open().mu);
+    f->open_seq = Open().next++;
+    Open().by_open.emplace(f->open_seq, f);
+  }
   Files().Get(index)->f.store(f, std::memory_order_release);
   return f->handle;
 }
@@ -111,6 +172,23 @@ void UnregisterFile(ApiFile* f) {
   const int index = IndexOf(f->handle);
   Files().Get(index)->f.store(nullptr, std::memory_order_release);
   Files().Free(index);
+  std::lock_guard<std::mutex> lock(Open().mu);
+  Open().by_open.erase(f->open_seq);
+}
+
+void CloseFilesLeftOpen() {
+  std::vector<std::pair<MPI_File, std::string>> left;
+  {
+    std::lock_guard<std::mutex> lock(Open().mu);
+    for (const auto& [seq, f] : Open().by_open) left.emplace_back(f->handle, f->io.path);
+  }
+  for (auto& [handle, path] : left) {
+    NICQ_LOG(kWarn, kApi, "MPI_Finalize: file '%s' is still open: closing it", path.c_str());
+    // Errors are returned here, not raised: the job is finalizing anyway.
+    if (ApiFile* f = LookupFile(handle)) f->errhandler = MPI_ERRORS_RETURN;
+    if (int rc = MPI_File_close(&handle); rc != MPI_SUCCESS)
+      NICQ_LOG(kWarn, kApi, "MPI_Finalize: closing '%s': %s", path.c_str(), MessageFor(rc).c_str());
+  }
 }
 
 int NullFileErrhandler() {
@@ -173,7 +251,8 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(f->comm, &f->rank);
   const std::string path = io::LocalPath(filename);
-  if (api::OpenCollective(c, f, path, amode) != 0) {
+  bool created = false;
+  if (api::OpenCollective(c, f, path, amode, &created) != 0) {
     MPI_Comm_free(&f->comm);
     delete f;
     return api::FileFail(c, nullptr);
@@ -186,25 +265,18 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   f->errhandler = api::NullFileErrhandler();
   f->hints = std::move(hints);
   io::SetView(&f->io, 0, dtype::Lookup(MPI_BYTE), dtype::Lookup(MPI_BYTE), "native");
-  if (Status st = api::OpenSharedPointer(f); !st.ok()) {
+  if (api::FinishOpen(c, f, path) != 0) {
     (void)io::Close(&f->io);
+    api::RemoveIfCreated(path, &created);
     MPI_Comm_free(&f->comm);
     delete f;
-    return api::FileFail(c, nullptr, st);
+    return api::FileFail(c, nullptr);
   }
   if (amode & MPI_MODE_APPEND) {
     std::int64_t size = 0;
     if (io::Size(f->io, &size).ok()) f->io.position = size;
     if (f->rank == 0) (void)api::SetSharedPointer(f, f->io.position);
     MPI_Barrier(f->comm);
-  }
-  if (api::RegisterFile(f) == 0) {
-    (void)io::Close(&f->io);
-    api::CloseSharedPointer(f);
-    MPI_Comm_free(&f->comm);
-    delete f;
-    (void)c.Check(false, Code::kNoMem, "file table is full");
-    return api::FileFail(c, nullptr);
   }
   *fh = f->handle;
   return MPI_SUCCESS;

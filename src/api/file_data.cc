@@ -35,9 +35,12 @@ bool AccessArgs(Call& c, const FileAccess& a, const ApiFile* f, MPI_Offset offse
          c.Check((count * (*t)->size) % etype_size == 0, Code::kType,
                  "count " + std::to_string(count) + " of " + dtype::TypeName(datatype) +
                      " is not a whole number of the view's etypes") &&
-         c.Check(!f->io.external32 || io::SameExternalLayout(**t), io::kUnsupportedDatarep,
-                 std::string("datarep \"external32\" with ") + dtype::TypeName(datatype) +
-                     ", whose elements are narrower there than in memory, is not supported") &&
+         c.Check(
+             !f->io.external32 || io::FitsExternalScale(**t, f->io.ext_bytes, f->io.native_bytes),
+             io::kUnsupportedDatarep,
+             std::string("datarep \"external32\": ") + dtype::TypeName(datatype) +
+                 "'s elements are not as much narrower there than in memory as the view's "
+                 "(each access's elements must scale as the view's do)") &&
          c.Check(a.form != Form::kNonblocking || request != nullptr, Code::kArg,
                  "request is NULL") &&
          c.Check(a.form != Form::kBegin || !f->split_active, Code::kOther,

@@ -14,6 +14,7 @@ namespace nicq::api {
 struct ApiFile {
   io::File io;
   int handle = 0;
+  std::uint64_t open_seq = 0;     // this process's opens, counted (RegisterFile)
   MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the opening communicator
   int rank = 0;                   // in comm
   int errhandler = MPI_ERRORS_RETURN;
@@ -32,6 +33,9 @@ bool FileArg(Call& c, MPI_File handle, ApiFile** out);
 // Registers a new file and returns its handle (0 when the table is full).
 int RegisterFile(ApiFile* f);
 void UnregisterFile(ApiFile* f);
+// MPI_Finalize: closes every file still open, collectively as
+// MPI_File_close, in the order they were opened, each with a warning.
+void CloseFilesLeftOpen();
 
 // The handler of MPI_FILE_NULL: errors of calls without a valid file
 // (MPI_File_open, MPI_File_delete, a bad handle) and each new file's.

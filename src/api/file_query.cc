@@ -59,6 +59,14 @@ int TypeExtent(Call& c, MPI_File fh, MPI_Datatype datatype, const void* out, std
 
 }  // namespace
 
+// "external32" maps the view onto the file when etype and filetype keep
+// their layout there, or are both made of elements narrower by one ratio.
+static bool ExternalViewFits(const dtype::Type& et, const dtype::Type& ft) {
+  int ext = 1, native = 1;
+  if (!io::SameExternalLayout(et) && !dtype::ExternalScale(et, &ext, &native)) return false;
+  return io::FitsExternalScale(et, ext, native) && io::FitsExternalScale(ft, ext, native);
+}
+
 // MPI_File_set_view's argument checks, recorded on c.
 static bool ViewArgs(Call& c, ApiFile* f, MPI_Offset disp, MPI_Datatype etype,
                      MPI_Datatype filetype, const char* datarep, MPI_Info info, dtype::Type** et,
@@ -77,11 +85,10 @@ static bool ViewArgs(Call& c, ApiFile* f, MPI_Offset disp, MPI_Datatype etype,
       !c.Check(rep == "native" || rep == "internal" || rep == "external32", io::kUnsupportedDatarep,
                "datarep \"" + rep +
                    "\" is not supported (\"native\", \"internal\" and \"external32\" are)") ||
-      !c.Check(
-          rep != "external32" || (io::SameExternalLayout(**et) && io::SameExternalLayout(**ft)),
-          io::kUnsupportedDatarep,
-          "datarep \"external32\" with an etype or filetype whose elements are narrower "
-          "there than in memory (MPI_LONG, MPI_WCHAR, ...) is not supported"))
+      !c.Check(rep != "external32" || ExternalViewFits(**et, **ft), io::kUnsupportedDatarep,
+               "datarep \"external32\" with an etype or filetype whose elements are narrower "
+               "there than in memory (MPI_LONG, MPI_WCHAR, ...) is supported only when all "
+               "their elements are of one such type"))
     return false;
   std::int64_t prev = 0;
   for (const dtype::Block& b : (*ft)->blocks) {

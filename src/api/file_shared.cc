@@ -31,9 +31,15 @@ Status Atomic(ApiFile* f, long long operand, long long* old, MPI_Op op) {
 
 Status OpenSharedPointer(ApiFile* f) {
   void* base = nullptr;
-  return WindowStatus(MPI_Win_allocate(f->rank == 0 ? sizeof(long long) : 0, sizeof(long long),
-                                       MPI_INFO_NULL, f->comm, &base, &f->shared_win),
-                      "MPI_Win_allocate");
+  const int rc = MPI_Win_allocate(f->rank == 0 ? sizeof(long long) : 0, sizeof(long long),
+                                  MPI_INFO_NULL, f->comm, &base, &f->shared_win);
+  if (rc == MPI_SUCCESS) return Status::Ok();
+  f->shared_win = MPI_WIN_NULL;
+  // The window's own class (MPI_ERR_NO_MEM, ...): the open fails with it.
+  int cls = MPI_ERR_OTHER;
+  MPI_Error_class(rc, &cls);
+  return Error(static_cast<Code>(cls),
+               "the shared file pointer's window: MPI_Win_allocate: " + MessageFor(rc));
 }
 
 void CloseSharedPointer(ApiFile* f) {

@@ -81,6 +81,16 @@ bool WinArgFailed(Call& c, MPI_Win handle) {
                                         : "freed or invalid window " + Str(handle));
 }
 
+void DiscardNewWin(MPI_Win* win) {
+  rma::Window* w = LookupWin(*win);
+  if (!w) return;
+  const int index = IndexOf(*win);
+  Table().Get(index)->w.store(nullptr, std::memory_order_release);
+  Table().Free(index);
+  rma::Discard(w);
+  *win = MPI_WIN_NULL;
+}
+
 int WinFail(Call& c, rma::Window* w) {
   if (c.error_class() == Code::kOk) return MPI_SUCCESS;
   if (!w) return c.Fail();

@@ -117,6 +117,11 @@ void PackExternal(const Type& t, const void* src, std::int64_t count, void* dst)
 // value the narrower external32 integer cannot hold, or -1.
 std::int64_t FirstUnrepresentable(const Type& t, const void* src, std::int64_t count);
 void UnpackExternal(const Type& t, const void* src, std::int64_t count, void* dst);
+// Whether every element of t is `*native` bytes here and `*ext` in
+// external32 (one size pair for all), with t's block offsets, lengths and
+// extent whole elements: then t's external32 layout is its native one with
+// every byte position scaled by ext/native.
+bool ExternalScale(const Type& t, int* ext, int* native);
 
 Status Commit(int handle);
 Status Free(int* handle);  // sets *handle to MPI_DATATYPE_NULL

@@ -137,6 +137,22 @@ void QuadToLongDouble(std::uint64_t hi, std::uint64_t lo, char* out) {
 
 }  // namespace
 
+bool ExternalScale(const Type& t, int* ext, int* native) {
+  int e = 0, n = 0;
+  for (const Block& b : t.blocks) {
+    const int basic = Part(b.basic);
+    const int bn = static_cast<int>(BasicSize(basic)), be = ExternalBytes(basic);
+    if (basic == 15 || (n != 0 && (bn != n || be != e))) return false;  // long double: not linear
+    n = bn;
+    e = be;
+    if (b.offset % n != 0 || b.length % n != 0) return false;
+  }
+  if (n == 0 || t.extent % n != 0) return false;
+  *ext = e;
+  *native = n;
+  return true;
+}
+
 std::int64_t ExternalSize(const Type& t) {
   std::int64_t n = 0;
   for (const Block& b : t.blocks)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
 #include <vector>
 
 #include "io/file.h"
@@ -16,12 +17,15 @@ namespace {
 // Calls fn(file_byte, length, data_done) for each run of file bytes that the
 // view's data bytes [data_byte, data_byte + bytes) occupy, in order; stops
 // at the first run fn refuses (returns false).
+// (Positions and lengths are the view's native ones; the file's, and fn's,
+// are scaled by the view's external32 ratio.)
 template <typename Fn>
 void ForEachRun(const File& f, std::int64_t data_byte, std::int64_t bytes, Fn fn) {
   const dtype::Type& ft = *f.filetype;
   if (bytes <= 0) return;
+  const auto scaled = [&f](std::int64_t native) { return native * f.ext_bytes / f.native_bytes; };
   if (ft.IsContiguous()) {
-    (void)fn(f.disp + data_byte, bytes, std::int64_t{0});
+    (void)fn(f.disp + scaled(data_byte), scaled(bytes), std::int64_t{0});
     return;
   }
   std::int64_t tile = data_byte / ft.size;
@@ -32,7 +36,8 @@ void ForEachRun(const File& f, std::int64_t data_byte, std::int64_t bytes, Fn fn
   while (done < bytes) {
     const dtype::Block& b = ft.blocks[block];
     const std::int64_t len = std::min(b.length - within, bytes - done);
-    if (!fn(f.disp + tile * ft.extent + b.offset + within, len, done)) return;
+    if (!fn(f.disp + scaled(tile * ft.extent + b.offset + within), scaled(len), scaled(done)))
+      return;
     done += len;
     within = 0;
     if (++block == ft.blocks.size()) {
@@ -84,7 +89,9 @@ std::int64_t FileByteOf(const File& f, std::int64_t data_byte) {
 std::int64_t DataBytesBefore(const File& f, std::int64_t file_byte) {
   if (file_byte <= f.disp) return 0;
   const dtype::Type& ft = *f.filetype;
-  const std::int64_t rel = file_byte - f.disp;
+  // In the view's native positions: a part of a narrower external32
+  // element counts as the whole element.
+  const std::int64_t rel = (file_byte - f.disp + f.ext_bytes - 1) / f.ext_bytes * f.native_bytes;
   if (ft.IsContiguous()) return rel;
   const std::int64_t tiles = rel / ft.extent;
   const std::int64_t rest = rel % ft.extent;
@@ -105,7 +112,7 @@ Status Read(const File& f, std::int64_t offset, void* buf, std::int64_t count,
   std::vector<char> staging;
   char* dst = static_cast<char*>(buf);
   if (!mem.IsContiguous() || f.external32) {
-    staging.resize(static_cast<std::size_t>(total));
+    staging.resize(static_cast<std::size_t>(total * f.ext_bytes / f.native_bytes));
     dst = staging.data();
   }
   RangeLock lock(f.fd, f.atomic, false, FileByteOf(f, start), FileByteOf(f, start + total - 1) + 1);
@@ -127,10 +134,15 @@ Status Read(const File& f, std::int64_t offset, void* buf, std::int64_t count,
     return run == len;
   });
   if (!st.ok()) return st;
-  if (f.external32)
-    dtype::UnpackExternal(mem, staging.data(), got / mem.size, buf);  // whole items only
-  else if (!staging.empty())
+  if (f.external32) {
+    const std::int64_t items = got / dtype::ExternalSize(mem);  // whole items only
+    dtype::UnpackExternal(mem, staging.data(), items, buf);
+    // In memory's bytes; a part of an item left at the end of the file
+    // counts as far as its whole elements go.
+    got = got / f.ext_bytes * f.native_bytes;
+  } else if (!staging.empty()) {
     dtype::Unpack(mem, staging.data(), got, count, buf);
+  }
   *bytes = got;
   return Status::Ok();
 }
@@ -143,8 +155,15 @@ Status Write(const File& f, std::int64_t offset, const void* buf, std::int64_t c
   const std::int64_t start = offset * f.etype->size;
   std::vector<char> staging;
   const char* src = static_cast<const char*>(buf);
+  if (f.ext_bytes < f.native_bytes) {
+    const std::int64_t bad = dtype::FirstUnrepresentable(mem, buf, count);
+    if (bad >= 0)
+      return Error(kConversion, "element " + std::to_string(bad) +
+                                    " does not fit its external32 size (" +
+                                    std::to_string(f.ext_bytes) + " bytes); nothing was written");
+  }
   if (!mem.IsContiguous() || f.external32) {
-    staging.resize(static_cast<std::size_t>(total));
+    staging.resize(static_cast<std::size_t>(total * f.ext_bytes / f.native_bytes));
     if (f.external32)
       dtype::PackExternal(mem, buf, count, staging.data());
     else
@@ -168,7 +187,7 @@ Status Write(const File& f, std::int64_t offset, const void* buf, std::int64_t c
     put += run;
     return true;
   });
-  *bytes = put;
+  *bytes = put / f.ext_bytes * f.native_bytes;
   return st;
 }
 

@@ -46,15 +46,35 @@ std::string LocalPath(const std::string& name) {
   return name;
 }
 
-Status OpenPath(const std::string& path, const OpenFlags& flags, int* fd) {
-  int oflags = flags.read && flags.write ? O_RDWR : flags.write ? O_WRONLY : O_RDONLY;
-  if (flags.create) oflags |= O_CREAT;
-  if (flags.exclusive) oflags |= O_EXCL;
-  oflags |= O_CLOEXEC;
+// One open(2), EINTR retried.
+static int OpenOnce(const std::string& path, int oflags) {
   int got;
   do {
     got = ::open(path.c_str(), oflags, 0666);
   } while (got < 0 && errno == EINTR);
+  return got;
+}
+
+Status OpenPath(const std::string& path, const OpenFlags& flags, int* fd, bool* created) {
+  int oflags = flags.read && flags.write ? O_RDWR : flags.write ? O_WRONLY : O_RDONLY;
+  oflags |= O_CLOEXEC;
+  bool made = false;
+  int got = -1;
+  if (flags.create && !flags.exclusive && created) {
+    // O_CREAT alone cannot say whether it created: try to create first,
+    // else open what exists (again if it was removed in between).
+    for (int tries = 0; got < 0 && tries < 8; ++tries) {
+      got = OpenOnce(path, oflags | O_CREAT | O_EXCL);
+      made = got >= 0;
+      if (got < 0 && errno == EEXIST) got = OpenOnce(path, oflags);
+      if (got < 0 && errno != ENOENT) break;
+    }
+  } else {
+    if (flags.create) oflags |= O_CREAT;
+    if (flags.exclusive) oflags |= O_EXCL;
+    got = OpenOnce(path, oflags);
+    made = got >= 0 && flags.create && flags.exclusive;
+  }
   if (got < 0) return ErrnoStatus(errno, "cannot open", path);
   struct stat st {};
   if (::fstat(got, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -62,6 +82,7 @@ Status OpenPath(const std::string& path, const OpenFlags& flags, int* fd) {
     return Error(kBadFile, "'" + path + "' is a directory");
   }
   *fd = got;
+  if (created) *created = made;
   return Status::Ok();
 }
 
@@ -76,6 +97,12 @@ void SetView(File* f, std::int64_t disp, dtype::Type* etype, dtype::Type* filety
   f->filetype = filetype;
   f->datarep = datarep;
   f->external32 = datarep == "external32";
+  f->ext_bytes = f->native_bytes = 1;
+  int ext = 1, native = 1;
+  if (f->external32 && !SameExternalLayout(*etype) && dtype::ExternalScale(*etype, &ext, &native)) {
+    f->ext_bytes = ext;
+    f->native_bytes = native;
+  }
   f->position = 0;
   if (old_e) dtype::Release(old_e);
   if (old_f) dtype::Release(old_f);
@@ -83,6 +110,12 @@ void SetView(File* f, std::int64_t disp, dtype::Type* etype, dtype::Type* filety
 
 bool SameExternalLayout(const dtype::Type& t) {
   return dtype::ExternalSize(t) == t.size;
+}
+
+bool FitsExternalScale(const dtype::Type& t, int ext, int native) {
+  if (ext == native) return SameExternalLayout(t);
+  int e = 0, n = 0;
+  return dtype::ExternalScale(t, &e, &n) && e == ext && n == native;
 }
 
 Status Close(File* f) {

@@ -18,6 +18,7 @@ namespace nicq::io {
 inline constexpr Code kAccess = static_cast<Code>(20);
 inline constexpr Code kAmode = static_cast<Code>(21);
 inline constexpr Code kBadFile = static_cast<Code>(23);
+inline constexpr Code kConversion = static_cast<Code>(25);
 inline constexpr Code kFileExists = static_cast<Code>(29);
 inline constexpr Code kFile = static_cast<Code>(31);
 inline constexpr Code kIo = static_cast<Code>(36);
@@ -41,7 +42,9 @@ Code ClassOfErrno(int err);
 Status ErrnoStatus(int err, const std::string& what, const std::string& path);
 
 // Opens `path` (the "ufs:" / "nfs:" prefix of ROMIO-style names removed).
-Status OpenPath(const std::string& path, const OpenFlags& flags, int* fd);
+// *created (when asked) says whether this call made the file, so that a
+// failed collective open can remove what it created and nothing else.
+Status OpenPath(const std::string& path, const OpenFlags& flags, int* fd, bool* created = nullptr);
 // The name without a file-system prefix.
 std::string LocalPath(const std::string& name);
 
@@ -61,11 +64,16 @@ struct File {
   // "external32" on types whose external32 sizes are their native ones:
   // the file holds the same layout, big-endian (dtype's external32 code).
   bool external32 = false;
+  // "external32" on a view of narrower elements (MPI_LONG: 8 bytes here, 4
+  // there): every file position of the view is its native data position
+  // scaled by ext_bytes/native_bytes (1/1 otherwise).
+  int ext_bytes = 1, native_bytes = 1;
   std::int64_t position = 0;  // individual file pointer, in etypes
 };
 
-// Sets the view (types already checked and committed); retains the new
-// types and releases the old ones; resets the individual pointer.
+// Sets the view (types already checked and committed, the external32
+// scale among them); retains the new types and releases the old ones;
+// resets the individual pointer.
 void SetView(File* f, std::int64_t disp, dtype::Type* etype, dtype::Type* filetype,
              const std::string& datarep);
 // Releases the view's types and closes the descriptor.
@@ -82,15 +90,21 @@ std::int64_t FileByteOf(const File& f, std::int64_t data_byte);
 // How many of the view's data bytes lie before absolute byte `file_byte`.
 std::int64_t DataBytesBefore(const File& f, std::int64_t file_byte);
 
-// Whether "external32" keeps t's layout: every element as wide as natively
-// (MPI_LONG, MPI_WCHAR and the like are narrower there, so a view of them
-// would not map onto the file the way the native one does).
+// Whether "external32" keeps t's layout: every element as wide as natively.
 bool SameExternalLayout(const dtype::Type& t);
+// Whether t may be a view's etype or filetype, or an access's memory type,
+// under "external32" on a view scaled ext/native (1/1: the view keeps the
+// layout): t keeps the layout too, or is made of elements all narrower
+// there by that one ratio (MPI_LONG, MPI_UNSIGNED_LONG: 8 to 4 bytes,
+// MPI_WCHAR 4 to 2), whole elements apart.
+bool FitsExternalScale(const dtype::Type& t, int ext, int native);
 
 // Reads or writes `count` items of `mem` at `buf`, starting `offset` etypes
 // into the view. *bytes is what moved: short for a read that met the end of
 // the file. In atomic mode the touched byte range is locked (fcntl) for the
-// duration, so concurrent accesses by other processes are serialized.
+// duration, so concurrent accesses by other processes are serialized. A
+// write of a value that a narrower external32 element cannot hold fails
+// with MPI_ERR_CONVERSION before anything is written.
 Status Read(const File& f, std::int64_t offset, void* buf, std::int64_t count,
             const dtype::Type& mem, std::int64_t* bytes);
 Status Write(const File& f, std::int64_t offset, const void* buf, std::int64_t count,

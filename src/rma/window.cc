@@ -367,6 +367,11 @@ Status Free(Window* w) {
   return Status::Ok();
 }
 
+void Discard(Window* w) {
+  if (w->served) StopServing(w);
+  Destroy(w);
+}
+
 Status Attach(Window* w, void* base, std::int64_t bytes) {
   if (w->flavor != Flavor::kDynamic)
     return Error(Code::kRmaFlavor,

@@ -150,6 +150,11 @@ Status Create(Comm* comm, Flavor flavor, void* base, std::int64_t bytes, std::in
 // which CheckFreeable tells beforehand (the API runs delete callbacks between).
 Status CheckFreeable(Window* w);
 Status Free(Window* w);
+// Local: tears down a window no member has used yet (no epoch, no
+// operation), without Free's synchronization, for a caller whose collective
+// step around the creation failed on another member (which may hold no
+// window at all, so a collective free would wait for it forever).
+void Discard(Window* w);
 Status Attach(Window* w, void* base, std::int64_t bytes);
 Status Detach(Window* w, const void* base);
 // MPI 4.1's "mpi_accumulate_granularity" hint, given at creation with the

@@ -4,6 +4,8 @@
  * the whole file back and checks each value; seek and positions, sizes,
  * short reads at the end of the file, the file's attributes and its error
  * handler. */
+#include <wchar.h>
+
 #include "mp_file_util.h"
 
 enum { kN = 24, kB = 3 };
@@ -315,6 +317,67 @@ static void external32_view(MPI_File fh) {
   CHECK_OK(MPI_File_sync(fh));
 }
 
+/* "external32" on elements narrower there than here (MPI_LONG 8 -> 4
+ * bytes, MPI_WCHAR 4 -> 2): the file holds the narrow big-endian form,
+ * values come back sign-extended, positions and offsets count the narrow
+ * elements, and a value the narrow form cannot hold is MPI_ERR_CONVERSION
+ * with nothing written and the pointer unmoved. */
+static void external32_narrow(MPI_File fh) {
+  const MPI_Offset disp = (MPI_Offset)rank * 16;
+  long out[4] = {-2, 70000 + rank, -2147483647L - 1, 2147483647L}, in[4], big = 1L << 40;
+  unsigned char raw[16];
+  MPI_Status st;
+  int count = -1;
+  CHECK(sizeof(long) == 8, "this test expects an 8-byte long");
+  CHECK_OK(MPI_File_set_view(fh, disp, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_write_at(fh, 0, out, 4, MPI_LONG, &st));
+  CHECK_OK(MPI_Get_count(&st, MPI_LONG, &count));
+  CHECK(count == 4, "external32 longs written: count %d", count);
+  MPI_Offset byte = -1;
+  CHECK_OK(MPI_File_get_byte_offset(fh, 2, &byte));
+  CHECK(byte == disp + 8, "external32 long 2 at byte %lld", (long long)byte);
+  CHECK_OK(MPI_File_sync(fh));
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_read_at(fh, disp, raw, 16, MPI_BYTE, &st));
+  for (int i = 0; i < 4; ++i) {
+    unsigned v = (unsigned)out[i];
+    CHECK(raw[4 * i] == (v >> 24) && raw[4 * i + 1] == ((v >> 16) & 0xff) &&
+              raw[4 * i + 2] == ((v >> 8) & 0xff) && raw[4 * i + 3] == (v & 0xff),
+          "external32 long %d: bytes %02x %02x %02x %02x of %08x", i, raw[4 * i], raw[4 * i + 1],
+          raw[4 * i + 2], raw[4 * i + 3], v);
+  }
+  CHECK_OK(MPI_File_set_view(fh, disp, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL));
+  memset(in, 0, sizeof in);
+  CHECK_OK(MPI_File_read_at(fh, 0, in, 4, MPI_LONG, &st));
+  CHECK_OK(MPI_Get_count(&st, MPI_LONG, &count));
+  CHECK(count == 4, "external32 longs read: count %d", count);
+  for (int i = 0; i < 4; ++i) CHECK(in[i] == out[i], "external32 long %d back as %ld", i, in[i]);
+  MPI_Offset pos = -1;
+  CHECK_OK(MPI_File_seek(fh, 1, MPI_SEEK_SET));
+  mp_expect_class(MPI_File_write(fh, &big, 1, MPI_LONG, &st), MPI_ERR_CONVERSION, "MPI_File_write");
+  CHECK_OK(MPI_File_get_position(fh, &pos));
+  CHECK(pos == 1, "a refused conversion moved the pointer to %lld", (long long)pos);
+  CHECK_OK(MPI_File_read_at(fh, 1, in, 1, MPI_LONG, &st));
+  CHECK(in[0] == out[1], "a refused conversion wrote %ld over %ld", in[0], out[1]);
+  /* MPI_WCHAR: 2 bytes there. */
+  wchar_t w[2] = {L'A', (wchar_t)0x263A}, wb[2] = {0, 0}, wide = (wchar_t)0x1F600;
+  CHECK_OK(MPI_File_set_view(fh, disp, MPI_WCHAR, MPI_WCHAR, "external32", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_write_at(fh, 0, w, 2, MPI_WCHAR, &st));
+  mp_expect_class(MPI_File_write_at(fh, 1, &wide, 1, MPI_WCHAR, &st), MPI_ERR_CONVERSION,
+                  "MPI_File_write_at");
+  CHECK_OK(MPI_File_sync(fh));
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_read_at(fh, disp, raw, 4, MPI_BYTE, &st));
+  CHECK(raw[0] == 0 && raw[1] == 0x41 && raw[2] == 0x26 && raw[3] == 0x3A,
+        "external32 wchars: bytes %02x %02x %02x %02x", raw[0], raw[1], raw[2], raw[3]);
+  CHECK_OK(MPI_File_set_view(fh, disp, MPI_WCHAR, MPI_WCHAR, "external32", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_read_at(fh, 0, wb, 2, MPI_WCHAR, &st));
+  CHECK(wb[0] == w[0] && wb[1] == w[1], "external32 wchars back as %x %x", (unsigned)wb[0],
+        (unsigned)wb[1]);
+  CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  CHECK_OK(MPI_File_sync(fh));
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -334,6 +397,7 @@ int main(int argc, char** argv) {
   sizes_and_positions(fh);
   attributes(fh, name);
   external32_view(fh);
+  external32_narrow(fh);
   CHECK_OK(MPI_File_close(&fh));
   CHECK(fh == MPI_FILE_NULL, "close left the handle");
   CHECK(mp_file_exists(name), "the file is gone after close");

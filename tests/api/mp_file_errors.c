@@ -1,11 +1,188 @@
 /* MPI-IO errors: each class the file calls raise, with a message naming the
  * call, the same verdict on every rank for the collective ones, and the
- * file's state (handle, position, size, data) unchanged after the error. */
+ * file's state (handle, position, size, data) unchanged after the error.
+ * Last, files left open at MPI_Finalize: closed by it. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 
 #include "mp_file_util.h"
 
 static int rank, size;
+static void same_on_all(int rc, int cls, const char* name);
+
+/* A failure of the shared pointer's window on one member alone, late in
+ * MPI_File_open: this definition takes the place of the library's
+ * MPI_Win_allocate (the library calls it through the dynamic linker). Armed,
+ * it joins the creation, as a member whose own last step fails would, and
+ * then reports MPI_ERR_NO_MEM, keeping its window out of reach. */
+static int fail_win_allocate;
+static MPI_Win leaked_win[4];
+static int leaked;
+int MPI_Win_allocate(MPI_Aint bytes, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                     MPI_Win* win) {
+  typedef int (*fn_t)(MPI_Aint, int, MPI_Info, MPI_Comm, void*, MPI_Win*);
+  static fn_t real;
+  if (!real) real = (fn_t)dlsym(RTLD_NEXT, "MPI_Win_allocate");
+  int rc = real(bytes, disp_unit, info, comm, baseptr, win);
+  if (rc != MPI_SUCCESS || !fail_win_allocate) return rc;
+  if (leaked < 4) leaked_win[leaked++] = *win;
+  return MPI_ERR_NO_MEM;
+}
+
+/* A member that may not open the file: while fail_open_path is set, open()
+ * of that path fails with EACCES in this process (the library's open(2)
+ * resolves to this definition). */
+static const char* fail_open_path;
+int open(const char* path, int flags, ...) {
+  typedef int (*fn_t)(const char*, int, ...);
+  static fn_t real;
+  if (!real) real = (fn_t)dlsym(RTLD_NEXT, "open");
+  if (fail_open_path && strcmp(path, fail_open_path) == 0) {
+    errno = EACCES;
+    return -1;
+  }
+  mode_t mode = 0;
+  if (flags & (O_CREAT | O_TMPFILE)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, mode_t);
+    va_end(ap);
+  }
+  return real(path, flags, mode);
+}
+
+static int open_fds(void) {
+  int n = 0;
+  DIR* d = opendir("/proc/self/fd");
+  CHECK(d != NULL, "cannot list /proc/self/fd");
+  for (struct dirent* e; (e = readdir(d)) != NULL;) n += e->d_name[0] != '.';
+  closedir(d);
+  return n - 1; /* the directory's own descriptor */
+}
+
+/* How many of this process's descriptors are open on `path`. */
+static int fds_on(const char* path) {
+  int n = 0;
+  DIR* d = opendir("/proc/self/fd");
+  CHECK(d != NULL, "cannot list /proc/self/fd");
+  for (struct dirent* e; (e = readdir(d)) != NULL;) {
+    char link[300], target[300];
+    snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+    ssize_t len = readlink(link, target, sizeof target - 1);
+    if (len <= 0) continue;
+    target[len] = '\0';
+    n += strcmp(target, path) == 0;
+  }
+  closedir(d);
+  return n;
+}
+
+/* Failures on one member after rank 0 has opened (and maybe created) the
+ * file: every member returns the same class, none keeps a descriptor or a
+ * handle, and a file this open created is gone again (one that existed
+ * stays). Needs a second rank. */
+static void late_open_failures(const char* name) {
+  if (size < 2) return;
+  const int last = size - 1;
+  MPI_File fh = MPI_FILE_NULL;
+  CHECK(!mp_file_exists(name), "the test file exists before the late failures");
+  /* The last rank may not open the file (EACCES): rank 0 created it, the
+   * last rank fails with MPI_ERR_ACCESS, and rank 0 removes the file again. */
+  int before = open_fds();
+  fail_open_path = rank == last ? name : NULL;
+  int rc = MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+  fail_open_path = NULL;
+  same_on_all(rc, MPI_ERR_ACCESS, "MPI_File_open");
+  CHECK(fh == MPI_FILE_NULL, "a failed open wrote the handle");
+  CHECK(open_fds() == before, "a failed open left %d descriptors open", open_fds() - before);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(!mp_file_exists(name), "the file rank 0 created is left after the open failed");
+  MPI_Barrier(MPI_COMM_WORLD); /* every rank looked before rank 0 makes it again */
+  /* The same on a file that existed: it stays, with its data. */
+  if (rank == 0) {
+    int fd = open(name, O_CREAT | O_WRONLY, 0666);
+    CHECK(fd >= 0 && write(fd, "keep", 4) == 4 && close(fd) == 0, "cannot make %s", name);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  fail_open_path = rank == last ? name : NULL;
+  rc = MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+  fail_open_path = NULL;
+  same_on_all(rc, MPI_ERR_ACCESS, "MPI_File_open");
+  struct stat sb;
+  CHECK(stat(name, &sb) == 0 && sb.st_size == 4, "a file this open did not create was removed");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) CHECK(unlink(name) == 0, "cannot remove %s", name);
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* The shared pointer's window fails on the last rank alone: every rank
+   * returns MPI_ERR_NO_MEM, no rank keeps a descriptor on the file or a
+   * handle, and the created file is gone. */
+  fail_win_allocate = rank == last;
+  rc = MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+  fail_win_allocate = 0;
+  same_on_all(rc, MPI_ERR_NO_MEM, "MPI_File_open");
+  CHECK(fh == MPI_FILE_NULL, "a failed open wrote the handle");
+  CHECK(fds_on(name) == 0, "a failed open left a descriptor on the file");
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(!mp_file_exists(name), "the file rank 0 created is left after the window failed");
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* Everything still works: an open, a shared write, a close. */
+  MPI_Status st;
+  int one = 1;
+  CHECK_OK(MPI_File_open(MPI_COMM_WORLD, name,
+                         MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                         &fh));
+  CHECK_OK(MPI_File_write_shared(fh, &one, 1, MPI_INT, &st));
+  MPI_Offset shared = -1;
+  CHECK_OK(MPI_File_sync(fh));
+  CHECK_OK(MPI_File_get_position_shared(fh, &shared));
+  CHECK(shared == size * 4, "shared pointer at %lld after %d writes", (long long)shared, size);
+  CHECK_OK(MPI_File_close(&fh));
+  CHECK(!mp_file_exists(name), "delete-on-close left the file");
+}
+
+/* Files the program leaves open: MPI_Finalize closes them. A file of the
+ * world (written, kept), one with MPI_MODE_DELETE_ON_CLOSE and one of
+ * MPI_COMM_SELF per rank. After MPI_Finalize no descriptor of this process
+ * is on any of them, the delete-on-close file is gone and the others hold
+ * their data. */
+static void left_open_at_finalize(const char* kept, const char* doc) {
+  char mine[300];
+  snprintf(mine, sizeof mine, "%s-self-%d", kept, rank);
+  MPI_File a, b, c;
+  MPI_Status st;
+  int v = 100 + rank;
+  CHECK_OK(MPI_File_open(MPI_COMM_WORLD, kept, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &a));
+  CHECK_OK(MPI_File_write_at(a, rank * 4, &v, 1, MPI_INT, &st));
+  CHECK_OK(MPI_File_open(MPI_COMM_WORLD, doc,
+                         MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                         &b));
+  CHECK_OK(
+      MPI_File_open(MPI_COMM_SELF, mine, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &c));
+  CHECK_OK(MPI_File_write(c, &v, 1, MPI_INT, &st));
+  CHECK(fds_on(kept) == 1 && fds_on(doc) == 1 && fds_on(mine) == 1, "the files are not open");
+  MPI_Finalize();
+  CHECK(fds_on(kept) == 0 && fds_on(doc) == 0 && fds_on(mine) == 0,
+        "MPI_Finalize left descriptors open: %d %d %d", fds_on(kept), fds_on(doc), fds_on(mine));
+  CHECK(!mp_file_exists(doc), "MPI_Finalize left the delete-on-close file");
+  int got = -1, fd = open(mine, O_RDONLY);
+  CHECK(fd >= 0 && read(fd, &got, 4) == 4 && got == v, "%s holds %d, not %d", mine, got, v);
+  close(fd);
+  unlink(mine);
+  if (rank == 0) { /* every rank wrote before MPI_Finalize's closes */
+    fd = open(kept, O_RDONLY);
+    for (int r = 0; r < size; ++r) {
+      CHECK(fd >= 0 && pread(fd, &got, 4, r * 4) == 4 && got == 100 + r, "%s: rank %d's int is %d",
+            kept, r, got);
+    }
+    close(fd);
+    unlink(kept);
+  }
+}
 
 static void same_on_all(int rc, int cls, const char* name) {
   int got = -1, lo = 0, hi = 0;
@@ -85,8 +262,15 @@ static void access_errors(const char* name) {
   mp_expect_class(MPI_File_seek(fh, -17, MPI_SEEK_END), MPI_ERR_ARG, "MPI_File_seek");
   CHECK_OK(MPI_File_get_position(fh, &pos));
   CHECK(pos == 2, "position after refused seeks %lld", (long long)pos);
-  mp_expect_class(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL),
+  /* external32 on narrower elements of two kinds (a long and an int):
+   * no single ratio maps the view onto the file. */
+  MPI_Datatype mixed;
+  CHECK_OK(MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 8},
+                                  (MPI_Datatype[]){MPI_LONG, MPI_INT}, &mixed));
+  CHECK_OK(MPI_Type_commit(&mixed));
+  mp_expect_class(MPI_File_set_view(fh, 0, mixed, mixed, "external32", MPI_INFO_NULL),
                   MPI_ERR_UNSUPPORTED_DATAREP, "MPI_File_set_view");
+  CHECK_OK(MPI_Type_free(&mixed));
   mp_expect_class(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "nicq-rep", MPI_INFO_NULL),
                   MPI_ERR_UNSUPPORTED_DATAREP, "MPI_File_set_view");
   mp_expect_class(MPI_File_set_view(fh, -8, MPI_INT, MPI_INT, "native", MPI_INFO_NULL), MPI_ERR_ARG,
@@ -195,6 +379,8 @@ int main(int argc, char** argv) {
   if (rank == 0) CHECK_OK(MPI_File_delete(name, MPI_INFO_NULL));
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK(!mp_file_exists(name), "the test file is left");
-  MPI_Finalize();
+  late_open_failures(name);
+  left_open_at_finalize(name, missing);
+  printf("FILE-ERRORS-OK: rank %d\n", rank);
   return 0;
 }

@@ -157,18 +157,19 @@ nicq_add_mp_test(api_intercomm_refused PROGRAM api_mp_intercomm_refused RANKS 2 
 # A rank exits while the other ranks split, merge or duplicate an
 # intercommunicator it belongs to: every survivor gets MPI_ERR_PROC_FAILED
 # (after NICQ_PEER_TIMEOUT) naming the call, instead of waiting forever.
+# (--enable-recovery: nicqrun would otherwise end the job at the exit.)
 foreach(call split merge dup)
   nicq_add_mp_test(api_intercomm_deadpeer_${call} PROGRAM api_mp_intercomm_refused
                    ARGS deadpeer ${call} RANKS 2 4 PROVIDERS shm LABELS api TIMEOUT 60
-                   ENV NICQ_PEER_TIMEOUT=1)
+                   ENV NICQ_PEER_TIMEOUT=1 LAUNCH_ARGS --enable-recovery)
   nicq_add_mp_test(api_intercomm_deadpeer_${call} PROGRAM api_mp_intercomm_refused
                    ARGS deadpeer ${call} RANKS 4 PROVIDERS tcp+ofi_rxm LABELS api TIMEOUT 60 NO_PERSONA
-                   ENV NICQ_PEER_TIMEOUT=1)
+                   ENV NICQ_PEER_TIMEOUT=1 LAUNCH_ARGS --enable-recovery)
   # Every rank on a virtual node of its own: the peer is reached through
   # libfabric only, yet its process is visible by pid on this host.
   nicq_add_mp_test(api_intercomm_deadpeer_vnode_${call} PROGRAM api_mp_intercomm_refused
                    ARGS deadpeer ${call} RANKS 4 PROVIDERS tcp LABELS api TIMEOUT 60
-                   ENV NICQ_PEER_TIMEOUT=1 NICQ_NODE_RANKS=1)
+                   ENV NICQ_PEER_TIMEOUT=1 NICQ_NODE_RANKS=1 LAUNCH_ARGS --enable-recovery)
   foreach(t shm.n2 shm.n4 tcp+ofi_rxm.n4 vnode:tcp.n4)
     string(REPLACE ":" "_${call}." _name "api_intercomm_deadpeer_${t}")
     if(NOT t MATCHES ":")

@@ -5,6 +5,9 @@
 //   abort <code>        rank 1 calls Bootstrap::Abort(code, "test abort")
 //   hang                every rank sleeps forever (for --timeout)
 //   early-exit          rank 1 exits 0 without joining a barrier the others enter
+//                       (and without its goodbye: an exit before MPI_Finalize)
+//   finalize-early      rank 1 says goodbye (Finalize) and exits 0; the others
+//                       enter a barrier it never joins
 //   mismatch            rank 1 contributes 8 bytes to an Allgather, the others 4
 //   print <lines>       every rank prints <lines> numbered lines on stdout and one
 //                       on stderr, then exits 0
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
     }
     if (mode == "abort") boot->Abort(arg, "test abort");
     if (mode == "early-exit") return 0;
+    if (mode == "finalize-early") return boot->Finalize().ok() ? 0 : 8;
   }
   if (mode == "mismatch") {
     std::vector<std::uint8_t> all;

@@ -218,15 +218,23 @@ int ShmNamesOf(const std::vector<long>& pids) {
 // the ring, the rest still queued in rank 1). Rank 0, waiting for that
 // message, must see kProcFailed (dead-peer check) rather than hang, and no
 // shared-memory name of either rank may remain. nicqrun ends the job
-// naming rank 1; rank 0 ignores nicqrun's SIGTERM so it can report within
-// the launcher's grace period.
+// naming rank 1; rank 0 ignores nicqrun's SIGTERM (set before rank 1 may
+// die: a handshake orders them) so it can report within the launcher's
+// grace period.
 void KillMidMessage() {
   const int me = W()->rank;
   const std::size_t len = std::size_t(1) << 20;
   std::vector<std::uint8_t> buf(len, 0x5a);
-  if (me == 0) signal(SIGTERM, SIG_IGN);
   long pids[2] = {getpid(), 0};
+  int ready = 0;
+  if (me == 0) {
+    // nicqrun's SIGTERM follows rank 1's death at once: ignored before
+    // rank 1 may die, which waits for this word.
+    signal(SIGTERM, SIG_IGN);
+    Send(&ready, sizeof ready, 1, 4, W());
+  }
   if (me == 1) {
+    Recv(&ready, sizeof ready, 0, 4, W());
     Send(&pids[0], sizeof pids[0], 0, 3, W());
     Request r;
     MP_OK(rt::Isend(buf.data(), len, 0, 1, W(), SendMode::kStandard, &r));

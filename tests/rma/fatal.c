@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   if (rank == size - 1) {
     MPI_Win_unlock(0, win);
     fprintf(stderr, "rank %d: MPI_Win_unlock returned under MPI_ERRORS_ARE_FATAL\n", rank);
-    return 0; /* reaching here makes the test fail: exit status 0 */
+    return 0; /* reaching here makes the test fail: expect_fatal.sh sees the line */
   }
   MPI_Recv(&x, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   fprintf(stderr, "rank %d: MPI_Recv returned\n", rank);

@@ -197,19 +197,48 @@ void Job::OnRankExit(int r, int status) {
   RemoveShmRegionsOf(rk.pid);
   rk.wait_status = status;
   --running_;
+  // What the rank sent before it went (an abort, its goodbye) comes first:
+  // the exit may have been seen before the socket was read.
+  const RendezvousEvent sent = rendezvous_.DrainRank(r);
   if (failing_) return;  // we are killing it: its end is not news
+  if (sent.kind != RendezvousEvent::kNone) return HandleRendezvous(sent);
   const std::string who = "rank " + std::to_string(r) + " (pid " + std::to_string(rk.pid) + ")";
-  const std::string rest = running_ > 0 ? "; killing the other ranks" : "";
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+  const bool exited = WIFEXITED(status);
+  if (exited && WEXITSTATUS(status) == 0 && !rendezvous_.InitializedNotFinalized(r)) {
+    // A clean end, or a program that never called MPI_Init.
     HandleRendezvous(rendezvous_.OnRankExit(r, "exited with status 0"));
-  } else if (WIFEXITED(status)) {
-    Fail(who + " exited with status " + std::to_string(WEXITSTATUS(status)) + rest,
-         WEXITSTATUS(status), SIGTERM);
-  } else if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    Fail(who + " was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" + rest,
-         128 + sig, SIGTERM);
+    return;
   }
+  std::string what;
+  int job_status = 1;
+  if (exited && WEXITSTATUS(status) == 0) {
+    what = " exited with status 0 without calling MPI_Finalize";
+  } else if (exited) {
+    what = " exited with status " + std::to_string(WEXITSTATUS(status));
+    job_status = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    what = " was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+    job_status = 128 + sig;
+  } else {
+    return;
+  }
+  RankFailed(r, who + what, job_status);
+}
+
+// A rank failed (nonzero status, signal, or an exit without MPI_Finalize).
+// By default the job ends; under --enable-recovery the failure is reported
+// and remembered for the exit status, and the other ranks go on (nicq
+// reports MPI_ERR_PROC_FAILED to calls that need the failed rank), unless
+// they are stuck in a bootstrap collective that now cannot complete.
+void Job::RankFailed(int r, const std::string& message, int job_status) {
+  if (!opts_.recovery) {
+    Fail(message + (running_ > 0 ? "; killing the other ranks" : ""), job_status, SIGTERM);
+    return;
+  }
+  Note(message + (running_ > 0 ? "; the other ranks go on (--enable-recovery)" : ""));
+  if (exit_status_ == 0) exit_status_ = job_status;
+  HandleRendezvous(rendezvous_.OnRankExit(r, "failed"));
 }
 
 void Job::ReapChildren() {

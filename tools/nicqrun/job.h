@@ -36,6 +36,7 @@ class Job {
   void BindRank(int r) const;
   void ReapChildren();
   void OnRankExit(int rank, int status);
+  void RankFailed(int rank, const std::string& message, int job_status);
   void OnSignal(int sig);
   void OnTimeout();
   void HandleRendezvous(const RendezvousEvent& ev);

@@ -15,13 +15,17 @@ static const char* kUsage =
     "  --bind-to core    give each rank its own block of the CPUs nicqrun may use\n"
     "                    (N ranks on C CPUs: C/N each, or one shared round robin\n"
     "                    when N > C); --bind-to none (the default) shares them all\n"
+    "  --enable-recovery a failed rank (nonzero exit, signal, exit without\n"
+    "                    MPI_Finalize) is reported but does not kill the others, whose\n"
+    "                    MPI calls that need it return MPI_ERR_PROC_FAILED\n"
     "  -h, --help        this text;  --version  print the version\n"
     "Open MPI flags with no meaning here (--oversubscribe, --allow-run-as-root,\n"
     "--bind-to other than core/none, --map-by X, -x VAR) are accepted and ignored, so\n"
     "scripts written for mpirun work unchanged.\n"
-    "Exit status: 0 when every rank exits 0; otherwise the first failing rank's exit\n"
-    "status (128+signal when killed by a signal), the code given to abort, or 124 on\n"
-    "timeout.\n";
+    "Exit status: 0 when every rank exits 0 (after MPI_Finalize, if it called\n"
+    "MPI_Init); otherwise the first failing rank's exit status (128+signal when killed\n"
+    "by a signal, 1 for an exit with status 0 between MPI_Init and MPI_Finalize), the\n"
+    "code given to abort, or 124 on timeout.\n";
 
 static bool ParseInt(const char* s, int& out) {
   char* end = nullptr;
@@ -73,6 +77,8 @@ bool ParseOptions(int argc, char** argv, Options& opts, std::string& error, bool
       }
     } else if (!std::strcmp(a, "--tag-output")) {
       opts.tag_output = true;
+    } else if (!std::strcmp(a, "--enable-recovery")) {
+      opts.recovery = true;
     } else if (!std::strcmp(a, "--oversubscribe") || !std::strcmp(a, "--allow-run-as-root")) {
       // nicqrun never refuses these; nothing to do.
     } else if (!std::strcmp(a, "--bind-to")) {

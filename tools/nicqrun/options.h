@@ -13,6 +13,9 @@ struct Options {
   // --bind-to core: each rank gets its own block of the CPUs nicqrun may
   // use (as mpirun --bind-to core); otherwise ranks share them all.
   bool bind_core = false;
+  // --enable-recovery: a failed rank does not end the job (as PRRTE's
+  // option of that name); its peers see MPI_ERR_PROC_FAILED instead.
+  bool recovery = false;
   std::vector<std::string> argv;  // program and its arguments
 };
 

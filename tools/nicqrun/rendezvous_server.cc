@@ -16,7 +16,13 @@ using boot::WireHeader;
 using boot::WireOp;
 
 RendezvousServer::RendezvousServer(int size)
-    : size_(size), rank_fd_(size, -1), gone_(size, false), gone_how_(size), have_(size, false) {}
+    : size_(size),
+      rank_fd_(size, -1),
+      gone_(size, false),
+      gone_how_(size),
+      hello_(size, false),
+      bye_(size, false),
+      have_(size, false) {}
 
 RendezvousServer::~RendezvousServer() {
   for (Conn& c : conns_) CloseConn(c);
@@ -64,12 +70,13 @@ RendezvousEvent RendezvousServer::HandlePoll(const pollfd* fds, std::size_t coun
   return ev;
 }
 
-RendezvousEvent RendezvousServer::HandleReadable(Conn& c) {
+RendezvousEvent RendezvousServer::HandleReadable(Conn& c, bool* drained) {
   std::uint8_t buf[65536];
   ssize_t n;
   do {
     n = ::recv(c.fd, buf, sizeof(buf), MSG_DONTWAIT);
   } while (n < 0 && errno == EINTR);
+  if (drained) *drained = n <= 0;
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return {};
   if (n <= 0) {
     // A rank that closes without kBye is about to exit; its exit status
@@ -108,6 +115,7 @@ RendezvousEvent RendezvousServer::HandleMessage(Conn& c, const void* header,
               "bootstrap hello from " + who + " which is out of range or already connected"};
     c.rank = h.rank;
     rank_fd_[h.rank] = c.fd;
+    hello_[h.rank] = true;
     return {};
   }
   if (c.rank < 0 || h.rank != c.rank)
@@ -117,6 +125,7 @@ RendezvousEvent RendezvousServer::HandleMessage(Conn& c, const void* header,
       return {RendezvousEvent::kAbort, c.rank, h.code,
               std::string(reinterpret_cast<const char*>(payload), h.len)};
     case WireOp::kBye:
+      bye_[c.rank] = true;
       gone_[c.rank] = true;
       gone_how_[c.rank] = "finalized its bootstrap";
       CloseConn(c);
@@ -183,6 +192,28 @@ RendezvousEvent RendezvousServer::CheckStuck() {
             "bootstrap collective #" + std::to_string(seq_) + " cannot complete: rank " +
                 std::to_string(r) + " " + gone_how_[r] +
                 " without joining it; ranks waiting: " + WaitingRanks()};
+  }
+  return {};
+}
+
+RendezvousEvent RendezvousServer::DrainRank(int rank) {
+  // Its connection may not even be accepted yet (hello sent, then exit).
+  pollfd lp{listen_fd_, POLLIN, 0};
+  while (::poll(&lp, 1, 0) == 1 && (lp.revents & POLLIN)) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) break;
+    conns_.push_back(Conn{fd, -1, {}});
+  }
+  for (std::size_t i = 0; i < conns_.size(); ++i) {
+    Conn& c = conns_[i];
+    if (c.rank != rank && c.rank != -1) continue;
+    // The process is gone, so what it wrote is all in the socket: a
+    // bounded number of reads empties it.
+    bool drained = false;
+    for (int i = 0; i < 1024 && c.fd >= 0 && !drained; ++i) {
+      RendezvousEvent ev = HandleReadable(c, &drained);
+      if (ev.kind != RendezvousEvent::kNone) return ev;
+    }
   }
   return {};
 }

@@ -32,9 +32,17 @@ class RendezvousServer {
   void AddPollFds(std::vector<pollfd>& fds) const;
   RendezvousEvent HandlePoll(const pollfd* fds, std::size_t count);
 
+  // The rank's process exited: handles what it sent before it went (an
+  // abort, its goodbye), which may still wait in the socket when the exit
+  // is seen first. Returns such an event, if any.
+  RendezvousEvent DrainRank(int rank);
   // The rank's process exited: it will never contribute again. Returns a
   // failure when ranks wait in a collective that now cannot complete.
   RendezvousEvent OnRankExit(int rank, const std::string& how);
+  // The rank said hello (it started MPI_Init) and never goodbye (the end
+  // of MPI_Finalize): an exit now, whatever its status, leaves its peers
+  // without the rank they were promised.
+  bool InitializedNotFinalized(int rank) const { return hello_[rank] && !bye_[rank]; }
 
  private:
   struct Conn {
@@ -42,7 +50,8 @@ class RendezvousServer {
     int rank = -1;  // -1 until kHello
     std::vector<std::uint8_t> in;
   };
-  RendezvousEvent HandleReadable(Conn& c);
+  // *drained: the socket had nothing more to read (or closed).
+  RendezvousEvent HandleReadable(Conn& c, bool* drained = nullptr);
   RendezvousEvent HandleMessage(Conn& c, const void* header, const std::uint8_t* payload);
   RendezvousEvent TryComplete();
   RendezvousEvent CheckStuck();
@@ -55,6 +64,7 @@ class RendezvousServer {
   std::vector<int> rank_fd_;  // connection of each rank (-1: none)
   std::vector<bool> gone_;    // exited or closed: can never contribute again
   std::vector<std::string> gone_how_;
+  std::vector<bool> hello_, bye_;  // per rank: MPI_Init begun, MPI_Finalize done
   // The collective in flight (ranks cannot start the next before it ends).
   std::uint64_t seq_ = 0;
   std::uint64_t len_ = 0;
