@@ -399,7 +399,8 @@ Status NodeAreaOf(Comm* comm, NodeArea** out) {
                              .WithContext("setting up the same-node collective area"));
     slot = made ? static_cast<void*>(made.release()) : kNoArea;
   }
-  *out = static_cast<NodeArea*>(slot);
+  // An area some rank could not map leaves the marker, never an area.
+  *out = NodeAreaIfMade(comm);
   return Status::Ok();
 }
 
