@@ -144,6 +144,17 @@ class Queue {
     std::uint64_t gate = 0;   // counter chains: a start's gate, a wait's k0
   };
   Status HostEnqueueStart(std::span<Enqueueable* const> es);
+  // Direct steps (queue_direct.cc): whether the ring is empty on a default
+  // queue, so a host-engine start may begin and a done wait retire inside
+  // the enqueue call; StartDirect begins the host-engine starts at the
+  // front of es and returns how many it began (the rest become steps);
+  // RetireDirect, when every request of the wait is a host-engine one,
+  // polls the engine once (*polled) and retires the wait if each epoch
+  // ended well; false: it changed nothing but the poll.
+  bool DirectSteps() const;
+  std::size_t StartDirect(std::span<Enqueueable* const> es);
+  bool RetireDirect(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                    StatusFiller fill, bool* polled);
   Status HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                             StatusFiller fill);
   // Counter chains: starts and waits that could not be posted at once

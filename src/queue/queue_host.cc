@@ -140,9 +140,14 @@ Status Queue::StartNow(std::span<Enqueueable* const> es, std::size_t* started) {
 
 Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
   StepsWatch watch(this);
-  // A step each, even with nothing ahead: the start runs at the next pass
-  // (the enqueued wait's poll where polling only reads memory, fence, or
-  // any MPI call), so the enqueue itself stays a few stores.
+  // With nothing ahead, host-engine starts begin here (queue_direct.cc).
+  // Any other start is a step, even with nothing ahead: it runs at the next
+  // pass (the enqueued wait's poll where polling only reads memory, fence,
+  // or any MPI call).
+  if (DirectSteps()) {
+    es = es.subspan(StartDirect(es));
+    if (es.empty()) return Status::Ok();
+  }
   std::uint32_t polls = 0;
   // All or none: room for every start's step first.
   while (kSteps - step_count_ < es.size())
@@ -167,6 +172,10 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
 Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                                  StatusFiller fill) {
   StepsWatch watch(this);
+  // With nothing ahead, a wait whose requests are done retires here
+  // (queue_direct.cc); one that is not needs no pass below either.
+  bool polled = false;
+  if (DirectSteps() && RetireDirect(es, statuses, fill, &polled)) return Status::Ok();
   const std::size_t n = es.size();
   const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
   std::uint32_t polls = 0;
@@ -198,7 +207,7 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
   // schedules, matches): those run in the fence and every other MPI call.
   const bool engine = HostEngineEpochsInUse();
   const bool backend = backend_steps_ && rt::Backend()->Caps().memory_poll;
-  if (engine || backend) {
+  if (!polled && (engine || backend)) {
     bool stepped = false;
     if (engine) (void)rt::PollEngine();
     if (backend) (void)rt::Backend()->Progress();
