@@ -529,7 +529,7 @@ bool Queue::Empty() {
   if (host_) {
     bool progressed = false;
     (void)AdvanceHost(&progressed);
-    return step_count_ == 0 && unwaited_ == nullptr;
+    return step_count_ == 0 && unwaited_count_ == 0;
   }
   Reap();
   return count_ == 0 && unwaited_ == nullptr && step_count_ == 0;

@@ -251,7 +251,14 @@ class Queue {
   // list through QueueSlot (no allocation), so that FailChain can detach
   // them and no request outlives the queue pointing at it.
   Enqueueable* unwaited_ = nullptr;
+  // A host-sequenced queue never fails its chain (a failed step stays at
+  // the head), so it needs no list to detach: a count, for Empty().
+  std::size_t unwaited_count_ = 0;
   void AddUnwaited(Enqueueable* e) {
+    if (host_) {
+      ++unwaited_count_;
+      return;
+    }
     QueueSlot& s = e->qslot;
     s.unwaited_prev = nullptr;
     s.unwaited_next = unwaited_;
@@ -259,6 +266,10 @@ class Queue {
     unwaited_ = e;
   }
   void RemoveUnwaited(Enqueueable* e) {
+    if (host_) {
+      --unwaited_count_;
+      return;
+    }
     QueueSlot& s = e->qslot;
     if (s.unwaited_prev != nullptr)
       s.unwaited_prev->qslot.unwaited_next = s.unwaited_next;

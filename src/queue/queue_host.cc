@@ -369,11 +369,13 @@ Status Queue::StartHostEngineRun(bool* progressed, bool* blocked) {
     const Step& st = StepAt(n);
     if (st.wait || !st.e->qslot.host_engine) break;
     Status started = static_cast<MatchedP2p*>(st.e)->StartHostEpoch();
-    if (started.code() == Code::kAgain) {
-      *blocked = true;
-      break;
+    if (!started.ok()) [[unlikely]] {
+      if (started.code() == Code::kAgain) {
+        *blocked = true;
+        break;
+      }
+      if (first_error.ok()) first_error = std::move(started);
     }
-    if (!started.ok() && first_error.ok()) first_error = std::move(started);
     ++n;
   }
   step_head_ = (step_head_ + n) & kStepMask;
@@ -423,11 +425,14 @@ Status Queue::FenceInEngine() {
   rt::Backoff wait;
   std::uint32_t idle = 0;
   std::uint64_t idle_since_ms = 0;  // 0: not read since the last step ran
+  // The head step, looked up again only after a pass ran steps.
+  const Step* head = step_count_ > 0 ? &StepAt(0) : nullptr;
   while (step_count_ > 0) {
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(wait));
-    if (!HostEngineWaitRuns(StepAt(0).e, StepAt(0).wait)) {
+    if (!HostEngineWaitRuns(head->e, head->wait)) {
       stepped = false;
       NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
+      head = step_count_ > 0 ? &StepAt(0) : nullptr;
       if (stepped) {
         wait.Reset();
         idle = 0;
