@@ -83,7 +83,8 @@ int main(int argc, char* argv[]) {
   sleep(1); /* rank 1 is gone before rank 0's epoch starts */
   if (argc > 3 && strcmp(argv[3], "known") == 0) {
     double x = 0;
-    QT_ERR(MPI_ERR_PROC_FAILED, MPI_Recv(&x, 1, MPI_DOUBLE, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    QT_ERR(MPI_ERR_PROC_FAILED,
+           MPI_Recv(&x, 1, MPI_DOUBLE, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   }
   static MPI_Status st[DEFERRED];
   for (int i = 0; i < DEFERRED; ++i) st[i].MPI_ERROR = -7;
