@@ -168,6 +168,27 @@ static double timer_cost(void) {
   return (MPI_Wtime() - t0) / n;
 }
 
+/* `iters` queued iterations, a fence every WINDOW and one at the end: the
+ * warm-up and the timed phase. Not inlined: `valgrind --tool=callgrind
+ * --toggle-collect=queued_phase` counts exactly these calls, the queued
+ * counterpart of startall_iteration's (docs/performance.md). When
+ * `measure`, the first FRESH iterations of each window add their enqueue
+ * and wait seconds to *in_enqueue and *in_wait and count in *fresh. */
+static __attribute__((noinline)) void queued_phase(struct ring* r, int iters, int measure,
+                                                   double* in_enqueue, int* fresh,
+                                                   double* in_wait) {
+  for (int i = 0; i < iters; ++i) {
+    const int fresh_one = measure && i % WINDOW < FRESH;
+    double spent = enqueue_iteration(r, fresh_one, in_wait);
+    if (fresh_one) {
+      *in_enqueue += spent;
+      ++*fresh;
+    }
+    if (i % WINDOW == WINDOW - 1) fence(r);
+  }
+  fence(r);
+}
+
 struct queued_figures {
   double us, enqueue_ns, wait_ns, total, compute, pure;
 };
@@ -176,22 +197,12 @@ static void time_queued(struct ring* r, int iters, int warmup, double pair_cost,
                         struct queued_figures* f) {
   make_requests(r);
   ok(MPI_Matchall(4, r->reqs), "MPI_Matchall");
-  double in_wait = 0;
-  for (int i = 0; i < warmup; ++i) enqueue_iteration(r, 0, &in_wait);
-  fence(r);
-  MPI_Barrier(MPI_COMM_WORLD);
-  double in_enqueue = 0, t0 = MPI_Wtime();
+  double in_wait = 0, in_enqueue = 0;
   int fresh = 0;
-  for (int i = 0; i < iters; ++i) {
-    const int fresh_one = i % WINDOW < FRESH;
-    double spent = enqueue_iteration(r, fresh_one, &in_wait);
-    if (fresh_one) {
-      in_enqueue += spent;
-      ++fresh;
-    }
-    if (i % WINDOW == WINDOW - 1) fence(r);
-  }
-  fence(r);
+  queued_phase(r, warmup, 0, &in_enqueue, &fresh, &in_wait);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  queued_phase(r, iters, 1, &in_enqueue, &fresh, &in_wait);
   f->us = (MPI_Wtime() - t0) * 1e6 / iters;
   double ns = (in_enqueue - fresh * pair_cost) * 1e9 / (4.0 * fresh);
   f->enqueue_ns = ns > 0 ? ns : 0;

@@ -473,6 +473,9 @@ Status Queue::PostWait(std::span<Enqueueable* const> es, std::span<void* const> 
 
 Status Queue::Fence() {
   if (!failed_.ok()) return failed_;
+  // Host sequencing with an empty ring: every start began, every wait
+  // retired (a failed step stays at the head), and no record exists.
+  if (host_ && step_count_ == 0) return Status::Ok();
   if (host_ && HostEngineEpochsInUse()) return FenceInEngine();
   std::uint32_t polls = 0;
   bool stepped = false;
@@ -526,7 +529,7 @@ bool Queue::Empty() {
   if (host_) {
     bool progressed = false;
     (void)AdvanceHost(&progressed);
-    return step_count_ == 0 && unwaited_ == nullptr;
+    return step_count_ == 0 && unwaited_count_ == 0;
   }
   Reap();
   return count_ == 0 && unwaited_ == nullptr && step_count_ == 0;

@@ -144,6 +144,17 @@ class Queue {
     std::uint64_t gate = 0;   // counter chains: a start's gate, a wait's k0
   };
   Status HostEnqueueStart(std::span<Enqueueable* const> es);
+  // Direct steps (queue_direct.cc): whether the ring is empty on a default
+  // queue, so a host-engine start may begin and a done wait retire inside
+  // the enqueue call; StartDirect begins the host-engine starts at the
+  // front of es and returns how many it began (the rest become steps);
+  // RetireDirect, when every request of the wait is a host-engine one,
+  // polls the engine once (*polled) and retires the wait if each epoch
+  // ended well; false: it changed nothing but the poll.
+  bool DirectSteps() const;
+  std::size_t StartDirect(std::span<Enqueueable* const> es);
+  bool RetireDirect(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                    StatusFiller fill, bool* polled);
   Status HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                             StatusFiller fill);
   // Counter chains: starts and waits that could not be posted at once
@@ -240,7 +251,14 @@ class Queue {
   // list through QueueSlot (no allocation), so that FailChain can detach
   // them and no request outlives the queue pointing at it.
   Enqueueable* unwaited_ = nullptr;
+  // A host-sequenced queue never fails its chain (a failed step stays at
+  // the head), so it needs no list to detach: a count, for Empty().
+  std::size_t unwaited_count_ = 0;
   void AddUnwaited(Enqueueable* e) {
+    if (host_) {
+      ++unwaited_count_;
+      return;
+    }
     QueueSlot& s = e->qslot;
     s.unwaited_prev = nullptr;
     s.unwaited_next = unwaited_;
@@ -248,6 +266,10 @@ class Queue {
     unwaited_ = e;
   }
   void RemoveUnwaited(Enqueueable* e) {
+    if (host_) {
+      --unwaited_count_;
+      return;
+    }
     QueueSlot& s = e->qslot;
     if (s.unwaited_prev != nullptr)
       s.unwaited_prev->qslot.unwaited_next = s.unwaited_next;

@@ -140,9 +140,14 @@ Status Queue::StartNow(std::span<Enqueueable* const> es, std::size_t* started) {
 
 Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
   StepsWatch watch(this);
-  // A step each, even with nothing ahead: the start runs at the next pass
-  // (the enqueued wait's poll where polling only reads memory, fence, or
-  // any MPI call), so the enqueue itself stays a few stores.
+  // With nothing ahead, host-engine starts begin here (queue_direct.cc).
+  // Any other start is a step, even with nothing ahead: it runs at the next
+  // pass (the enqueued wait's poll where polling only reads memory, fence,
+  // or any MPI call).
+  if (DirectSteps()) {
+    es = es.subspan(StartDirect(es));
+    if (es.empty()) return Status::Ok();
+  }
   std::uint32_t polls = 0;
   // All or none: room for every start's step first.
   while (kSteps - step_count_ < es.size())
@@ -167,6 +172,10 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
 Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                                  StatusFiller fill) {
   StepsWatch watch(this);
+  // With nothing ahead, a wait whose requests are done retires here
+  // (queue_direct.cc); one that is not needs no pass below either.
+  bool polled = false;
+  if (DirectSteps() && RetireDirect(es, statuses, fill, &polled)) return Status::Ok();
   const std::size_t n = es.size();
   const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
   std::uint32_t polls = 0;
@@ -198,7 +207,7 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
   // schedules, matches): those run in the fence and every other MPI call.
   const bool engine = HostEngineEpochsInUse();
   const bool backend = backend_steps_ && rt::Backend()->Caps().memory_poll;
-  if (engine || backend) {
+  if (!polled && (engine || backend)) {
     bool stepped = false;
     if (engine) (void)rt::PollEngine();
     if (backend) (void)rt::Backend()->Progress();
@@ -360,11 +369,13 @@ Status Queue::StartHostEngineRun(bool* progressed, bool* blocked) {
     const Step& st = StepAt(n);
     if (st.wait || !st.e->qslot.host_engine) break;
     Status started = static_cast<MatchedP2p*>(st.e)->StartHostEpoch();
-    if (started.code() == Code::kAgain) {
-      *blocked = true;
-      break;
+    if (!started.ok()) [[unlikely]] {
+      if (started.code() == Code::kAgain) {
+        *blocked = true;
+        break;
+      }
+      if (first_error.ok()) first_error = std::move(started);
     }
-    if (!started.ok() && first_error.ok()) first_error = std::move(started);
     ++n;
   }
   step_head_ = (step_head_ + n) & kStepMask;
@@ -414,11 +425,14 @@ Status Queue::FenceInEngine() {
   rt::Backoff wait;
   std::uint32_t idle = 0;
   std::uint64_t idle_since_ms = 0;  // 0: not read since the last step ran
+  // The head step, looked up again only after a pass ran steps.
+  const Step* head = step_count_ > 0 ? &StepAt(0) : nullptr;
   while (step_count_ > 0) {
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(wait));
-    if (!HostEngineWaitRuns(StepAt(0).e, StepAt(0).wait)) {
+    if (!HostEngineWaitRuns(head->e, head->wait)) {
       stepped = false;
       NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
+      head = step_count_ > 0 ? &StepAt(0) : nullptr;
       if (stepped) {
         wait.Reset();
         idle = 0;

@@ -22,7 +22,14 @@
  *
  * argv[2] = "host" (NICQ_QUEUE_EXEC=host): only the fence's class and
  * message are checked; a host-sequenced queue keeps its failed step at the
- * head and reports it on every call (docs/queue-semantics.md). */
+ * head and reports it on every call (docs/queue-semantics.md).
+ *
+ * argv[3] = "known": before enqueueing, rank 0 learns that rank 1 is gone
+ * (a blocking receive from it fails), so on shm's host-engine epochs the
+ * start, begun directly in MPI_Enqueue_start (nothing ahead), ends in
+ * error at once and the wait enqueued behind it finds a failed epoch
+ * (src/queue/queue_direct.cc): it must become a step the fence reports,
+ * not retire as done. */
 #include <string.h>
 #include <unistd.h>
 
@@ -74,6 +81,11 @@ int main(int argc, char* argv[]) {
   if (rank == 1) _exit(0);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   sleep(1); /* rank 1 is gone before rank 0's epoch starts */
+  if (argc > 3 && strcmp(argv[3], "known") == 0) {
+    double x = 0;
+    QT_ERR(MPI_ERR_PROC_FAILED,
+           MPI_Recv(&x, 1, MPI_DOUBLE, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  }
   static MPI_Status st[DEFERRED];
   for (int i = 0; i < DEFERRED; ++i) st[i].MPI_ERROR = -7;
   int rc = MPI_SUCCESS, cls = -1;
