@@ -58,21 +58,18 @@ for be in "${backends[@]}"; do
         env $envs CG_OUT="$cg" timeout 900 "$B/nicqrun" -n $ranks "$wrap" "$B/nicq_plan_host_cost" \
           "${args[@]}" >"$cg.log" 2>&1
         rc=$?
-        python3 - "$cg" "$n" "$row" "$rc" <<'PY'
-import sys
-path, n, row, rc = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-ev, tot = [], []
-try:
-    for line in open(path):
-        if line.startswith("events:"):
-            ev = line.split()[1:]
-        elif line.startswith(("summary:", "totals:")):
-            tot = [int(x) for x in line.split()[1:]]
-except OSError:
-    pass
-d = dict(zip(ev, tot))
-print(f"{row:40s} rc={rc} Ir/start={d.get('Ir', 0) / n:8.0f} "
-      f"syscalls/start={d.get('sysCount', 0) / n:6.2f} sys_us/start={d.get('sysTime', 0) / n:7.2f}")
+        # The inclusive costs of start_epoch (callgrind's system call counts
+        # are not limited by --toggle-collect; its inclusive line is).
+        line=$(callgrind_annotate --inclusive=yes "$cg" 2>/dev/null | grep ':start_epoch ')
+        python3 - "$n" "$row" "$rc" "$line" <<'PY'
+import re, sys
+n, row, rc, line = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+# "Ir (pct) sysCount (pct) sysTime (pct) file:function"; "." where zero.
+m = re.match(r"\s*([\d,]+|\.)\s*(?:\([^)]*\))?\s+([\d,]+|\.)\s*(?:\([^)]*\))?\s+([\d,]+|\.)", line)
+vals = [0 if v == "." else int(v.replace(",", "")) for v in (m.groups() if m else ())]
+vals += [0] * (3 - len(vals))
+print(f"{row:40s} rc={rc} Ir/start={vals[0] / n:8.0f} "
+      f"syscalls/start={vals[1] / n:6.2f} sys_us/start={vals[2] / n:8.2f}")
 PY
       else
         env $envs timeout 900 "$B/nicqrun" -n $ranks "$B/nicq_plan_host_cost" "${args[@]}" \
