@@ -4,6 +4,8 @@
 # (callgrind on rank 0, --toggle-collect=start_epoch, --collect-systime), or
 # the mean ns per start without valgrind.
 #   usage: bench/plan_start_cost.sh count|time [iterations] [filter regex]
+# BUILD (default build) names the build whose bin/ runs; LD_LIBRARY_PATH
+# may swap the library in (its RUNPATH yields to it).
 # Rows: <backend> <collective> <form>; the filter matches "backend coll form".
 set -u
 mode=${1:-count}
@@ -16,7 +18,8 @@ wrap="$out/wrap.sh"
 cat >"$wrap" <<'WRAP'
 #!/usr/bin/env bash
 if [ "${NICQ_RANK:-0}" = 0 ]; then
-  exec valgrind --tool=callgrind --collect-systime=usec --toggle-collect=start_epoch \
+  # Symbols bound at load: the first start's lazy binding is not the start's.
+  LD_BIND_NOW=1 exec valgrind --tool=callgrind --collect-systime=usec --toggle-collect=start_epoch \
     --callgrind-out-file="$CG_OUT" "$@" 2>/dev/null
 fi
 exec "$@"
