@@ -161,17 +161,26 @@ Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
   if (!queue_.CounterInUse(id))
     return Error(Code::kArg,
                  "emulated AddCounter: counter " + std::to_string(id) + " is not allocated");
+  // With the progress thread running, the add is all the caller does: the
+  // thread collects what it reached and issues it, as a NIC would. The add
+  // is a plan's MPI_Start, after which the host computes or sleeps; issuing
+  // here kept it in the call for the epoch's tokens and puts and the rings
+  // that wake the peers' agents (performance.md, Run 48), and collecting
+  // here took the queue's lock for each op the add reached (Run XX). A
+  // napping thread is woken by the add on shm (its bell or the queue's
+  // futex, only while it sleeps: NotifyChange). On tcp a thread blocked in
+  // the CQ's wait object would miss the add for its whole wait: while it is
+  // not awake, one fi_cq_signal wakes it. The mark and awake() are both
+  // sequentially consistent, as are the thread's store of awake_ and its
+  // HasReady() before it blocks, so one of the two sees the other.
+  if (thread_.running() && !thread_.on_thread()) {
+    queue_.AddLeavingCollection(id, value);
+    if (!ep_->cq_waitable() || thread_.awake() || !queue_.HasReady()) return Status::Ok();
+    if (fi_cq_signal(ep_->cq()) == 0) return Status::Ok();
+    Drain();  // no signal: the caller issues
+    return Status::Ok();
+  }
   queue_.Add(id, value);
-  // With the progress thread running on a CQ with no wait object (shm),
-  // what the add made ready is the thread's to issue: the add is a plan's
-  // MPI_Start, after which the host computes or sleeps, and issuing here
-  // would keep it in the call for the epoch's tokens and puts and the
-  // rings that wake the peers' agents (performance.md, Run 48). The add
-  // wakes the thread where it naps, on the queue or on the doorbell
-  // (NotifyChange, which it arms before its last poll). A thread about to
-  // block in a CQ wait object (tcp) could miss the add for its whole wait:
-  // there the caller issues.
-  if (thread_.running() && !thread_.on_thread() && !ep_->cq_waitable()) return Status::Ok();
   Drain();
   return Status::Ok();
 }

@@ -106,6 +106,37 @@ void TriggerQueue::Add(CounterId id, std::uint64_t v) {
   NotifyChange();
 }
 
+void TriggerQueue::AddLeavingCollection(CounterId id, std::uint64_t v) {
+  if (id >= num_counters_) return;
+  Counter& c = counters_[id];
+  c.value.fetch_add(v, std::memory_order_seq_cst);
+  // As in Add: a post that inserts after this load re-reads the value.
+  if (c.head.load(std::memory_order_seq_cst) >= 0 &&
+      !c.marked.exchange(true, std::memory_order_seq_cst)) {
+    std::int32_t head = marked_head_.load(std::memory_order_relaxed);
+    do {
+      c.marked_next.store(head, std::memory_order_relaxed);
+    } while (!marked_head_.compare_exchange_weak(head, std::int32_t(id), std::memory_order_seq_cst,
+                                                 std::memory_order_relaxed));
+  }
+  NotifyChange();
+}
+
+bool TriggerQueue::CollectMarkedLocked() {
+  std::int32_t id = marked_head_.exchange(-1, std::memory_order_seq_cst);
+  bool changed = false;
+  while (id >= 0) {
+    Counter& c = counters_[id];
+    const std::int32_t next = c.marked_next.load(std::memory_order_relaxed);
+    // Unmarked before the collection: an add after it marks again, and is
+    // collected by the next pop if this one missed its value.
+    c.marked.store(false, std::memory_order_seq_cst);
+    changed |= CollectLocked(c);
+    id = next;
+  }
+  return changed;
+}
+
 void TriggerQueue::Set(CounterId id, std::uint64_t v) {
   if (id >= num_counters_) return;
   Counter& c = counters_[id];
@@ -327,16 +358,23 @@ void TriggerQueue::CancelAll() {
 
 int TriggerQueue::PopReady(EmuNode** out, int max) {
   if (!HasReady()) return 0;
-  std::lock_guard<std::mutex> lock(mu_);
   int got = 0;
-  while (got < max && ready_head_ >= 0) {
-    EmuNode* n = &nodes_[ready_head_];
-    ready_head_ = n->next;
-    n->next = -1;
-    out[got++] = n;
+  bool changed = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Counters a host added to without collecting go first: what they
+    // reached became ready before anything this pop could return.
+    if (marked_head_.load(std::memory_order_relaxed) >= 0) changed = CollectMarkedLocked();
+    while (got < max && ready_head_ >= 0) {
+      EmuNode* n = &nodes_[ready_head_];
+      ready_head_ = n->next;
+      n->next = -1;
+      out[got++] = n;
+    }
+    if (ready_head_ < 0) ready_tail_ = -1;
+    if (got > 0) ready_count_.fetch_sub(std::size_t(got), std::memory_order_release);
   }
-  if (ready_head_ < 0) ready_tail_ = -1;
-  if (got > 0) ready_count_.fetch_sub(std::size_t(got), std::memory_order_release);
+  if (changed) NotifyChange();
   return got;
 }
 

@@ -81,6 +81,11 @@ class TriggerQueue {
   }
   // Counter changes: move newly reached ops to the ready FIFO.
   void Add(offload::CounterId id, std::uint64_t v);
+  // The add alone, for a host thread while the agent drains: the counter is
+  // marked instead of collected (no lock), HasReady() reports the mark and
+  // the drainer's next PopReady collects it. The agent moves and issues what
+  // the add reached, as a NIC would, and the add still wakes a sleeping one.
+  void AddLeavingCollection(offload::CounterId id, std::uint64_t v);
   void Set(offload::CounterId id, std::uint64_t v);
   // Counts a failure of class `code` on `id` (the first one's class stays).
   void AddError(offload::CounterId id, Code code = Code::kOther);
@@ -120,7 +125,11 @@ class TriggerQueue {
   // Sequentially consistent with the adds: Drain's "did anyone make ops
   // ready while I held the role" check pairs a store to its flag with this
   // load, which acquire/release alone lets the CPU reorder (see Drain).
-  bool HasReady() const { return ready_count_.load(std::memory_order_seq_cst) > 0; }
+  // A marked counter (AddLeavingCollection) counts as ready.
+  bool HasReady() const {
+    return ready_count_.load(std::memory_order_seq_cst) > 0 ||
+           marked_head_.load(std::memory_order_seq_cst) >= 0;
+  }
 
   void Release(EmuNode* n);  // back to the pool (op completed or failed)
   // Completions (CQ entries, doorbells, ops done at issue) under one lock
@@ -136,6 +145,9 @@ class TriggerQueue {
     std::atomic<std::int32_t> head{-1};  // read without the lock as a hint only
     std::int32_t tail = -1;
     std::atomic<bool> in_use{false};
+    // On the list of counters to collect (AddLeavingCollection).
+    std::atomic<bool> marked{false};
+    std::atomic<std::int32_t> marked_next{-1};
   };
 
   Status PostLocked(std::span<const offload::TriggeredOp> ops, bool* changed, bool* ready);
@@ -144,6 +156,8 @@ class TriggerQueue {
   // once (and collecting the counters they change). Returns whether any
   // counter changed (the caller then notifies, outside the lock).
   bool CollectLocked(Counter& c);
+  // Collects every marked counter (the list is taken whole).
+  bool CollectMarkedLocked();
   // Applies a ready local counter op and frees its node; false (op left to
   // the caller) when `pending` is full.
   static constexpr int kPendingCounters = 32;
@@ -175,6 +189,9 @@ class TriggerQueue {
   std::size_t free_counter_count_ = 0;
   std::int32_t ready_head_ = -1, ready_tail_ = -1;
   std::atomic<std::size_t> ready_count_{0};
+  // Marked counters, a stack linked through Counter::marked_next: pushed by
+  // any thread with a compare-exchange, taken whole by the collector.
+  std::atomic<std::int32_t> marked_head_{-1};
   std::size_t unpublished_ready_ = 0;  // appended, not yet in ready_count_ (lock held)
   std::atomic<std::size_t> in_use_{0};
   std::uint64_t next_seq_ = 0;

@@ -240,8 +240,12 @@ Status NativeBackend::AddCounter(CounterId id, std::uint64_t value) {
   if (id >= config_.num_counters || !counters_[id].in_use)
     return Error(Code::kArg,
                  "native AddCounter: counter " + std::to_string(id) + " is not allocated");
-  NICQ_RETURN_IF_ERROR(Check(fi_cntr_add(counters_[id].cntr, value), "fi_cntr_add",
-                             "counter " + std::to_string(id)));
+  // The provider's add fires what it reached on this thread (sockets:
+  // sock_cntr_add runs the counter's trigger list under its lock; a fired
+  // data op signals sockets' progress thread: docs/offload-backends.md).
+  const int ret = fi_cntr_add(counters_[id].cntr, value);
+  if (ret != 0) [[unlikely]]
+    return Check(ret, "fi_cntr_add", "counter " + std::to_string(id));  // message only then
   RunHostOps();
   return Status::Ok();
 }

@@ -309,7 +309,14 @@ void OffloadedPlan::CountWatched() {
 
 Status OffloadedPlan::Start(Request* owner) {
   owner_ = owner;
-  NICQ_RETURN_IF_ERROR(StartNow());
+  // The resident case inline: the epoch is armed, the start is its add.
+  Status st = plan_->ArmNext();
+  if (st.ok()) [[likely]] {
+    st = StartArmed();
+  } else if (st.code() == Code::kAgain) {
+    st = StartNow();
+  }
+  NICQ_RETURN_IF_ERROR(st);
   WatchOffloaded(this);
   return Status::Ok();
 }

@@ -162,15 +162,27 @@ Status InitExchange(Comm* comm, const void* mine, std::size_t bytes, void* all) 
   return WaitRequest(&req);
 }
 
+[[gnu::cold, gnu::noinline]] Status AlreadyActive() {
+  return Error(Code::kRequest, "the persistent collective request is already active");
+}
+
 Status PStart(Request* req) {
   Persistent* P = Of(req);
+  // A resident plan first: its start is the plan's counter add, and nothing
+  // of the host schedule (launch, area) can be running for it.
+  if (P->off) [[likely]] {
+    if (req->active && !req->IsDone()) return AlreadyActive();
+    req->done.store(false, std::memory_order_relaxed);
+    req->status = RequestStatus{};
+    req->active = true;
+    return P->off->Start(req);
+  }
   if (P->sched.running() || P->LaunchPending() || P->AreaActive() ||
       (req->active && !req->IsDone()))
-    return Error(Code::kRequest, "the persistent collective request is already active");
+    return AlreadyActive();
   req->done.store(false, std::memory_order_relaxed);
   req->status = RequestStatus{};
   req->active = true;
-  if (P->off) return P->off->Start(req);
   if (P->OnArea()) return P->StartNode(req);
   return P->StartHost(req);
 }
@@ -200,8 +212,10 @@ Status PCancel(Request*) {
   return Error(Code::kRequest, "persistent collective requests cannot be cancelled (MPI 4.1 7.13)");
 }
 
+// queue::HasPendingEnqueuedStart without finding the Enqueueable again
+// (every MPI_Start asks).
 bool PEnqueued(Request* req) {
-  return queue::HasPendingEnqueuedStart(req);
+  return Of(req)->qslot.queue != nullptr;
 }
 
 const RequestOps kPersistentOps = {&PStart, &PFree, &PCancel, &PComplete, &PEnqueued};

@@ -9,8 +9,13 @@
  * is on the offload backend. Where the emulator's agent re-armed every epoch
  * (its own posts are not requests from the host), an epoch that finishes
  * while this thread only sleeps shows it instead. argv[2] = "enqueue" starts through
- * MPI_Enqueue_start on a queue instead of MPI_Start. Every epoch's result
- * is checked. */
+ * MPI_Enqueue_start on a queue instead of MPI_Start; argv[2] = "asleep"
+ * makes every epoch finish while this thread only sleeps: after MPI_Start,
+ * no MPI call but NICQX_Request_work_done (a read of the done counter, no
+ * progress) with usleep between reads, at most 20 s, and the result is
+ * checked before MPI_Wait (where the start leaves the epoch to the
+ * emulator's agent, the agent must find the add and issue the epoch).
+ * Every epoch's result is checked. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <string.h>
@@ -54,6 +59,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const int starts = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : 10000;
   const int enqueue = argc > 2 && strcmp(argv[2], "enqueue") == 0;
+  const int asleep = argc > 2 && strcmp(argv[2], "asleep") == 0;
   int size;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -89,6 +95,15 @@ int main(int argc, char** argv) {
       CHECK_OK(MPI_Enqueue_wait(&q, &req, MPI_STATUS_IGNORE));
       CHECK_OK(MPI_Queue_fence(&q));
     } else {
+      const double want = (double)size * (e % 7) + size * (size - 1) / 2.0;
+      int done = 0;
+      for (int i = 0; asleep && i < 40000 && !done; i++) {
+        CHECK_OK(NICQX_Request_work_done(req, &done));
+        if (!done) usleep(500);
+      }
+      CHECK(!asleep || done, "epoch %d did not finish in 20 s without MPI calls after MPI_Start",
+            e);
+      CHECK(!asleep || out == want, "epoch %d before MPI_Wait: %g, want %g", e, out, want);
       CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
     }
     const double want = (double)size * (e % 7) + size * (size - 1) / 2.0;
@@ -139,7 +154,11 @@ int main(int argc, char** argv) {
     printf(
         "coll_start_posts: %d %s: 0 work requests, 0 allocations in starts; %lld requests "
         "re-armed the window in waits\n",
-        starts, enqueue ? "enqueued starts" : "starts", last - first);
+        starts,
+        enqueue  ? "enqueued starts"
+        : asleep ? "starts, each epoch done with this thread asleep"
+                 : "starts",
+        last - first);
   MPI_Finalize();
   return 0;
 }
