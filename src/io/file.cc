@@ -69,6 +69,10 @@ Status OpenPath(const std::string& path, const OpenFlags& flags, int* fd, bool* 
       if (got < 0 && errno == EEXIST) got = OpenOnce(path, oflags);
       if (got < 0 && errno != ENOENT) break;
     }
+    // A dangling symbolic link fails O_EXCL (EEXIST) and the plain open
+    // (ENOENT) every time; O_CREAT creates its target. Whether that made
+    // the target is not known, so it is never removed.
+    if (got < 0 && errno == ENOENT) got = OpenOnce(path, oflags | O_CREAT);
   } else {
     if (flags.create) oflags |= O_CREAT;
     if (flags.exclusive) oflags |= O_EXCL;

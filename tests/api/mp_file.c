@@ -4,6 +4,10 @@
  * the whole file back and checks each value; seek and positions, sizes,
  * short reads at the end of the file, the file's attributes and its error
  * handler. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "mp_file_util.h"
@@ -423,6 +427,37 @@ int main(int argc, char** argv) {
   CHECK(mp_file_exists(name), "created file missing");
   CHECK_OK(MPI_File_close(&fh));
   CHECK(!mp_file_exists(name), "DELETE_ON_CLOSE left the file");
+
+  /* MPI_MODE_CREATE through a dangling symbolic link creates its target. */
+  char target[256], link_name[300];
+  mp_file_name("file", 2, target, sizeof target);
+  snprintf(link_name, sizeof link_name, "%s.link", target);
+  if (rank == 0) {
+    unlink(target);
+    unlink(link_name);
+    CHECK(symlink(target, link_name) == 0, "symlink: %s", strerror(errno));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_OK(MPI_File_open(MPI_COMM_WORLD, link_name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                         &fh));
+  const int mine = value(rank, 7);
+  CHECK_OK(MPI_File_write_at_all(fh, (MPI_Offset)rank * (MPI_Offset)sizeof(int), &mine, 1, MPI_INT,
+                                 MPI_STATUS_IGNORE));
+  CHECK_OK(MPI_File_close(&fh));
+  CHECK(mp_file_exists(target), "the link's target was not created");
+  MPI_Barrier(MPI_COMM_WORLD); /* every rank checked before rank 0 removes it */
+  if (rank == 0) {
+    FILE* in = fopen(target, "rb");
+    CHECK(in != NULL, "cannot read the target: %s", strerror(errno));
+    for (int r = 0; r < size; ++r) {
+      int got = -1;
+      CHECK(fread(&got, sizeof got, 1, in) == 1 && got == value(r, 7), "target int %d is %d", r,
+            got);
+    }
+    fclose(in);
+    unlink(link_name);
+    unlink(target);
+  }
   MPI_Finalize();
   return 0;
 }
