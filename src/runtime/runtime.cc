@@ -131,6 +131,10 @@ Status Finalize() {
   Backoff b;
   while (st.ok() && s.engine.sends_in_flight() > 0) st = ProgressWait(b);
   if (!st.ok()) NICQ_LOG(kWarn, kCore, "Finalize: %s; closing anyway", st.message().c_str());
+  // A failed peer needs nothing more from this process, and its failure
+  // was reported to the calls that needed it: the survivor's Finalize
+  // closes and succeeds, as under --enable-recovery it must.
+  if (st.code() == Code::kProcFailed) st = Status::Ok();
   if (!s.engine.any_dead()) {
     Status bs = s.boot->Barrier();
     if (!bs.ok()) NICQ_LOG(kWarn, kCore, "Finalize: bootstrap barrier: %s", bs.message().c_str());

@@ -6,6 +6,7 @@
 //   hang                every rank sleeps forever (for --timeout)
 //   early-exit          rank 1 exits 0 without joining a barrier the others enter
 //                       (and without its goodbye: an exit before MPI_Finalize)
+//   early-exit-data     the same, with an Allgather of 4 bytes each instead
 //   finalize-early      rank 1 says goodbye (Finalize) and exits 0; the others
 //                       enter a barrier it never joins
 //   mismatch            rank 1 contributes 8 bytes to an Allgather, the others 4
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
       raise(SIGSEGV);
     }
     if (mode == "abort") boot->Abort(arg, "test abort");
-    if (mode == "early-exit") return 0;
+    if (mode == "early-exit" || mode == "early-exit-data") return 0;
     if (mode == "finalize-early") return boot->Finalize().ok() ? 0 : 8;
   }
   if (mode == "mismatch") {
@@ -65,7 +66,15 @@ int main(int argc, char** argv) {
     // nicqrun kills the job; a successful return would be the bug.
     return boot->Allgather(mine, rank == 1 ? 8 : 4, all).ok() ? 6 : 7;
   }
-  // The others block here until nicqrun kills them or reports the job.
+  if (mode == "early-exit-data") {
+    // A collective that carries data cannot complete without rank 1's.
+    std::vector<std::uint8_t> all;
+    char mine[4] = {};
+    return boot->Allgather(mine, sizeof mine, all).ok() ? 9 : 10;
+  }
+  // The others block here until nicqrun kills them or reports the job
+  // (under --enable-recovery a barrier completes without a departed rank).
   if (!boot->Barrier().ok()) return 5;
+  std::printf("rank %d passed the barrier\n", rank);
   return 0;
 }

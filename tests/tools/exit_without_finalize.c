@@ -6,7 +6,8 @@
  *             bug: a peer saw an exit with status 0 as a success).
  *   recover   (under --enable-recovery) the same, but rank 0 takes errors
  *             as return codes: its receive must fail with
- *             MPI_ERR_PROC_FAILED (RECOVER-OK), then it finalizes. Two ranks.
+ *             MPI_ERR_PROC_FAILED (RECOVER-OK); then every survivor, also
+ *             one that never met the failure, finalizes (FINALIZED).
  *   finalize  every rank initializes and finalizes: a clean job. */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,18 +24,23 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 0;
   }
-  if (rank == 1) return 0;            /* no MPI_Finalize */
-  if (strcmp(mode, "recover") == 0) { /* two ranks */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int cls = -1, rc = MPI_Recv(&x, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Error_class(rc, &cls);
-    if (cls != MPI_ERR_PROC_FAILED) {
-      printf("check failed: receive from the departed rank gave class %d\n", cls);
-      return 2;
+  if (rank == 1) return 0; /* no MPI_Finalize */
+  if (strcmp(mode, "recover") == 0) {
+    if (rank == 0) {
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+      int cls = -1, rc = MPI_Recv(&x, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Error_class(rc, &cls);
+      if (cls != MPI_ERR_PROC_FAILED) {
+        printf("check failed: receive from the departed rank gave class %d\n", cls);
+        return 2;
+      }
+      printf("RECOVER-OK: rank 0's receive failed with MPI_ERR_PROC_FAILED\n");
+      fflush(stdout);
     }
-    printf("RECOVER-OK: rank 0's receive failed with MPI_ERR_PROC_FAILED\n");
+    /* Every survivor, also one that never met the failure, finalizes. */
+    const int rc = MPI_Finalize();
+    printf("FINALIZED rank %d rc %d\n", rank, rc);
     fflush(stdout);
-    MPI_Finalize();
     return 0;
   }
   int rc = rank == 0 ? MPI_Recv(&x, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE)

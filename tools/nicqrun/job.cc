@@ -74,6 +74,7 @@ std::string Job::Setup() {
   if (templ.size() > 80) templ = "/tmp/nicqrun.XXXXXX";  // keep the socket path short
   if (!::mkdtemp(templ.data())) return "mkdtemp(" + templ + "): " + strerror(errno);
   job_dir_ = templ;
+  rendezvous_.set_recovery(opts_.recovery);
   std::string err = rendezvous_.Listen(job_dir_ + "/" + boot::kSocketName);
   if (!err.empty()) return err;
 

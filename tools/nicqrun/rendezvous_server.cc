@@ -159,8 +159,15 @@ RendezvousEvent RendezvousServer::HandleMessage(Conn& c, const void* header,
   return CheckStuck();
 }
 
+int RendezvousServer::DepartedFromBarrier() const {
+  if (!recovery_ || len_ != 0 || contributed_ == 0) return 0;
+  int departed = 0;
+  for (int r = 0; r < size_; ++r) departed += gone_[r] && !have_[r];
+  return departed;
+}
+
 RendezvousEvent RendezvousServer::TryComplete() {
-  if (contributed_ < size_) return {};
+  if (contributed_ + DepartedFromBarrier() < size_) return {};
   WireHeader rep{boot::kWireMagic, WireOp::kAllgatherDone, -1, 0, seq_, data_.size()};
   for (int r = 0; r < size_; ++r) {
     // Every rank is blocked in recv() for this reply, so blocking sends
@@ -186,6 +193,7 @@ std::string RendezvousServer::WaitingRanks() const {
 
 RendezvousEvent RendezvousServer::CheckStuck() {
   if (contributed_ == 0) return {};
+  if (DepartedFromBarrier() > 0) return TryComplete();
   for (int r = 0; r < size_; ++r) {
     if (have_[r] || !gone_[r]) continue;
     return {RendezvousEvent::kFailure, r, 1,

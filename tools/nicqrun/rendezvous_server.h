@@ -43,6 +43,10 @@ class RendezvousServer {
   // of MPI_Finalize): an exit now, whatever its status, leaves its peers
   // without the rank they were promised.
   bool InitializedNotFinalized(int rank) const { return hello_[rank] && !bye_[rank]; }
+  // --enable-recovery: a barrier (a collective of no data) completes among
+  // the ranks still there, since one that left can owe it nothing; a
+  // collective that carries data still cannot complete without every rank.
+  void set_recovery(bool on) { recovery_ = on; }
 
  private:
   struct Conn {
@@ -54,6 +58,9 @@ class RendezvousServer {
   RendezvousEvent HandleReadable(Conn& c, bool* drained = nullptr);
   RendezvousEvent HandleMessage(Conn& c, const void* header, const std::uint8_t* payload);
   RendezvousEvent TryComplete();
+  // Ranks that are gone without contributing to a barrier in flight, under
+  // recovery (they count as arrived); 0 otherwise.
+  int DepartedFromBarrier() const;
   RendezvousEvent CheckStuck();
   void CloseConn(Conn& c);
   std::string WaitingRanks() const;
@@ -66,6 +73,7 @@ class RendezvousServer {
   std::vector<std::string> gone_how_;
   std::vector<bool> hello_, bye_;  // per rank: MPI_Init begun, MPI_Finalize done
   // The collective in flight (ranks cannot start the next before it ends).
+  bool recovery_ = false;
   std::uint64_t seq_ = 0;
   std::uint64_t len_ = 0;
   int contributed_ = 0;
