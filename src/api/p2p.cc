@@ -195,9 +195,11 @@ static int Blocking(Call& c, bool is_send, SendMode mode, const void* buf, std::
 // MPI_Isend/MPI_Irecv of a contiguous type: the prepared slot goes to the
 // engine at once. PostRequest's persistent, staged and matched-message
 // cases are not needed, and rt::Isend/Irecv set what they own.
-static int NonblockingDirect(const char* name, int comm_handle, bool is_send, SendMode mode,
-                             const void* buf, std::int64_t count, Comm* comm, dtype::Type* type,
-                             int peer, int tag, MPI_Request* request) {
+[[gnu::always_inline]] static inline int NonblockingDirect(const char* name, int comm_handle,
+                                                           bool is_send, SendMode mode,
+                                                           const void* buf, std::int64_t count,
+                                                           Comm* comm, dtype::Type* type, int peer,
+                                                           int tag, MPI_Request* request) {
   ApiRequest* r = FillP2pSlot(name, comm_handle, is_send, mode, buf, count, comm, type, peer, tag,
                               /*persistent=*/false);
   if (!r) [[unlikely]]
