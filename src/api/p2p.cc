@@ -104,9 +104,9 @@ struct BlockingSlot {
   bool abandoned = false;
 };
 // Reached through a constant-initialized initial-exec pointer: one load
-// from the thread pointer. (The object itself as a thread_local of the
-// default model cost a __tls_get_addr call at each use, the wait loop's
-// tests included: ~87 instructions per ping-pong iteration.)
+// from the thread pointer, where a thread_local of the default model in a
+// shared library costs a __tls_get_addr call at each use, the wait loop's
+// tests included.
 [[gnu::tls_model("initial-exec")]] static thread_local BlockingSlot* t_blocking = nullptr;
 
 [[gnu::noinline]] static BlockingSlot* MakeBlockingSlot() {

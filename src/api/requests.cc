@@ -41,9 +41,9 @@ RequestTable& Table() {
 // one (FreeRequest resets a slot as it gives it back), so taking one is a
 // pop and a flag store. Indices come from the table kBatch at a time, and
 // go back kBatch at a time when the stock passes 2 * kBatch and at thread
-// exit. Why: the index cache before it reset each slot when it was taken
-// and rt::Isend reset the engine request again; taking a slot was ~92
-// instructions of an 8-byte MPI_Isend and giving it back ~85.
+// exit. Resetting on give-back, not on take, lets every layer above take a
+// slot as fresh (rt::IsendFresh/IrecvFresh reset nothing), so a request is
+// reset once per use; and a pointer pop needs no index-to-slot walk.
 class RequestStock {
  public:
   static constexpr int kBatch = 32;
@@ -105,10 +105,9 @@ class RequestStock {
 // destructor, which gives the thread's slots back at exit).
 [[gnu::noinline]] RequestStock* MakeThreadStock();
 // Constant-initialized and initial-exec: reading it is one load from the
-// thread pointer. (The default model for a shared library costs a
-// __tls_get_addr call, ~11 instructions, on every take and give-back;
-// libnicq is linked, never dlopen'ed, and 8 bytes fit the static TLS
-// surplus even then.)
+// thread pointer, where the default model for a shared library costs a
+// __tls_get_addr call on every take and give-back. libnicq is linked, not
+// dlopen'ed, and 8 bytes fit glibc's static TLS surplus even then.
 [[gnu::tls_model("initial-exec")]] thread_local RequestStock* t_stock = nullptr;
 
 RequestStock* MakeThreadStock() {
