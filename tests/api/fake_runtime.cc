@@ -107,8 +107,10 @@ void Abort(int code, const char* why) {
   std::fflush(stderr);
   _exit(code);
 }
+// The API layer's inline tag checks use rt::kMaxUserTag: MPI_TAG_UB must
+// say the same.
 int TagUpperBound() {
-  return (1 << 20) - 1;
+  return kMaxUserTag;
 }
 
 Comm* World() {
