@@ -12,14 +12,12 @@
 
 #include "core/status.h"
 #include "dtype/datatype.h"
+#include "dtype/predefined.h"
 #include "dtype/slot_table.h"
 #include "mpi.h"
 #include "runtime/comm.h"
 #include "runtime/request.h"
-
-namespace nicq::rt {
-int TagUpperBound();  // runtime/runtime.h
-}  // namespace nicq::rt
+#include "runtime/runtime.h"
 namespace nicq::queue {
 class Enqueueable;  // queue/enqueueable.h
 }  // namespace nicq::queue
@@ -34,8 +32,19 @@ inline int IndexOf(int handle) {
 }
 
 // ---- lifecycle ---------------------------------------------------------------
-bool IsInitialized();  // MPI_Init done and MPI_Finalize not yet
-bool IsFinalized();
+enum class Phase : int { kBefore, kRunning, kFinalized };
+extern std::atomic<Phase> g_phase;  // env.cc
+// Inline: every call asks (out of line it was a call per check of an 8-byte send).
+inline bool IsInitialized() {  // MPI_Init done and MPI_Finalize not yet
+  return g_phase.load(std::memory_order_acquire) == Phase::kRunning;
+}
+inline bool IsFinalized() {
+  return g_phase.load(std::memory_order_acquire) == Phase::kFinalized;
+}
+// MPI_THREAD_MULTIPLE was provided: request slots may be taken and given
+// back by several threads at once, so their flags need atomic exchanges.
+// True until MPI_Init_thread knows better.
+extern bool g_threads_concurrent;
 // "rank 3" (world rank) or "before MPI_Init" for messages.
 std::string RankText();
 
@@ -55,7 +64,16 @@ int RaiseStatus(int comm_handle, const char* call, const Status& st);
 bool ValidErrhandler(int handle);
 
 // ---- communicators and groups ------------------------------------------------
-Comm* LookupComm(int handle);  // nullptr for null/freed/not a comm
+// MPI_COMM_WORLD's and MPI_COMM_SELF's communicators (null outside
+// MPI_Init..MPI_Finalize), looked up inline: nearly every call names one.
+extern std::atomic<Comm*> g_predefined_comms[2];
+Comm* LookupUserComm(int handle);  // the table of created communicators
+// nullptr for null/freed/not a comm
+inline Comm* LookupComm(int handle) {
+  const unsigned predefined = static_cast<unsigned>(handle) - static_cast<unsigned>(MPI_COMM_WORLD);
+  if (predefined < 2) return g_predefined_comms[predefined].load(std::memory_order_acquire);
+  return LookupUserComm(handle);
+}
 int RegisterComm(Comm* comm);  // new handle for a communicator from rt::
 void UnregisterComm(int handle);
 int CommCountInUse();  // communicator handles that exist, the predefined ones included
@@ -125,7 +143,8 @@ class Call {
   }
   // A committed datatype (predefined or derived).
   bool TypeArg(MPI_Datatype handle, dtype::Type** out, const char* what = "datatype") {
-    dtype::Type* t = handle == MPI_DATATYPE_NULL ? nullptr : dtype::Lookup(handle);
+    dtype::Type* t = dtype::LookupPredefined(handle);
+    if (!t && handle != MPI_DATATYPE_NULL) t = dtype::Lookup(handle);
     *out = t;
     if (!t || !t->committed) [[unlikely]]
       return TypeFailed(handle, t, what);
@@ -147,12 +166,10 @@ class Call {
     return (source >= 0 && source < comm->PeerSize()) || source == MPI_PROC_NULL ||
            source == MPI_ANY_SOURCE || RankFailed(source, comm, "source");
   }
-  bool SendTagArg(int tag) {
-    return (tag >= 0 && tag <= rt::TagUpperBound()) || TagFailed(tag, false);
-  }
+  bool SendTagArg(int tag) { return (tag >= 0 && tag <= rt::kMaxUserTag) || TagFailed(tag, false); }
   // also MPI_ANY_TAG
   bool RecvTagArg(int tag) {
-    return (tag >= 0 && tag <= rt::TagUpperBound()) || tag == MPI_ANY_TAG || TagFailed(tag, true);
+    return (tag >= 0 && tag <= rt::kMaxUserTag) || tag == MPI_ANY_TAG || TagFailed(tag, true);
   }
   bool NotNull(const void* p, const char* what) { return p != nullptr || NullFailed(what); }
   bool Check(bool ok, Code cls, const std::string& message);
@@ -221,9 +238,11 @@ struct ApiRequest {
   // calls then check only what can change between calls. FreeRequest
   // clears it with the slot, so a reused handle is checked afresh.
   queue::Enqueueable* enqueueable = nullptr;
+  ApiRequest* next_free = nullptr;  // the taking thread's stock of free slots (requests.cc)
 };
 
-// A fresh request slot; nullptr when the table is full.
+// A fresh request slot (reset when it was last given back); nullptr when
+// the table is full.
 ApiRequest* AllocRequest();
 // Keeps `comm` alive until the request is freed: MPI_Comm_free while the
 // request is pending must not end the communicator (or its context id)
@@ -284,7 +303,12 @@ int FinishP2pStatus(const P2pCall& p, const RequestStatus& rs, MPI_Status* statu
 Status CancelRequest(ApiRequest* r);
 // Requests released with MPI_Request_free while still active: swept as they finish.
 void AddOrphan(ApiRequest* r);
-void SweepOrphans(bool wait_all);
+extern std::atomic<int> g_orphan_count;  // orphans not swept yet
+void SweepOrphansNow(bool wait_all);
+// Inline: every wait asks, and there are hardly ever any.
+inline void SweepOrphans(bool wait_all) {
+  if (wait_all || g_orphan_count.load(std::memory_order_acquire) != 0) SweepOrphansNow(wait_all);
+}
 
 // Requests completed by polling (MPI_Isendrecv, MPI_Buffer_iflush, ...):
 // `poll` runs on every progress pass until it returns true, then the

@@ -17,8 +17,6 @@ struct CommSlot {
 constexpr int kFirstUserComm = 3;  // 1 = MPI_COMM_WORLD, 2 = MPI_COMM_SELF
 
 struct CommTable {
-  std::atomic<Comm*> world{nullptr};
-  std::atomic<Comm*> self{nullptr};
   dtype::SlotTable<CommSlot, 8, 64> user{kFirstUserComm};
 };
 CommTable& Comms() {
@@ -37,11 +35,11 @@ std::string RankText() {
   return "rank " + std::to_string(rt::WorldRank());
 }
 
-Comm* LookupComm(int handle) {
+std::atomic<Comm*> g_predefined_comms[2] = {};
+
+Comm* LookupUserComm(int handle) {
   if (KindOf(handle) != NICQ_KIND_COMM) return nullptr;
   int index = IndexOf(handle);
-  if (index == 1) return Comms().world.load(std::memory_order_acquire);
-  if (index == 2) return Comms().self.load(std::memory_order_acquire);
   if (index < kFirstUserComm) return nullptr;
   CommSlot* s = Comms().user.Get(index);
   return s ? s->comm : nullptr;
@@ -63,8 +61,8 @@ void UnregisterComm(int handle) {
 }
 
 int CommCountInUse() {
-  const int predefined = (Comms().world.load(std::memory_order_acquire) != nullptr) +
-                         (Comms().self.load(std::memory_order_acquire) != nullptr);
+  const int predefined = (g_predefined_comms[0].load(std::memory_order_acquire) != nullptr) +
+                         (g_predefined_comms[1].load(std::memory_order_acquire) != nullptr);
   return predefined + Comms().user.LiveCount();
 }
 
@@ -73,13 +71,13 @@ void RegisterPredefinedComms(Comm* world, Comm* self) {
   self->api_data = reinterpret_cast<void*>(static_cast<std::intptr_t>(MPI_COMM_SELF));
   world->errhandler = MPI_ERRORS_ARE_FATAL;
   self->errhandler = MPI_ERRORS_ARE_FATAL;
-  Comms().world.store(world, std::memory_order_release);
-  Comms().self.store(self, std::memory_order_release);
+  g_predefined_comms[0].store(world, std::memory_order_release);
+  g_predefined_comms[1].store(self, std::memory_order_release);
 }
 
 void ResetCommTable() {
-  Comms().world.store(nullptr, std::memory_order_release);
-  Comms().self.store(nullptr, std::memory_order_release);
+  g_predefined_comms[0].store(nullptr, std::memory_order_release);
+  g_predefined_comms[1].store(nullptr, std::memory_order_release);
 }
 
 // ---- Call --------------------------------------------------------------------------

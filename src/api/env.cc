@@ -46,18 +46,12 @@ namespace nicq::api {
 namespace nicq::api {
 namespace {
 
-enum class Phase : int { kBefore, kRunning, kFinalized };
-std::atomic<Phase> g_phase{Phase::kBefore};
 std::thread::id g_main_thread;
 
 }  // namespace
 
-bool IsInitialized() {
-  return g_phase.load(std::memory_order_acquire) == Phase::kRunning;
-}
-bool IsFinalized() {
-  return g_phase.load(std::memory_order_acquire) == Phase::kFinalized;
-}
+std::atomic<Phase> g_phase{Phase::kBefore};
+bool g_threads_concurrent = true;
 
 }  // namespace nicq::api
 
@@ -80,6 +74,9 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     std::exit(1);
   }
   api::RegisterPredefinedComms(rt::World(), rt::Self());
+  // Makes the datatype registry, so that the inline lookup of predefined
+  // types (dtype::LookupPredefined) answers from the first call on.
+  (void)dtype::Lookup(MPI_BYTE);
   if (&rt::InitOffloadContext != nullptr) (void)rt::InitOffloadContext();  // failure kept
   // World's node group (when it spans nodes), so that its first collective
   // may be nonblocking and still run its node phases on the shared areas.
@@ -89,6 +86,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     std::exit(1);
   }
   api::g_main_thread = std::this_thread::get_id();
+  api::g_threads_concurrent = got == MPI_THREAD_MULTIPLE;
   api::g_phase.store(api::Phase::kRunning, std::memory_order_release);
   if (provided) *provided = got;
   return MPI_SUCCESS;

@@ -23,6 +23,7 @@
 namespace nicq::api {
 
 std::atomic<RequestTable*> g_request_table{nullptr};
+std::atomic<int> g_orphan_count{0};
 
 namespace {
 
@@ -35,33 +36,96 @@ RequestTable& Table() {
   return *table;
 }
 
-using RequestSlots = dtype::SlotCache<RequestTable>;
+// A thread's free request slots: a LIFO linked through
+// ApiRequest::next_free, every slot in it already in the state of a fresh
+// one (FreeRequest resets a slot as it gives it back), so taking one is a
+// pop and a flag store. Indices come from the table kBatch at a time, and
+// go back kBatch at a time when the stock passes 2 * kBatch and at thread
+// exit. Resetting on give-back, not on take, lets every layer above take a
+// slot as fresh (rt::IsendFresh/IrecvFresh reset nothing), so a request is
+// reset once per use; and a pointer pop needs no index-to-slot walk.
+class RequestStock {
+ public:
+  static constexpr int kBatch = 32;
 
-// The cache's first use on a thread constructs it (and registers its
-// destructor, which gives the thread's indices back at exit).
-[[gnu::noinline]] RequestSlots* MakeThreadSlots();
-// Constant-initialized, so reading it is one TLS access with no guard: the
-// function-local thread_local object cost two __tls_get_addr calls and a
-// guard test on every allocation and every free.
-thread_local RequestSlots* t_slots = nullptr;
+  explicit RequestStock(RequestTable& table) : table_(table) {}
+  ~RequestStock() {
+    while (count_ > 0) Spill(count_ < kBatch ? count_ : kBatch);
+  }
+  RequestStock(const RequestStock&) = delete;
+  RequestStock& operator=(const RequestStock&) = delete;
 
-RequestSlots* MakeThreadSlots() {
-  thread_local RequestSlots cache(Table());
-  t_slots = &cache;
-  return &cache;
+  ApiRequest* Take() {
+    if (!head_ && !Refill()) [[unlikely]]
+      return nullptr;
+    ApiRequest* r = head_;
+    head_ = r->next_free;
+    --count_;
+    RequestTable::UsedFlag(r).store(true, std::memory_order_release);
+    return r;
+  }
+  // r is reset and no longer live.
+  void Give(ApiRequest* r) {
+    if (count_ == 2 * kBatch) [[unlikely]]
+      Spill(kBatch);
+    r->next_free = head_;
+    head_ = r;
+    ++count_;
+  }
+
+ private:
+  [[gnu::noinline]] bool Refill() {
+    int index[kBatch];
+    const int n = table_.Reserve(index, kBatch);
+    for (int i = n - 1; i >= 0; --i) {
+      ApiRequest* r = table_.Reserved(index[i]);
+      r->handle = NICQ_HANDLE(NICQ_KIND_REQUEST, index[i]);
+      r->next_free = head_;
+      head_ = r;
+    }
+    count_ += n;
+    return n > 0;
+  }
+  void Spill(int n) {
+    int index[kBatch];
+    for (int i = 0; i < n; ++i) {
+      index[i] = IndexOf(head_->handle);
+      head_ = head_->next_free;
+    }
+    count_ -= n;
+    table_.Unreserve(index, n);
+  }
+
+  RequestTable& table_;
+  ApiRequest* head_ = nullptr;
+  int count_ = 0;
+};
+
+// The stock's first use on a thread constructs it (and registers its
+// destructor, which gives the thread's slots back at exit).
+[[gnu::noinline]] RequestStock* MakeThreadStock();
+// Constant-initialized and initial-exec: reading it is one load from the
+// thread pointer, where the default model for a shared library costs a
+// __tls_get_addr call on every take and give-back. libnicq is linked, not
+// dlopen'ed, and 8 bytes fit glibc's static TLS surplus even then.
+[[gnu::tls_model("initial-exec")]] thread_local RequestStock* t_stock = nullptr;
+
+RequestStock* MakeThreadStock() {
+  thread_local RequestStock stock(Table());
+  t_stock = &stock;
+  return &stock;
 }
 
-inline RequestSlots& ThreadSlots() {
-  RequestSlots* c = t_slots;
-  if (!c) [[unlikely]]
-    c = MakeThreadSlots();
-  return *c;
+inline RequestStock& ThreadStock() {
+  RequestStock* s = t_stock;
+  if (!s) [[unlikely]]
+    s = MakeThreadStock();
+  return *s;
 }
 
 struct Orphans {
   std::mutex mu;
   std::vector<ApiRequest*> list;
-  std::atomic<int> count{0};
 };
 Orphans& Orphanage() {
   static auto* o = new Orphans();
@@ -94,14 +158,7 @@ char* Staging(ApiRequest* r, std::size_t bytes) {
 }  // namespace
 
 ApiRequest* AllocRequest() {
-  int index = ThreadSlots().Alloc();
-  if (index < 0) return nullptr;
-  // The thread's slot cache was made from the table: it exists, and the
-  // pointer read is cheaper than Table()'s guarded static.
-  ApiRequest* r = g_request_table.load(std::memory_order_relaxed)->Get(index);
-  r->handle = NICQ_HANDLE(NICQ_KIND_REQUEST, index);
-  ResetEngineRequest(r->req);
-  return r;
+  return ThreadStock().Take();
 }
 
 Request* AllocEngineRequest(MPI_Comm comm, const char* call, bool persistent, MPI_Request* handle) {
@@ -158,7 +215,10 @@ void FreeRequest(ApiRequest* r) {
     rt::CommRelease(r->held_comm);
     r->held_comm = nullptr;
   }
-  ThreadSlots().Free(IndexOf(r->handle));
+  ResetEngineRequest(r->req);
+  if (!RequestTable::ReleaseObject(r, g_threads_concurrent)) [[unlikely]]
+    return;  // not live: a double free changes nothing
+  ThreadStock().Give(r);
 }
 
 int LiveRequests() {
@@ -206,7 +266,8 @@ Status PostRequest(ApiRequest* r) {
     if (st.ok()) r->active = true;
     return st;
   }
-  ResetEngineRequest(q);
+  // A nonpersistent request is posted once, right after PrepareP2p took
+  // its slot, which FreeRequest reset: no reset here.
   q.comm = comm;
   q.api_data = r;
   if (r->is_send) return rt::Isend(buf, bytes, r->peer, r->tag, comm, r->mode, &q);
@@ -344,7 +405,7 @@ void AddOrphan(ApiRequest* r) {
   std::lock_guard<std::mutex> lock(o.mu);
   r->free_pending = true;
   o.list.push_back(r);
-  o.count.fetch_add(1, std::memory_order_release);
+  g_orphan_count.fetch_add(1, std::memory_order_release);
 }
 
 namespace {
@@ -366,9 +427,9 @@ void GiveUpOrphan(ApiRequest* r) {
 
 }  // namespace
 
-void SweepOrphans(bool wait_all) {
+void SweepOrphansNow(bool wait_all) {
   Orphans& o = Orphanage();
-  if (o.count.load(std::memory_order_acquire) == 0) return;
+  if (g_orphan_count.load(std::memory_order_acquire) == 0) return;
   std::lock_guard<std::mutex> lock(o.mu);
   rt::Backoff backoff;
   const double limit = double(std::max<std::int64_t>(1, config::GetInt("NICQ_PEER_TIMEOUT")));
@@ -398,7 +459,7 @@ void SweepOrphans(bool wait_all) {
       FreeRequest(r);
       o.list[i] = o.list.back();
       o.list.pop_back();
-      o.count.fetch_sub(1, std::memory_order_release);
+      g_orphan_count.fetch_sub(1, std::memory_order_release);
     } else {
       ++i;
     }

@@ -8,10 +8,14 @@
 #include <mutex>
 #include <string>
 
+#include "dtype/predefined.h"
 #include "dtype/slot_table.h"
 #include "mpi.h"
 
 namespace nicq::dtype {
+
+std::atomic<Type*> g_predefined_types{nullptr};
+
 namespace {
 
 template <typename V>
@@ -160,7 +164,11 @@ struct Registry {
 };
 
 Registry& Reg() {
-  static Registry* reg = new Registry();  // never destroyed: handles outlive statics
+  static Registry* reg = [] {
+    auto* r = new Registry();  // never destroyed: handles outlive statics
+    g_predefined_types.store(r->predefined, std::memory_order_release);
+    return r;
+  }();
   return *reg;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace nicq::dtype {
@@ -105,6 +106,25 @@ class SlotTable {
   bool Release(int index) {
     Slot* s = SlotAt(index);
     return s && s->used.exchange(false, std::memory_order_acq_rel);
+  }
+
+  // The object of a reserved (not live) index, to prepare before Claim.
+  T* Reserved(int index) const { return &SlotAt(index)->obj; }
+  // The live flag of a slot's object, reached from the object itself (a
+  // per-thread stock of objects need not go back through the index).
+  static std::atomic<bool>& UsedFlag(T* obj) {
+    static_assert(std::is_standard_layout_v<Slot>, "the object must be the slot's first member");
+    return reinterpret_cast<Slot*>(obj)->used;
+  }
+  // Release by object: false when it was not live (a double free). Where no
+  // other thread can free the same object at once (`concurrent` false) a
+  // load and a store do what the exchange does.
+  static bool ReleaseObject(T* obj, bool concurrent) {
+    std::atomic<bool>& used = UsedFlag(obj);
+    if (concurrent) return used.exchange(false, std::memory_order_acq_rel);
+    if (!used.load(std::memory_order_relaxed)) return false;
+    used.store(false, std::memory_order_release);
+    return true;
   }
 
   int LiveCount() const {

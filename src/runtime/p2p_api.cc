@@ -132,6 +132,26 @@ Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Requ
   return s.engine.Irecv(buf, bytes, src_world, comm->context_id, tag, comm, req);
 }
 
+// Without the lock object and the reset, the engine call is the last thing
+// done: a tail call, with no registers of this frame to keep.
+Status IsendFresh(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, SendMode mode,
+                  Request* req) {
+  detail::State& s = S();
+  if (!s.initialized || !comm->rt_map_checked || s.locking.load(std::memory_order_relaxed) ||
+      dest == kProcNull) [[unlikely]]
+    return Isend(buf, bytes, dest, tag, comm, mode, req);
+  return s.engine.Isend(buf, bytes, comm->PeerWorld(dest), comm->context_id, tag, mode, req);
+}
+
+Status IrecvFresh(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request* req) {
+  detail::State& s = S();
+  if (!s.initialized || !comm->rt_map_checked || s.locking.load(std::memory_order_relaxed) ||
+      source == kProcNull) [[unlikely]]
+    return Irecv(buf, bytes, source, tag, comm, req);
+  const int src_world = source == kAnySource ? -1 : comm->PeerWorld(source);
+  return s.engine.Irecv(buf, bytes, src_world, comm->context_id, tag, comm, req);
+}
+
 Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status) {
   NICQ_RETURN_IF_ERROR(CheckComm("Iprobe", comm));
   NICQ_RETURN_IF_ERROR(CheckRank("Iprobe", "source", source, comm, true));

@@ -206,6 +206,7 @@ bool Oversubscribed() {
 std::size_t EagerLimit() {
   return S().engine.eager_limit();
 }
+static_assert(kMaxUserTag == transport::kMaxUserTag);
 int TagUpperBound() {
   return transport::kMaxUserTag;
 }

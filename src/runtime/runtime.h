@@ -45,6 +45,9 @@ int RanksSharingMyCpus();
 const char* ProviderName();  // the libfabric provider in use, e.g. "tcp;ofi_rxm"
 [[noreturn]] void Abort(int code, const char* why);
 int TagUpperBound();  // largest user tag the tag packing allows (>= 32767)
+// The same as a constant, for inline argument checks (runtime.cc asserts
+// that it is the tag packing's bound).
+inline constexpr int kMaxUserTag = (1 << 24) - 1;
 
 // ---- communicators -----------------------------------------------------------
 Comm* World();
@@ -103,6 +106,16 @@ void SetCommDestroyHook(void (*hook)(Comm* comm));
 Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, SendMode mode,
              Request* req);
 Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request* req);
+// The same for a caller that has checked the rank (one of comm's ranks,
+// kProcNull, or kAnySource for the receive) and the tag (a user tag, or
+// kAnyTag for the receive), and passes `req` as a fresh one: not done, an
+// empty status, no engine link (the API layer's reset request slots). They
+// check only what the caller cannot see (the runtime running, the
+// communicator's rank map, the engine lock in use; kProcNull goes through
+// Isend/Irecv too) and otherwise go straight to the engine.
+Status IsendFresh(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, SendMode mode,
+                  Request* req);
+Status IrecvFresh(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Request* req);
 // Probe: status.bytes is the incoming message's size.
 Status Iprobe(int source, int tag, Comm* comm, bool* flag, RequestStatus* status);
 Status Probe(int source, int tag, Comm* comm, RequestStatus* status);

@@ -13,7 +13,10 @@
  * checks the data, the order (non-overtaking), MPI_SOURCE, MPI_TAG and the
  * count. Then truncation of an unexpected and of a posted eager message
  * under MPI_ERRORS_RETURN, MPI_PROC_NULL, and argument errors that must
- * leave the request handle as it was. */
+ * leave the request handle as it was; last, one bad argument at a time in
+ * the short path's shape (world or self, a predefined type), which the full
+ * checks must still report and which must change nothing, and the edges of
+ * the valid range on that path. */
 #include <time.h>
 
 #include "mp_check.h"
@@ -247,6 +250,108 @@ static void proc_null_and_errors(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* rc must be class cls with a message naming `call` and `what` (the
+ * argument at fault). */
+static void expect_error(int rc, int cls, const char* call, const char* what) {
+  mp_expect_class(rc, cls, call);
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  CHECK(strstr(msg, what) != NULL, "%s: message does not name \"%s\": %s", call, what, msg);
+}
+
+/* The shape of the short path (MPI_COMM_WORLD or MPI_COMM_SELF, a
+ * predefined contiguous type) with one bad argument: the full checks still
+ * report it (class, call and argument), and nothing changes: no request
+ * handle written, no receive buffer touched, no message sent (rank 1 finds
+ * none afterwards). Then the edges of the valid range on the same path:
+ * tag MPI_TAG_UB, the last rank, count 0 with a NULL buffer. */
+static void fast_path_errors(int me, int size) {
+  int* tag_ub = NULL;
+  int flag = 0;
+  CHECK_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag));
+  CHECK(flag && tag_ub && *tag_ub > 0, "no MPI_TAG_UB");
+  const int ub = *tag_ub;
+  if (me == 0) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int x[2] = {41, 42};
+    MPI_Request keep = (MPI_Request)12345;
+    MPI_Status st;
+    expect_error(MPI_Send(x, 1, MPI_INT, size, 3, MPI_COMM_WORLD), MPI_ERR_RANK, "MPI_Send",
+                 "destination rank");
+    expect_error(MPI_Send(x, 1, MPI_INT, 1, ub + 1, MPI_COMM_WORLD), MPI_ERR_TAG, "MPI_Send",
+                 "invalid tag");
+    expect_error(MPI_Send(x, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD), MPI_ERR_TAG, "MPI_Send",
+                 "invalid tag");
+    expect_error(MPI_Send(x, -1, MPI_INT, 1, 3, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Send",
+                 "negative count");
+    expect_error(MPI_Send(x, 1, MPI_DATATYPE_NULL, 1, 3, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Send",
+                 "datatype");
+    expect_error(MPI_Send(NULL, 1, MPI_INT, 1, 3, MPI_COMM_WORLD), MPI_ERR_BUFFER, "MPI_Send",
+                 "buffer is NULL");
+    expect_error(MPI_Send(x, 1, MPI_INT, 1, 3, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_Send",
+                 "MPI_COMM_NULL");
+    expect_error(MPI_Send(x, 1, MPI_INT, 1, 3, MPI_COMM_SELF), MPI_ERR_RANK, "MPI_Send",
+                 "destination rank");
+    expect_error(MPI_Isend(x, 1, MPI_INT, -3, 3, MPI_COMM_WORLD, &keep), MPI_ERR_RANK, "MPI_Isend",
+                 "destination rank");
+    expect_error(MPI_Isend(x, 1, MPI_INT, 1, -2, MPI_COMM_WORLD, &keep), MPI_ERR_TAG, "MPI_Isend",
+                 "invalid tag");
+    expect_error(MPI_Isend(x, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, NULL), MPI_ERR_ARG, "MPI_Isend",
+                 "request");
+    expect_error(MPI_Isend(NULL, 2, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD, &keep), MPI_ERR_BUFFER,
+                 "MPI_Isend", "buffer is NULL");
+    expect_error(MPI_Recv(x, 1, MPI_INT, size, 3, MPI_COMM_WORLD, &st), MPI_ERR_RANK, "MPI_Recv",
+                 "source rank");
+    expect_error(MPI_Recv(x, 1, MPI_INT, 1, ub + 1, MPI_COMM_WORLD, &st), MPI_ERR_TAG, "MPI_Recv",
+                 "invalid tag");
+    expect_error(MPI_Recv(x, -4, MPI_INT, 1, 3, MPI_COMM_WORLD, &st), MPI_ERR_COUNT, "MPI_Recv",
+                 "negative count");
+    expect_error(MPI_Irecv(x, 1, MPI_INT, -7, 3, MPI_COMM_WORLD, &keep), MPI_ERR_RANK, "MPI_Irecv",
+                 "source rank");
+    expect_error(MPI_Irecv(x, 1, MPI_INT, 1, -9, MPI_COMM_WORLD, &keep), MPI_ERR_TAG, "MPI_Irecv",
+                 "invalid tag");
+    expect_error(MPI_Irecv(x, 1, MPI_DATATYPE_NULL, 1, 3, MPI_COMM_WORLD, &keep), MPI_ERR_TYPE,
+                 "MPI_Irecv", "datatype");
+    expect_error(MPI_Irecv(x, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, NULL), MPI_ERR_ARG, "MPI_Irecv",
+                 "request");
+    CHECK(keep == (MPI_Request)12345, "a failed call changed the request handle to %d", (int)keep);
+    CHECK(x[0] == 41 && x[1] == 42, "a failed receive wrote the buffer: %d %d", x[0], x[1]);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    /* The edges, each the last message of its kind: tag MPI_TAG_UB to the
+     * last rank, and an empty one with a NULL buffer. */
+    int v = 777;
+    CHECK_OK(MPI_Send(&v, 1, MPI_INT, size - 1, ub, MPI_COMM_WORLD));
+    CHECK_OK(MPI_Send(NULL, 0, MPI_INT, 1, 4, MPI_COMM_WORLD));
+  }
+  if (me == size - 1) {
+    int v = 0;
+    MPI_Status st;
+    CHECK_OK(MPI_Recv(&v, 1, MPI_INT, 0, ub, MPI_COMM_WORLD, &st));
+    CHECK(v == 777 && st.MPI_TAG == ub && st.MPI_SOURCE == 0, "tag MPI_TAG_UB: %d tag %d from %d",
+          v, st.MPI_TAG, st.MPI_SOURCE);
+  }
+  if (me == 1) {
+    MPI_Request r;
+    MPI_Status st;
+    CHECK_OK(MPI_Irecv(NULL, 0, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &r));
+    CHECK_OK(MPI_Wait(&r, &st));
+    int count = -1;
+    CHECK_OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == 0 && st.MPI_TAG == 4, "empty message: count %d tag %d (a failed send went out?)",
+          count, st.MPI_TAG);
+  }
+  mp_barrier(g_bar);
+  /* Every message rank 0 sent is received: none of the failed sends left one. */
+  int pending = 0;
+  MPI_Status pst;
+  CHECK_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &pending, &pst));
+  CHECK(!pending, "a message from rank %d tag %d is left over (a failed send sent it)",
+        pst.MPI_SOURCE, pst.MPI_TAG);
+}
+
 int main(int argc, char** argv) {
   int me, size;
   mp_init(&argc, &argv, &me, &size);
@@ -278,6 +383,8 @@ int main(int argc, char** argv) {
   }
   truncation(me);
   proc_null_and_errors();
+  mp_barrier(g_bar);
+  fast_path_errors(me, size);
   mp_barrier(g_bar);
 
   for (int k = 0; k < kMessages; ++k) {
