@@ -106,8 +106,9 @@ class RequestStock {
 [[gnu::noinline]] RequestStock* MakeThreadStock();
 // Constant-initialized and initial-exec: reading it is one load from the
 // thread pointer, where the default model for a shared library costs a
-// __tls_get_addr call on every take and give-back. libnicq is linked, not
-// dlopen'ed, and 8 bytes fit glibc's static TLS surplus even then.
+// __tls_get_addr call on every take and give-back. The library's whole
+// thread-local block then lives in static TLS, which a dlopen of it must
+// find room for (docs/mpi-api.md, "Handles").
 [[gnu::tls_model("initial-exec")]] thread_local RequestStock* t_stock = nullptr;
 
 RequestStock* MakeThreadStock() {
