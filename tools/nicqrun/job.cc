@@ -202,7 +202,15 @@ void Job::OnRankExit(int r, int status) {
   // the exit may have been seen before the socket was read.
   const RendezvousEvent sent = rendezvous_.DrainRank(r);
   if (failing_) return;  // we are killing it: its end is not news
-  if (sent.kind != RendezvousEvent::kNone) return HandleRendezvous(sent);
+  if (sent.kind != RendezvousEvent::kNone && sent.rank == r) return HandleRendezvous(sent);
+  JudgeExit(r, status);
+  // The drain may also have read a connection not yet named, another
+  // rank's: its event is handled after this rank's exit is judged.
+  if (sent.kind != RendezvousEvent::kNone && !failing_) HandleRendezvous(sent);
+}
+
+void Job::JudgeExit(int r, int status) {
+  const Rank& rk = ranks_[r];
   const std::string who = "rank " + std::to_string(r) + " (pid " + std::to_string(rk.pid) + ")";
   const bool exited = WIFEXITED(status);
   if (exited && WEXITSTATUS(status) == 0 && !rendezvous_.InitializedNotFinalized(r)) {

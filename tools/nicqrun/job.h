@@ -36,6 +36,8 @@ class Job {
   void BindRank(int r) const;
   void ReapChildren();
   void OnRankExit(int rank, int status);
+  // A clean end, or a failure that RankFailed reports.
+  void JudgeExit(int rank, int status);
   void RankFailed(int rank, const std::string& message, int job_status);
   void OnSignal(int sig);
   void OnTimeout();
