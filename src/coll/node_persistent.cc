@@ -199,6 +199,10 @@ void NodeSlotCollective::Attach(NodeArea* area, int slot) {
   for (int r = 0; r < area->ranks(); ++r) lines_.push_back(area->op_line(slot, r));
 }
 
+void SyncWithNodeHook() {
+  std::lock_guard<std::mutex> lock(R().mu);
+}
+
 NodeSlotCollective::~NodeSlotCollective() {
   if (area_ != nullptr && slot_ < NodeArea::kOpSlots)
     area_->op_slots_held &= ~(std::uint64_t{1} << slot_);

@@ -154,6 +154,11 @@ class NodeSlotCollective {
 // persistent.h's name for the persistent operation.
 using NodeAllreduce = NodeSlotCollective;
 
+// Returns once no progress pass over the area's started operations is
+// running: the pass that completed an operation still reads it after the
+// completion a waiter saw, so a free must not come before the pass ends.
+void SyncWithNodeHook();
+
 // MPI_Iallreduce / MPI_Ireduce / MPI_Ibcast / MPI_Ibarrier on the area when the
 // communicator has one already and the call fits; false: the schedule runs
 // it (every rank decides alike). req is set up as a nonblocking request.

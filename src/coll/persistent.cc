@@ -193,6 +193,7 @@ Status PFree(Request* req) {
   Persistent* P = Of(req);
   if (!P) return Status::Ok();
   SyncWithEngine();  // a run that completed may still be leaving Finish on another thread
+  if (P->node) SyncWithNodeHook();  // likewise the area's pass that completed it
   if (P->sched.running() || P->LaunchPending() || P->AreaActive())
     return Error(Code::kRequest, "persistent collective freed while still running");
   if (P->Matching())
