@@ -26,6 +26,14 @@ static int count_of(MPI_Status* st, MPI_Datatype t) {
   return n;
 }
 
+/* The 4 bytes at `raw` hold `v` big-endian (external32's form). */
+static void check_be32(const unsigned char* raw, unsigned v, const char* what, int i) {
+  CHECK(raw[0] == (v >> 24) && raw[1] == ((v >> 16) & 0xff) && raw[2] == ((v >> 8) & 0xff) &&
+            raw[3] == (v & 0xff),
+        "external32 %s %d: bytes %02x %02x %02x %02x of %08x", what, i, raw[0], raw[1], raw[2],
+        raw[3], v);
+}
+
 /* The whole file as ints, read by every rank through the default byte view. */
 static void read_all_ints(MPI_File fh, int* out, int n) {
   MPI_Status st;
@@ -306,13 +314,7 @@ static void external32_view(MPI_File fh) {
   CHECK_OK(MPI_File_sync(fh));
   CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
   CHECK_OK(MPI_File_read_at(fh, (MPI_Offset)rank * 16, raw, 16, MPI_BYTE, &st));
-  for (int i = 0; i < 4; ++i) {
-    unsigned v = (unsigned)out[i];
-    CHECK(raw[4 * i] == (v >> 24) && raw[4 * i + 1] == ((v >> 16) & 0xff) &&
-              raw[4 * i + 2] == ((v >> 8) & 0xff) && raw[4 * i + 3] == (v & 0xff),
-          "external32 int %d: bytes %02x %02x %02x %02x of %08x", i, raw[4 * i], raw[4 * i + 1],
-          raw[4 * i + 2], raw[4 * i + 3], v);
-  }
+  for (int i = 0; i < 4; ++i) check_be32(raw + 4 * i, (unsigned)out[i], "int", i);
   CHECK_OK(
       MPI_File_set_view(fh, (MPI_Offset)rank * 16, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
   memset(in, 0, sizeof in);
@@ -343,13 +345,7 @@ static void external32_narrow(MPI_File fh) {
   CHECK_OK(MPI_File_sync(fh));
   CHECK_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
   CHECK_OK(MPI_File_read_at(fh, disp, raw, 16, MPI_BYTE, &st));
-  for (int i = 0; i < 4; ++i) {
-    unsigned v = (unsigned)out[i];
-    CHECK(raw[4 * i] == (v >> 24) && raw[4 * i + 1] == ((v >> 16) & 0xff) &&
-              raw[4 * i + 2] == ((v >> 8) & 0xff) && raw[4 * i + 3] == (v & 0xff),
-          "external32 long %d: bytes %02x %02x %02x %02x of %08x", i, raw[4 * i], raw[4 * i + 1],
-          raw[4 * i + 2], raw[4 * i + 3], v);
-  }
+  for (int i = 0; i < 4; ++i) check_be32(raw + 4 * i, (unsigned)out[i], "long", i);
   CHECK_OK(MPI_File_set_view(fh, disp, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL));
   memset(in, 0, sizeof in);
   CHECK_OK(MPI_File_read_at(fh, 0, in, 4, MPI_LONG, &st));

@@ -47,4 +47,22 @@ static int qt_rank = -1;
     }                                                                                  \
   } while (0)
 
+/* MPI_Init, then the communicator of world ranks 0 and 1 that the pair
+ * tests run on; every other rank, and a world of one, finalizes and exits 0
+ * here. */
+static inline MPI_Comm qt_init_pair(int* argc, char*** argv, int* rank) {
+  int size;
+  MPI_Comm pair;
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  qt_rank = *rank;
+  QT_OK(MPI_Comm_split(MPI_COMM_WORLD, *rank < 2 ? 0 : MPI_UNDEFINED, *rank, &pair));
+  if (size < 2 || *rank >= 2) {
+    MPI_Finalize();
+    exit(0);
+  }
+  return pair;
+}
+
 #endif

@@ -28,18 +28,9 @@ static void ExpectCounts(MPI_Queue q, long long done, long long enqueued, const 
 }
 
 int main(int argc, char* argv[]) {
-  int rank, size;
+  int rank;
   static double buf[N];
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  qt_rank = rank;
-  MPI_Comm pair;
-  QT_OK(MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair));
-  if (size < 2 || rank >= 2) {
-    MPI_Finalize();
-    return 0;
-  }
+  MPI_Comm pair = qt_init_pair(&argc, &argv, &rank);
   MPI_Request r;
   if (rank == 0)
     QT_OK(MPI_Recv_init(buf, N, MPI_DOUBLE, 1, 5, pair, &r));

@@ -61,17 +61,8 @@ static void deep(MPI_Comm pair, int rank) {
 }
 
 int main(int argc, char* argv[]) {
-  int rank, size;
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  qt_rank = rank;
-  MPI_Comm pair;
-  QT_OK(MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair));
-  if (size < 2 || rank >= 2) {
-    MPI_Finalize();
-    return 0;
-  }
+  int rank;
+  MPI_Comm pair = qt_init_pair(&argc, &argv, &rank);
   if (argc > 1 && strcmp(argv[1], "deep") == 0) deep(pair, rank);
 
   static double out[N], in[N];
