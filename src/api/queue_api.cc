@@ -191,12 +191,15 @@ int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
   queue::Enqueueable* es[kChunk];
   if (ValidAll<false>(c, q, count, reqs, count == 1, es)) {
     // Starts of one call all pass the same gate; chunks keep the scratch
-    // arrays fixed (no allocation for any count).
-    for (int base = 0; base < count && st.ok(); base += kChunk) {
-      const int n = std::min(kChunk, count - base);
-      if (base > 0) Lookup(reqs, base, n, es);
-      st = q->EnqueueStartAll({es, std::size_t(n)});
-    }
+    // arrays fixed (no allocation for any count). One chunk: no loop.
+    if (count <= kChunk) [[likely]]
+      st = q->EnqueueStartAll({es, std::size_t(count)});
+    else
+      for (int base = 0; base < count && st.ok(); base += kChunk) {
+        const int n = std::min(kChunk, count - base);
+        if (base > 0) Lookup(reqs, base, n, es);
+        st = q->EnqueueStartAll({es, std::size_t(n)});
+      }
   }
   q->Leave();  // before an error handler runs: it may use the queue
   return st.ok() ? c.Fail() : c.Fail(st);
@@ -214,14 +217,17 @@ int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_S
     // MPI_Enqueue_wait of each element in any order (13.3.2), and waits of
     // one queue complete in enqueue order.
     const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
-    for (int base = 0; base < count && st.ok(); base += kChunk) {
-      void* sts[kChunk];
-      const int n = std::min(kChunk, count - base);
-      if (base > 0) Lookup(reqs, base, n, es);
-      for (int j = 0; j < n && !ignore; ++j) sts[j] = single ? statuses : &statuses[base + j];
-      st = q->EnqueueWaitAll({es, std::size_t(n)}, {sts, ignore ? 0 : std::size_t(n)},
-                             ignore ? nullptr : &Fill);
-    }
+    if (count <= kChunk && ignore) [[likely]]
+      st = q->EnqueueWaitAll({es, std::size_t(count)}, {}, nullptr);
+    else
+      for (int base = 0; base < count && st.ok(); base += kChunk) {
+        void* sts[kChunk];
+        const int n = std::min(kChunk, count - base);
+        if (base > 0) Lookup(reqs, base, n, es);
+        for (int j = 0; j < n && !ignore; ++j) sts[j] = single ? statuses : &statuses[base + j];
+        st = q->EnqueueWaitAll({es, std::size_t(n)}, {sts, ignore ? 0 : std::size_t(n)},
+                               ignore ? nullptr : &Fill);
+      }
   }
   q->Leave();  // before an error handler runs: it may use the queue
   return st.ok() ? c.Fail() : c.Fail(st);

@@ -133,6 +133,8 @@ class MatchedP2p final : public Enqueueable {
     ++epochs_;
     return StartOnEngine();
   }
+  // Whether the current epoch of a host-engine request still runs.
+  bool HostEpochRuns() const { return !epoch_req_.IsDone(); }
   // EpochDone of a host-engine request.
   bool HostEpochDone(bool* failed) const {
     if (!epoch_req_.IsDone()) return false;

@@ -383,7 +383,7 @@ Status Queue::EnqueueStart(Enqueueable* e) {
   return DeferStart(e);
 }
 
-Status Queue::EnqueueStartAll(std::span<Enqueueable* const> es) {
+Status Queue::EnqueueStartAllChecked(std::span<Enqueueable* const> es) {
   if (es.size() > kMaxWaitAll) return Error(Code::kCount, "more than 64 requests in one call");
   if (!failed_.ok()) [[unlikely]]
     return failed_;
@@ -392,8 +392,8 @@ Status Queue::EnqueueStartAll(std::span<Enqueueable* const> es) {
   return Status::Ok();
 }
 
-Status Queue::EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
-                             StatusFiller fill) {
+Status Queue::EnqueueWaitAllChecked(std::span<Enqueueable* const> es,
+                                    std::span<void* const> statuses, StatusFiller fill) {
   const std::size_t n = es.size();
   if (n == 0) return Status::Ok();
   if (n > kMaxWaitAll) return Error(Code::kCount, "more than 64 requests in one enqueued wait");

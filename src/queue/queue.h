@@ -52,12 +52,15 @@
 #include "core/status.h"
 #include "offload/algorithms/enqueued_wait.h"
 #include "queue/enqueueable.h"
+#include "queue/queue_types.h"
 #include "runtime/runtime.h"
 
 namespace nicq::queue {
 
 // Fills an MPI_Status (opaque here) from a request status; set by the API.
 using StatusFiller = void (*)(void* status, const RequestStatus& rs);
+
+class MatchedP2p;
 
 class Queue {
  public:
@@ -66,14 +69,24 @@ class Queue {
 
   // Callers validated every request (CheckStart / CheckWait) first.
   Status EnqueueStart(Enqueueable* e);
+  static constexpr std::size_t kMaxWaitAll = 64;  // requests per call (the API's bound)
   // MPI_Enqueue_startall (at most kMaxWaitAll requests): host-sequenced
   // queues start them together (one Post); counter chains one by one.
-  Status EnqueueStartAll(std::span<Enqueueable* const> es);
+  // The host-sequenced case inline: it is every call of a queued ring on
+  // one node, and the extra call layer was a tenth of an enqueue call.
+  Status EnqueueStartAll(std::span<Enqueueable* const> es) {
+    if (host_ && es.size() <= kMaxWaitAll && failed_.ok()) [[likely]]
+      return HostEnqueueStart(es);
+    return EnqueueStartAllChecked(es);
+  }
   // MPI_Enqueue_wait(all): waits for every request of `es`, all or none
   // enqueued. statuses: empty (ignored) or one per request (may be null).
   Status EnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
-                        StatusFiller fill);
-  static constexpr std::size_t kMaxWaitAll = 64;  // requests per call (the API's bound)
+                        StatusFiller fill) {
+    if (host_ && !es.empty() && es.size() <= kMaxWaitAll && failed_.ok()) [[likely]]
+      return HostEnqueueWaitAll(es, statuses, fill);
+    return EnqueueWaitAllChecked(es, statuses, fill);
+  }
   // Blocks until all enqueued work completed; requests return to inactive.
   Status Fence();
   // No enqueued work outstanding (freeing is allowed).
@@ -129,6 +142,11 @@ class Queue {
     std::uint64_t epoch = 0;  // the request's epoch it waited for
   };
   Queue() = default;
+  // The enqueue calls with every check (counter chains, bad counts, a
+  // failed chain); the host-sequenced valid case is inline above.
+  Status EnqueueStartAllChecked(std::span<Enqueueable* const> es);
+  Status EnqueueWaitAllChecked(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                               StatusFiller fill);
   // Enter when the guard was not free: waits out a progress pass.
   bool EnterContended();
   // ---- steps: host sequencing, and deferred posts of counter chains (queue_host.cc) ----
@@ -151,7 +169,7 @@ class Queue {
   // RetireDirect, when every request of the wait is a host-engine one,
   // polls the engine once (*polled) and retires the wait if each epoch
   // ended well; false: it changed nothing but the poll.
-  bool DirectSteps() const;
+  bool DirectSteps() const { return step_count_ == 0 && type_ == kQueueTypeDefault; }
   std::size_t StartDirect(std::span<Enqueueable* const> es);
   bool RetireDirect(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                     StatusFiller fill, bool* polled);
@@ -174,6 +192,11 @@ class Queue {
   // Starts es now (gate open), with one Post when every engine builds its
   // start; *started: how many did (a prefix), also on error.
   Status StartNow(std::span<Enqueueable* const> es, std::size_t* started);
+  // The host-engine request whose running epoch keeps the head wait from
+  // retiring (the wait's first request), or null: a pass may run steps.
+  // While it runs, a pass over the steps would change nothing, so the
+  // fence's idle loop and an enqueued wait's pass look only at it.
+  const MatchedP2p* HeadWaitRunning() const;
   // Starts the host-engine starts at the head (QueueSlot::host_engine);
   // *blocked when one of them cannot start yet (its previous epoch runs).
   Status StartHostEngineRun(bool* progressed, bool* blocked);

@@ -26,10 +26,6 @@
 
 namespace nicq::queue {
 
-bool Queue::DirectSteps() const {
-  return step_count_ == 0 && type_ == kQueueTypeDefault;
-}
-
 std::size_t Queue::StartDirect(std::span<Enqueueable* const> es) {
   std::size_t n = 0;
   for (; n < es.size(); ++n) {

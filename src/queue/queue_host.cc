@@ -152,6 +152,7 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
   // All or none: room for every start's step first.
   while (kSteps - step_count_ < es.size())
     NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));
+  bool backend = false;
   for (Enqueueable* e : es) {
     Step& st = StepAt(step_count_++);
     st.e = e;  // a host-sequenced start reads nothing else
@@ -163,9 +164,10 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
     s.started_epoch = std::max(s.started_epoch, started) + 1;
     s.queue = this;
     s.start_gate = k_;
-    backend_steps_ |= !s.host_engine;
-    AddUnwaited(e);
+    backend |= !s.host_engine;
   }
+  backend_steps_ |= backend;
+  unwaited_count_ += es.size();  // AddUnwaited of each: host-sequenced queues count them
   return Status::Ok();
 }
 
@@ -182,19 +184,26 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
   // All or none: room for every request's step first.
   while (kSteps - step_count_ < n) NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
   const std::uint64_t k0 = k_;
+  // The group's size on its first step; statuses looked at once per call.
+  StepAt(step_count_).group = std::uint32_t(n);
   for (std::size_t i = 0; i < n; ++i) {
     QueueSlot& s = es[i]->qslot;
-    Step& st = StepAt(step_count_++);
+    Step& st = StepAt(step_count_ + i);
     st.e = es[i];
-    st.status = statuses.empty() ? nullptr : statuses[i];
     st.fill = fill;
     st.epoch = s.started_epoch;
-    st.group = i == 0 ? std::uint32_t(n) : 0;
     st.wait = true;
+    if (i > 0) st.group = 0;
     s.waited_epoch = s.started_epoch;
     s.wait_index = k0 + n;  // retired together, when all n are done
-    RemoveUnwaited(es[i]);
   }
+  if (statuses.empty()) {
+    for (std::size_t i = 0; i < n; ++i) StepAt(step_count_ + i).status = nullptr;
+  } else {
+    for (std::size_t i = 0; i < n; ++i) StepAt(step_count_ + i).status = statuses[i];
+  }
+  step_count_ += n;
+  unwaited_count_ -= n;  // RemoveUnwaited of each: host-sequenced queues count them
   k_ = k0 + n;
   // Where a poll only reads memory, one pass now: the steps ahead start as
   // soon as what they wait for has landed, while the host goes on
@@ -207,11 +216,14 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
   // schedules, matches): those run in the fence and every other MPI call.
   const bool engine = HostEngineEpochsInUse();
   const bool backend = backend_steps_ && rt::Backend()->Caps().memory_poll;
+  // A head wait whose first request's epoch still runs after the poll: the
+  // pass would run nothing (the window of a queued ring that enqueues
+  // faster than its exchange advances is mostly this).
   if (!polled && (engine || backend)) {
     bool stepped = false;
     if (engine) (void)rt::PollEngine();
     if (backend) (void)rt::Backend()->Progress();
-    (void)AdvanceHost(&stepped);
+    if (HeadWaitRunning() == nullptr) (void)AdvanceHost(&stepped);
   }
   return Status::Ok();
 }
@@ -384,15 +396,15 @@ Status Queue::StartHostEngineRun(bool* progressed, bool* blocked) {
   return first_error;
 }
 
-namespace {
-
-// Whether the step is a wait of host-engine requests whose first request's
-// epoch still runs: the wait cannot retire, a pass would run nothing.
-bool HostEngineWaitRuns(const Enqueueable* e, bool wait) {
-  if (!wait || !e->qslot.host_engine) return false;
-  bool failed = false;
-  return !static_cast<const MatchedP2p*>(e)->HostEpochDone(&failed);
+const MatchedP2p* Queue::HeadWaitRunning() const {
+  if (step_count_ == 0) return nullptr;
+  const Step& head = StepAt(0);
+  if (!head.wait || !head.e->qslot.host_engine) return nullptr;
+  const auto* m = static_cast<const MatchedP2p*>(head.e);
+  return m->HostEpochRuns() ? m : nullptr;
 }
+
+namespace {
 
 std::uint64_t SteadyMs() {
   using namespace std::chrono;
@@ -425,14 +437,16 @@ Status Queue::FenceInEngine() {
   rt::Backoff wait;
   std::uint32_t idle = 0;
   std::uint64_t idle_since_ms = 0;  // 0: not read since the last step ran
-  // The head step, looked up again only after a pass ran steps.
-  const Step* head = step_count_ > 0 ? &StepAt(0) : nullptr;
+  // The request the head wait waits on while its epoch runs (null: the
+  // head may run), looked up again only after a pass ran steps: an idle
+  // pass then reads one flag.
+  const MatchedP2p* running = HeadWaitRunning();
   while (step_count_ > 0) {
     NICQ_RETURN_IF_ERROR(rt::ProgressWait(wait));
-    if (!HostEngineWaitRuns(head->e, head->wait)) {
+    if (running == nullptr || !running->HostEpochRuns()) {
       stepped = false;
       NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
-      head = step_count_ > 0 ? &StepAt(0) : nullptr;
+      running = HeadWaitRunning();
       if (stepped) {
         wait.Reset();
         idle = 0;
