@@ -152,9 +152,15 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
   // All or none: room for every start's step first.
   while (kSteps - step_count_ < es.size())
     NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));
+  // The ring's base and tail in locals: stores into a step or a slot could
+  // otherwise be the queue's own fields, reloaded on every element.
+  Step* const ring = steps_.data();
+  const std::size_t tail = step_head_ + step_count_;
+  const std::uint64_t gate = k_;
   bool backend = false;
-  for (Enqueueable* e : es) {
-    Step& st = StepAt(step_count_++);
+  for (std::size_t i = 0; i < es.size(); ++i) {
+    Enqueueable* e = es[i];
+    Step& st = ring[(tail + i) & kStepMask];
     st.e = e;  // a host-sequenced start reads nothing else
     st.wait = false;
     QueueSlot& s = e->qslot;
@@ -163,9 +169,10 @@ Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
         s.host_engine ? static_cast<const MatchedP2p*>(e)->EpochsStarted() : e->EpochsStarted();
     s.started_epoch = std::max(s.started_epoch, started) + 1;
     s.queue = this;
-    s.start_gate = k_;
+    s.start_gate = gate;
     backend |= !s.host_engine;
   }
+  step_count_ += es.size();
   backend_steps_ |= backend;
   unwaited_count_ += es.size();  // AddUnwaited of each: host-sequenced queues count them
   return Status::Ok();
@@ -184,23 +191,25 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
   // All or none: room for every request's step first.
   while (kSteps - step_count_ < n) NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
   const std::uint64_t k0 = k_;
-  // The group's size on its first step; statuses looked at once per call.
-  StepAt(step_count_).group = std::uint32_t(n);
+  // The ring's base and tail in locals (as in HostEnqueueStart); the
+  // group's size on its first step; statuses looked at once per call.
+  Step* const ring = steps_.data();
+  const std::size_t tail = step_head_ + step_count_;
   for (std::size_t i = 0; i < n; ++i) {
     QueueSlot& s = es[i]->qslot;
-    Step& st = StepAt(step_count_ + i);
+    Step& st = ring[(tail + i) & kStepMask];
     st.e = es[i];
     st.fill = fill;
     st.epoch = s.started_epoch;
     st.wait = true;
-    if (i > 0) st.group = 0;
+    st.group = i == 0 ? std::uint32_t(n) : 0;
     s.waited_epoch = s.started_epoch;
     s.wait_index = k0 + n;  // retired together, when all n are done
   }
   if (statuses.empty()) {
-    for (std::size_t i = 0; i < n; ++i) StepAt(step_count_ + i).status = nullptr;
+    for (std::size_t i = 0; i < n; ++i) ring[(tail + i) & kStepMask].status = nullptr;
   } else {
-    for (std::size_t i = 0; i < n; ++i) StepAt(step_count_ + i).status = statuses[i];
+    for (std::size_t i = 0; i < n; ++i) ring[(tail + i) & kStepMask].status = statuses[i];
   }
   step_count_ += n;
   unwaited_count_ -= n;  // RemoveUnwaited of each: host-sequenced queues count them
@@ -343,8 +352,10 @@ Status Queue::AdvanceHost(bool* progressed) {
     }
     // A wait(all) of `group` requests retires when all of them are done.
     const std::uint32_t n = head.group;
+    const Step* const ring = steps_.data();
+    const std::size_t h = step_head_;
     for (std::uint32_t i = 0; i < n; ++i) {
-      const Enqueueable* e = StepAt(i).e;
+      const Enqueueable* e = ring[(h + i) & kStepMask].e;
       bool failed = false;
       const bool done = e->qslot.host_engine
                             ? static_cast<const MatchedP2p*>(e)->HostEpochDone(&failed)
@@ -359,10 +370,10 @@ Status Queue::AdvanceHost(bool* progressed) {
       if (!done) return Status::Ok();
     }
     for (std::uint32_t i = 0; i < n; ++i) {
-      const Step& st = StepAt(i);
+      const Step& st = ring[(h + i) & kStepMask];
       Finish(st.e, st.status, st.fill, st.epoch);
     }
-    step_head_ = (step_head_ + n) & kStepMask;
+    step_head_ = (h + n) & kStepMask;
     step_count_ -= n;
     host_done_.fetch_add(n, std::memory_order_release);
     *progressed = true;
@@ -377,8 +388,12 @@ Status Queue::StartHostEngineRun(bool* progressed, bool* blocked) {
   // on; the first error is returned.
   Status first_error;
   std::size_t n = 0;
-  while (n < step_count_) {
-    const Step& st = StepAt(n);
+  // Locals: only this thread changes the ring while it runs (it is inside
+  // the queue), and the engine calls could otherwise be assumed to.
+  const Step* const ring = steps_.data();
+  const std::size_t h = step_head_, count = step_count_;
+  while (n < count) {
+    const Step& st = ring[(h + n) & kStepMask];
     if (st.wait || !st.e->qslot.host_engine) break;
     Status started = static_cast<MatchedP2p*>(st.e)->StartHostEpoch();
     if (!started.ok()) [[unlikely]] {
@@ -390,8 +405,8 @@ Status Queue::StartHostEngineRun(bool* progressed, bool* blocked) {
     }
     ++n;
   }
-  step_head_ = (step_head_ + n) & kStepMask;
-  step_count_ -= n;
+  step_head_ = (h + n) & kStepMask;
+  step_count_ = count - n;
   *progressed |= n > 0;
   return first_error;
 }
@@ -454,7 +469,8 @@ Status Queue::FenceInEngine() {
         continue;
       }
     }
-    if (++idle % 1024 != 0) continue;
+    if (++idle % 1024 != 0) [[likely]]
+      continue;
     // A queue that makes no progress for 4 x NICQ_PEER_TIMEOUT is reported,
     // not waited on forever (a peer that never starts its side).
     const std::uint64_t now = SteadyMs();
