@@ -55,7 +55,8 @@ Status MatchedP2p::StartOnEngine() {
   // standard one: its receive is started by then in a correct program).
   // The peer and tag were checked when the match resolved them, and the
   // request is reset here: the engine's entries for a fresh request, not
-  // rt::Isend/Irecv's checks and reset (about 65 instructions a start).
+  // rt::Isend/Irecv's checks, reset and lock object (about 25 instructions
+  // a start, docs/performance.md).
   epoch_req_.done.store(false, std::memory_order_relaxed);
   epoch_req_.status = RequestStatus{};
   epoch_req_.engine = nullptr;

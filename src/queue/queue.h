@@ -73,7 +73,7 @@ class Queue {
   // MPI_Enqueue_startall (at most kMaxWaitAll requests): host-sequenced
   // queues start them together (one Post); counter chains one by one.
   // The host-sequenced case inline: it is every call of a queued ring on
-  // one node, and the extra call layer was a tenth of an enqueue call.
+  // one node, which then takes no extra call layer.
   Status EnqueueStartAll(std::span<Enqueueable* const> es) {
     if (host_ && es.size() <= kMaxWaitAll && failed_.ok()) [[likely]]
       return HostEnqueueStart(es);
