@@ -191,8 +191,10 @@ int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
   queue::Enqueueable* es[kChunk];
   if (ValidAll<false>(c, q, count, reqs, count == 1, es)) {
     // Starts of one call all pass the same gate; chunks keep the scratch
-    // arrays fixed (no allocation for any count). One chunk: no loop.
-    if (count <= kChunk) [[likely]]
+    // arrays fixed (no allocation for any count). One chunk: no loop. A
+    // call of no requests does not reach the queue (a failed chain's error
+    // is not this call's).
+    if (count > 0 && count <= kChunk) [[likely]]
       st = q->EnqueueStartAll({es, std::size_t(count)});
     else
       for (int base = 0; base < count && st.ok(); base += kChunk) {
@@ -217,7 +219,7 @@ int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_S
     // MPI_Enqueue_wait of each element in any order (13.3.2), and waits of
     // one queue complete in enqueue order.
     const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
-    if (count <= kChunk && ignore) [[likely]]
+    if (count > 0 && count <= kChunk && ignore) [[likely]]
       st = q->EnqueueWaitAll({es, std::size_t(count)}, {}, nullptr);
     else
       for (int base = 0; base < count && st.ok(); base += kChunk) {
