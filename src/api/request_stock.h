@@ -20,7 +20,9 @@
 
 namespace nicq::api {
 
-class RequestStock {
+// Hidden: libnicq.so then calls Refill directly, not through the PLT that
+// an exported inline member function goes through.
+class __attribute__((visibility("hidden"))) RequestStock {
  public:
   static constexpr int kBatch = 32;
 
