@@ -52,7 +52,7 @@ Status EmulatedBackend::Init() {
                                  " counters exceed the 2^20 that remote CQ data names");
   NICQ_RETURN_IF_ERROR(OfiEndpoint::Open(o, &ep_));
   caps_.native_triggers = false;
-  caps_.withdraws_unfired_ops = true;  // the trigger queue cancels them (trigger_queue.cc)
+  caps_.withdraws_unfired_ops = true;  // the trigger queue cancels them (trigger_queue_ops.cc)
   caps_.max_remote_add = 0xffffffffu;  // remote CQ data carries 32 bits
   caps_.remote_counters = true;
   ep_->QueryAtomics(&caps_);
