@@ -162,10 +162,25 @@ class TriggerQueue {
   // the caller) when `pending` is full.
   static constexpr int kPendingCounters = 32;
   bool RunCounterOpLocked(EmuNode* n, offload::CounterId* pending, int* npending);
-  void FreeNodeLocked(EmuNode* n);
+  void FreeNodeLocked(EmuNode* n) {
+    n->op = nullptr;
+    n->next = free_head_;
+    free_head_ = n->index;
+    ++free_count_;
+    BumpInUseLocked(-1);
+  }
   // Appends to the FIFO; PublishReadyLocked makes the appended count
   // visible to HasReady with one locked add per locked section.
-  void AppendReadyLocked(EmuNode* n);
+  void AppendReadyLocked(EmuNode* n) {
+    n->next = -1;
+    n->prev = -1;
+    if (ready_tail_ >= 0)
+      nodes_[ready_tail_].next = n->index;
+    else
+      ready_head_ = n->index;
+    ready_tail_ = n->index;
+    ++unpublished_ready_;
+  }
   void PublishReadyLocked() {
     if (unpublished_ready_ == 0) return;
     ready_count_.fetch_add(unpublished_ready_, std::memory_order_seq_cst);

@@ -1,29 +1,26 @@
-// The request table and the API half of a request's life: posting (pack
-// first for noncontiguous sends), completion in the waiter (unpack, status,
-// release), and requests freed by MPI_Request_free while still active.
+// The request table and the API half of a request's life: taking a slot,
+// posting (pack first for noncontiguous sends), completion in the waiter
+// (unpack, status, release). Requests freed while active are in
+// orphan_requests.cc, requests completed by polling in polled_requests.cc.
 //
 // Hot path (MPI_Start / nonblocking post / completion): a slot comes from
-// the SlotTable free list and the staging buffer of a noncontiguous type is
-// reused, so a warm table makes no allocation and no syscall.
-#include <algorithm>
+// the thread's RequestStock (request_stock.h) and the staging buffer of a
+// noncontiguous type is reused, so a warm table makes no allocation and no
+// syscall. These stay in one file so that the stock's take and give-back
+// inline into AllocRequest, FreeRequest and CompleteRequest.
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
-#include <mutex>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "api/api_internal.h"
-#include "core/config.h"
-#include "core/log.h"
-#include "core/progress_hooks.h"
+#include "api/request_stock.h"
 #include "dtype/slot_table.h"
 #include "runtime/runtime.h"
 
 namespace nicq::api {
 
 std::atomic<RequestTable*> g_request_table{nullptr};
-std::atomic<int> g_orphan_count{0};
 
 namespace {
 
@@ -35,71 +32,6 @@ RequestTable& Table() {
   }();
   return *table;
 }
-
-// A thread's free request slots: a LIFO linked through
-// ApiRequest::next_free, every slot in it already in the state of a fresh
-// one (FreeRequest resets a slot as it gives it back), so taking one is a
-// pop and a flag store. Indices come from the table kBatch at a time, and
-// go back kBatch at a time when the stock passes 2 * kBatch and at thread
-// exit. Resetting on give-back, not on take, lets every layer above take a
-// slot as fresh (rt::IsendFresh/IrecvFresh reset nothing), so a request is
-// reset once per use; and a pointer pop needs no index-to-slot walk.
-class RequestStock {
- public:
-  static constexpr int kBatch = 32;
-
-  explicit RequestStock(RequestTable& table) : table_(table) {}
-  ~RequestStock() {
-    while (count_ > 0) Spill(count_ < kBatch ? count_ : kBatch);
-  }
-  RequestStock(const RequestStock&) = delete;
-  RequestStock& operator=(const RequestStock&) = delete;
-
-  ApiRequest* Take() {
-    if (!head_ && !Refill()) [[unlikely]]
-      return nullptr;
-    ApiRequest* r = head_;
-    head_ = r->next_free;
-    --count_;
-    RequestTable::UsedFlag(r).store(true, std::memory_order_release);
-    return r;
-  }
-  // r is reset and no longer live.
-  void Give(ApiRequest* r) {
-    if (count_ == 2 * kBatch) [[unlikely]]
-      Spill(kBatch);
-    r->next_free = head_;
-    head_ = r;
-    ++count_;
-  }
-
- private:
-  [[gnu::noinline]] bool Refill() {
-    int index[kBatch];
-    const int n = table_.Reserve(index, kBatch);
-    for (int i = n - 1; i >= 0; --i) {
-      ApiRequest* r = table_.Reserved(index[i]);
-      r->handle = NICQ_HANDLE(NICQ_KIND_REQUEST, index[i]);
-      r->next_free = head_;
-      head_ = r;
-    }
-    count_ += n;
-    return n > 0;
-  }
-  void Spill(int n) {
-    int index[kBatch];
-    for (int i = 0; i < n; ++i) {
-      index[i] = IndexOf(head_->handle);
-      head_ = head_->next_free;
-    }
-    count_ -= n;
-    table_.Unreserve(index, n);
-  }
-
-  RequestTable& table_;
-  ApiRequest* head_ = nullptr;
-  int count_ = 0;
-};
 
 // The stock's first use on a thread constructs it (and registers its
 // destructor, which gives the thread's slots back at exit).
@@ -122,15 +54,6 @@ inline RequestStock& ThreadStock() {
   if (!s) [[unlikely]]
     s = MakeThreadStock();
   return *s;
-}
-
-struct Orphans {
-  std::mutex mu;
-  std::vector<ApiRequest*> list;
-};
-Orphans& Orphanage() {
-  static auto* o = new Orphans();
-  return *o;
 }
 
 void ResetEngineRequest(Request& q) {
@@ -350,121 +273,6 @@ Status CancelRequest(ApiRequest* r) {
   if (!r->req.ops) return rt::Cancel(&r->req);
   if (!r->req.ops->cancel) return Error(Code::kRequest, "this request cannot be cancelled");
   return r->req.ops->cancel(&r->req);
-}
-
-namespace {
-
-struct Polled {
-  Request* req;
-  bool (*poll)(Request*);
-};
-struct PolledList {
-  std::mutex mu;
-  std::vector<Polled> list;
-  std::atomic<int> count{0};
-};
-PolledList& PolledRequests() {
-  static auto* p = new PolledList();
-  return *p;
-}
-
-// The progress hook: marks done every polled request whose poll says so.
-// A pass already running on another thread is enough; never wait for it.
-bool PollRequests(void*) {
-  PolledList& p = PolledRequests();
-  if (p.count.load(std::memory_order_acquire) == 0) return false;
-  std::unique_lock<std::mutex> lock(p.mu, std::try_to_lock);
-  if (!lock.owns_lock()) return false;
-  bool any = false;
-  for (std::size_t i = 0; i < p.list.size();) {
-    if (!p.list[i].poll(p.list[i].req)) {
-      ++i;
-      continue;
-    }
-    p.list[i].req->MarkDone();
-    p.list[i] = p.list.back();
-    p.list.pop_back();
-    p.count.fetch_sub(1, std::memory_order_release);
-    any = true;
-  }
-  return any;
-}
-
-}  // namespace
-
-void AddPolledRequest(Request* req, bool (*poll)(Request*)) {
-  static const bool registered = progress::RegisterHook(PollRequests, nullptr);
-  if (!registered) NICQ_LOG(kError, kCore, "no room for the polled-request progress hook");
-  PolledList& p = PolledRequests();
-  std::lock_guard<std::mutex> lock(p.mu);
-  p.list.push_back(Polled{req, poll});
-  p.count.fetch_add(1, std::memory_order_release);
-}
-
-void AddOrphan(ApiRequest* r) {
-  Orphans& o = Orphanage();
-  std::lock_guard<std::mutex> lock(o.mu);
-  r->free_pending = true;
-  o.list.push_back(r);
-  g_orphan_count.fetch_add(1, std::memory_order_release);
-}
-
-namespace {
-
-// MPI_Finalize with a request freed while active that never completes (its
-// peer never sends: an erroneous program) must not hang silently: after
-// NICQ_PEER_TIMEOUT seconds without any orphan completing, the rest are
-// reported and cancelled (a matched or collective request that cannot be
-// cancelled keeps its slot).
-void GiveUpOrphan(ApiRequest* r) {
-  NICQ_LOG(kWarn, kCore,
-           "MPI_Finalize(%s): a request freed while active never completed (%s %s rank %d tag "
-           "%d, from %s); cancelling it",
-           RankText().c_str(), r->is_send ? "send to" : "receive from",
-           r->persistent ? "persistent" : "nonblocking", r->peer, r->tag, r->call);
-  Status st = CancelRequest(r);
-  if (!st.ok()) NICQ_LOG(kWarn, kCore, "MPI_Finalize: cancel failed: %s", st.message().c_str());
-}
-
-}  // namespace
-
-void SweepOrphansNow(bool wait_all) {
-  Orphans& o = Orphanage();
-  if (g_orphan_count.load(std::memory_order_acquire) == 0) return;
-  std::lock_guard<std::mutex> lock(o.mu);
-  rt::Backoff backoff;
-  const double limit = double(std::max<std::int64_t>(1, config::GetInt("NICQ_PEER_TIMEOUT")));
-  double deadline = MPI_Wtime() + limit;
-  for (std::size_t i = 0; i < o.list.size();) {
-    ApiRequest* r = o.list[i];
-    bool gave_up = false;
-    if (wait_all) {
-      while (!r->req.IsDone()) {
-        if (!rt::ProgressWait(backoff).ok()) break;  // dead peer: give the slot up anyway
-        if (MPI_Wtime() > deadline) {
-          GiveUpOrphan(r);
-          gave_up = true;
-          break;
-        }
-      }
-      if (r->req.IsDone()) deadline = MPI_Wtime() + limit;  // progress: a fresh bound
-    }
-    if (gave_up && !r->req.IsDone()) {
-      ++i;  // still held by its engine: the slot stays taken
-      continue;
-    }
-    if (r->req.IsDone() || wait_all) {
-      if (!r->is_send && r->staged && !r->req.status.cancelled && r->req.IsDone())
-        dtype::Unpack(*r->type, r->staging.data(), static_cast<std::int64_t>(r->req.status.bytes),
-                      r->count, const_cast<void*>(r->user_buf));
-      FreeRequest(r);
-      o.list[i] = o.list.back();
-      o.list.pop_back();
-      g_orphan_count.fetch_sub(1, std::memory_order_release);
-    } else {
-      ++i;
-    }
-  }
 }
 
 }  // namespace nicq::api

@@ -72,9 +72,10 @@ class SlotTable {
     free_.push_back(index);
   }
 
-  // Batch interface for a per-thread cache (SlotCache): up to n free
-  // indices, reserved for the caller but not live (Get returns nullptr for
-  // them until Claim); the number reserved, 0 when the table is full.
+  // Batch interface for a per-thread stock of slots (the request table's
+  // RequestStock, src/api/request_stock.h): up to n free indices, reserved
+  // for the caller but not live (Get returns nullptr for them until the
+  // caller sets UsedFlag); the number reserved, 0 when the table is full.
   int Reserve(int* out, int n) {
     std::lock_guard<std::mutex> lock(mu_);
     int got = 0;
@@ -99,16 +100,7 @@ class SlotTable {
     std::lock_guard<std::mutex> lock(mu_);
     for (int i = 0; i < n; ++i) free_.push_back(idx[i]);
   }
-  // A reserved index becomes live (no lock).
-  void Claim(int index) { SlotAt(index)->used.store(true, std::memory_order_release); }
-  // A live index stops being live and is the caller's to reserve again; false
-  // when it was not live (a double free), which leaves everything unchanged.
-  bool Release(int index) {
-    Slot* s = SlotAt(index);
-    return s && s->used.exchange(false, std::memory_order_acq_rel);
-  }
-
-  // The object of a reserved (not live) index, to prepare before Claim.
+  // The object of a reserved (not live) index, to prepare before it is live.
   T* Reserved(int index) const { return &SlotAt(index)->obj; }
   // The live flag of a slot's object, reached from the object itself (a
   // per-thread stock of objects need not go back through the index).
@@ -152,41 +144,6 @@ class SlotTable {
   std::mutex mu_;
   std::vector<int> free_;
   int next_;
-};
-
-// A per-thread stock of reserved indices in front of a SlotTable: Alloc and
-// Free then touch only the slot's own flag, and the table's mutex is taken
-// once per kBatch of them. Why: an 8-byte MPI_Isend + MPI_Wait made two
-// mutex round trips for its request slot, about a fifth of its host
-// instructions. Indices a thread holds stay reserved until it exits.
-template <typename Table, int kBatch = 32>
-class SlotCache {
- public:
-  explicit SlotCache(Table& table) : table_(table) {}
-  ~SlotCache() { table_.Unreserve(stock_, count_); }
-  SlotCache(const SlotCache&) = delete;
-  SlotCache& operator=(const SlotCache&) = delete;
-
-  int Alloc() {
-    if (count_ == 0) count_ = table_.Reserve(stock_, kBatch);
-    if (count_ == 0) return -1;
-    const int index = stock_[--count_];
-    table_.Claim(index);
-    return index;
-  }
-  void Free(int index) {
-    if (!table_.Release(index)) return;
-    if (count_ == 2 * kBatch) {
-      table_.Unreserve(stock_ + kBatch, kBatch);
-      count_ = kBatch;
-    }
-    stock_[count_++] = index;
-  }
-
- private:
-  Table& table_;
-  int stock_[2 * kBatch];
-  int count_ = 0;
 };
 
 }  // namespace nicq::dtype
