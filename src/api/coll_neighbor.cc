@@ -21,13 +21,14 @@ static_assert(sizeof(MPI_Aint) == sizeof(std::int64_t) && std::is_signed_v<MPI_A
 
 thread_local std::vector<const dtype::Type*> t_stypes, t_rtypes;
 
+// Every check builds its message only when it fails (coll_run.cc).
 bool Topo(Call& c, Args* a) {
   const api::Topology* t = api::TopologyOf(c.comm_handle());
-  if (!c.Check(t != nullptr, Code::kTopology,
-               "communicator " + std::to_string(c.comm_handle()) +
-                   " has no process topology (neighborhood collectives need a Cartesian, "
-                   "graph or distributed graph communicator)"))
-    return false;
+  if (t == nullptr) [[unlikely]]
+    return c.Check(false, Code::kTopology,
+                   "communicator " + std::to_string(c.comm_handle()) +
+                       " has no process topology (neighborhood collectives need a Cartesian, "
+                       "graph or distributed graph communicator)");
   a->sources = t->sources.data();
   a->destinations = t->destinations.data();
   a->indegree = static_cast<int>(t->sources.size());
@@ -37,8 +38,9 @@ bool Topo(Call& c, Args* a) {
 }
 
 bool NoInPlace(Call& c, const void* sendbuf, const void* recvbuf) {
-  return c.Check(sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE, Code::kBuffer,
-                 "MPI_IN_PLACE is not allowed in a neighborhood collective");
+  if (sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE) [[likely]]
+    return true;
+  return c.Check(false, Code::kBuffer, "MPI_IN_PLACE is not allowed in a neighborhood collective");
 }
 
 // counts (non-negative) and displacements: n entries, NULL allowed when n is 0.
@@ -54,9 +56,12 @@ bool TypeList(Call& c, const MPI_Datatype* h, int n, const char* what,
   if (!Array(c, h, n, what)) return false;
   out.resize(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    dtype::Type* t = nullptr;
-    const std::string w = std::string(what) + "[" + std::to_string(i) + "]";
-    if (!c.TypeArg(h[i], &t, w.c_str())) return false;
+    dtype::Type* t = dtype::LookupPredefined(h[i]);
+    if (t == nullptr && h[i] != MPI_DATATYPE_NULL) t = dtype::Lookup(h[i]);
+    if (t == nullptr || !t->committed) [[unlikely]] {
+      const std::string w = std::string(what) + "[" + std::to_string(i) + "]";
+      if (!c.TypeArg(h[i], &t, w.c_str())) return false;
+    }
     out[static_cast<std::size_t>(i)] = t;
   }
   return true;
