@@ -12,7 +12,6 @@
 // shadow. A rank on this path therefore pairs with a rank whose call took
 // the schedule (a noncontiguous type on one side only, a degree above
 // kMaxPosted), and each message lands where the schedule would put it.
-#include <new>
 #include <string>
 
 #include "coll/algorithms.h"
@@ -43,6 +42,16 @@ struct PostedBlock {
   static thread_local PostedBlock block;
   t_posted = &block;
   return &block;
+}
+
+// A request of the block as a fresh one again (rt::IsendFresh/IrecvFresh
+// take it so: not done, an empty status, no engine link), once the engine
+// is done with it; the engine sets the rest when it posts.
+Request& Refreshed(Request& q) {
+  q.done.store(false, std::memory_order_relaxed);
+  q.status = RequestStatus{};
+  q.engine = nullptr;
+  return q;
 }
 
 bool Contiguous(const dtype::Type* t, std::int64_t count) {
@@ -151,24 +160,28 @@ Status RunNeighborDirect(const Args& a) {
   int posted = 0;
   Status post;
   // Receives first, as the builder posts them.
-  for (int i = 0; i < a.indegree && post.ok(); ++i) {
+  for (int i = 0; i < a.indegree; ++i) {
     const int peer = a.sources[i];
     if (peer < 0) continue;  // MPI_PROC_NULL
     const BlockAt b = RecvBlockAt(a, i);
-    Request* r = new (&reqs[posted]) Request;
+    Request& r = Refreshed(reqs[posted]);
     post = rt::IrecvFresh(const_cast<char*>(b.at), std::size_t(b.count * b.type->size), peer, tag,
-                          shadow, r);
-    if (post.ok()) ++posted;
+                          shadow, &r);
+    if (!post.ok()) [[unlikely]]
+      break;
+    ++posted;
   }
   for (int j = 0; j < a.outdegree && post.ok(); ++j) {
     const int slot = NeighborSendSlot(a, j);
     const int peer = a.destinations[slot];
     if (peer < 0) continue;
     const BlockAt b = SendBlockAt(a, slot);
-    Request* r = new (&reqs[posted]) Request;
+    Request& r = Refreshed(reqs[posted]);
     post = rt::IsendFresh(b.at, std::size_t(b.count * b.type->size), peer, tag, shadow,
-                          SendMode::kStandard, r);
-    if (post.ok()) ++posted;
+                          SendMode::kStandard, &r);
+    if (!post.ok()) [[unlikely]]
+      break;
+    ++posted;
   }
   // Wait for everything posted, also after a failed post: the requests
   // point into the user's buffers.
