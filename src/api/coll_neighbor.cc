@@ -96,8 +96,8 @@ bool TypeOnly(Call& c, MPI_Datatype h, const dtype::Type** out, const char* what
 
 bool NeighborDegrees(Call& c, int* indegree, int* outdegree) {
   Args a;
-  const Comm* comm = api::LookupComm(c.comm_handle());  // Begin checked the handle
-  if (comm == nullptr || !Topo(c, comm, &a)) return false;
+  Comm* comm = nullptr;  // Begin checked the handle; CommArg reports it otherwise
+  if (!c.CommArg(c.comm_handle(), &comm) || !Topo(c, comm, &a)) return false;
   *indegree = a.indegree;
   *outdegree = a.outdegree;
   return true;
