@@ -5,7 +5,8 @@ A rank's waits poll as often as timing makes them (a rank slowed by callgrind
 polls for its faster peer), so a collected total mixes deterministic work
 with a number of progress passes that changes from run to run. This splits
 the total: "passes" is the inclusive cost of every call to rt::ProgressWait,
-rt::Progress and rt::PollEngine made from outside them (and the backend poll
+rt::Progress and rt::PollEngine (Open MPI: opal_progress; MPICH over UCX:
+ucp_worker_progress) made from outside them (and the backend poll
 an enqueued wait makes itself); the rest is the work outside the passes.
 
 usage: callgrind_passes.py ITERATIONS callgrind.out...   (docs/performance.md)
@@ -13,7 +14,9 @@ usage: callgrind_passes.py ITERATIONS callgrind.out...   (docs/performance.md)
 import re
 import sys
 
-PASSES = ("nicq::rt::ProgressWait(", "nicq::rt::Progress(", "nicq::rt::PollEngine(")
+PASSES = ("nicq::rt::ProgressWait(", "nicq::rt::Progress(", "nicq::rt::PollEngine(",
+          # the same for the other libraries' builds of the benches
+          "opal_progress", "ucp_worker_progress")
 WAIT_BACKEND_POLL = ("Queue::HostEnqueueWaitAll(", "::Progress()")
 
 

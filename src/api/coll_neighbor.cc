@@ -21,13 +21,31 @@ static_assert(sizeof(MPI_Aint) == sizeof(std::int64_t) && std::is_signed_v<MPI_A
 
 thread_local std::vector<const dtype::Type*> t_stypes, t_rtypes;
 
-bool Topo(Call& c, Args* a) {
-  const api::Topology* t = api::TopologyOf(c.comm_handle());
-  if (!c.Check(t != nullptr, Code::kTopology,
-               "communicator " + std::to_string(c.comm_handle()) +
-                   " has no process topology (neighborhood collectives need a Cartesian, "
-                   "graph or distributed graph communicator)"))
-    return false;
+// The topology of the communicator this thread's last neighborhood call
+// named, by the Comm object's serial: MPI_Comm_get_attr (its table's lock
+// and lookup) was about 270 instructions of an 8-byte call. A serial is
+// never reused, so a freed communicator's entry is never matched again,
+// and the topology attribute lives as long as its communicator.
+struct LastTopology {
+  std::uint64_t serial = 0;  // 0: none (serials start at 1)
+  const api::Topology* topology = nullptr;
+};
+[[gnu::tls_model("initial-exec")]] thread_local LastTopology t_last_topology;
+
+// Every check builds its message only when it fails (coll_run.cc).
+bool Topo(Call& c, const Comm* comm, Args* a) {
+  const std::uint64_t serial = comm->serial.value;
+  LastTopology& last = t_last_topology;
+  const api::Topology* t = last.topology;
+  if (last.serial != serial) [[unlikely]] {
+    t = api::TopologyOf(c.comm_handle());
+    if (t == nullptr) [[unlikely]]
+      return c.Check(false, Code::kTopology,
+                     "communicator " + std::to_string(c.comm_handle()) +
+                         " has no process topology (neighborhood collectives need a Cartesian, "
+                         "graph or distributed graph communicator)");
+    last = {serial, t};
+  }
   a->sources = t->sources.data();
   a->destinations = t->destinations.data();
   a->indegree = static_cast<int>(t->sources.size());
@@ -37,8 +55,9 @@ bool Topo(Call& c, Args* a) {
 }
 
 bool NoInPlace(Call& c, const void* sendbuf, const void* recvbuf) {
-  return c.Check(sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE, Code::kBuffer,
-                 "MPI_IN_PLACE is not allowed in a neighborhood collective");
+  if (sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE) [[likely]]
+    return true;
+  return c.Check(false, Code::kBuffer, "MPI_IN_PLACE is not allowed in a neighborhood collective");
 }
 
 // counts (non-negative) and displacements: n entries, NULL allowed when n is 0.
@@ -54,9 +73,12 @@ bool TypeList(Call& c, const MPI_Datatype* h, int n, const char* what,
   if (!Array(c, h, n, what)) return false;
   out.resize(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    dtype::Type* t = nullptr;
-    const std::string w = std::string(what) + "[" + std::to_string(i) + "]";
-    if (!c.TypeArg(h[i], &t, w.c_str())) return false;
+    dtype::Type* t = dtype::LookupPredefined(h[i]);
+    if (t == nullptr && h[i] != MPI_DATATYPE_NULL) t = dtype::Lookup(h[i]);
+    if (t == nullptr || !t->committed) [[unlikely]] {
+      const std::string w = std::string(what) + "[" + std::to_string(i) + "]";
+      if (!c.TypeArg(h[i], &t, w.c_str())) return false;
+    }
     out[static_cast<std::size_t>(i)] = t;
   }
   return true;
@@ -74,7 +96,8 @@ bool TypeOnly(Call& c, MPI_Datatype h, const dtype::Type** out, const char* what
 
 bool NeighborDegrees(Call& c, int* indegree, int* outdegree) {
   Args a;
-  if (!Topo(c, &a)) return false;
+  Comm* comm = nullptr;  // Begin checked the handle; CommArg reports it otherwise
+  if (!c.CommArg(c.comm_handle(), &comm) || !Topo(c, comm, &a)) return false;
   *indegree = a.indegree;
   *outdegree = a.outdegree;
   return true;
@@ -83,7 +106,7 @@ bool NeighborDegrees(Call& c, int* indegree, int* outdegree) {
 bool FillNeighborAllgather(Call& c, Args* a, const void* sendbuf, int sendcount,
                            MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype) {
-  if (!Topo(c, a) || !NoInPlace(c, sendbuf, recvbuf) ||
+  if (!Topo(c, a->comm, a) || !NoInPlace(c, sendbuf, recvbuf) ||
       !Data(c, sendbuf, sendcount, sendtype, &a->stype, "send", false) ||
       !Data(c, recvbuf, recvcount, recvtype, &a->rtype, "receive", false))
     return false;
@@ -97,7 +120,7 @@ bool FillNeighborAllgather(Call& c, Args* a, const void* sendbuf, int sendcount,
 bool FillNeighborAllgatherv(Call& c, Args* a, const void* sendbuf, int sendcount,
                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                             const int displs[], MPI_Datatype recvtype) {
-  if (!Topo(c, a) || !NoInPlace(c, sendbuf, recvbuf) ||
+  if (!Topo(c, a->comm, a) || !NoInPlace(c, sendbuf, recvbuf) ||
       !Data(c, sendbuf, sendcount, sendtype, &a->stype, "send", false) ||
       !NonNegative(c, recvcounts, a->indegree, "recvcounts") ||
       !Array(c, displs, a->indegree, "displs") ||
@@ -114,7 +137,7 @@ bool FillNeighborAllgatherv(Call& c, Args* a, const void* sendbuf, int sendcount
 bool FillNeighborAlltoallv(Call& c, Args* a, const void* sendbuf, const int sendcounts[],
                            const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
                            const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) {
-  if (!Topo(c, a) || !NoInPlace(c, sendbuf, recvbuf) ||
+  if (!Topo(c, a->comm, a) || !NoInPlace(c, sendbuf, recvbuf) ||
       !NonNegative(c, sendcounts, a->outdegree, "sendcounts") ||
       !Array(c, sdispls, a->outdegree, "sdispls") ||
       !TypeOnly(c, sendtype, &a->stype, "send datatype") ||
@@ -135,7 +158,7 @@ bool FillNeighborAlltoallw(Call& c, Args* a, const void* sendbuf, const int send
                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
                            const int recvcounts[], const MPI_Aint rdispls[],
                            const MPI_Datatype recvtypes[]) {
-  if (!Topo(c, a) || !NoInPlace(c, sendbuf, recvbuf) ||
+  if (!Topo(c, a->comm, a) || !NoInPlace(c, sendbuf, recvbuf) ||
       !NonNegative(c, sendcounts, a->outdegree, "sendcounts") ||
       !Array(c, sdispls, a->outdegree, "sdispls") ||
       !TypeList(c, sendtypes, a->outdegree, "sendtypes", t_stypes) ||

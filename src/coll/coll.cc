@@ -83,11 +83,23 @@ Comm* LocalShadowOf(Comm* comm) {
   return &StateOf(comm->local_comm).shadow;
 }
 
-int NextTag(Comm* comm, int cls) {
-  std::lock_guard<std::mutex> lock(St().mu);
-  CommState& s = StateOf(comm);
+namespace {
+int DrawTag(CommState& s, int cls) {
   const std::uint32_t seq = s.seq[cls]++ & kSeqMask;
   return static_cast<int>((std::uint32_t(cls) << kClassShift) | seq);
+}
+}  // namespace
+
+int NextTag(Comm* comm, int cls) {
+  std::lock_guard<std::mutex> lock(St().mu);
+  return DrawTag(StateOf(comm), cls);
+}
+
+Comm* ShadowAndTag(Comm* comm, int cls, int* tag) {
+  std::lock_guard<std::mutex> lock(St().mu);
+  CommState& s = StateOf(comm);
+  *tag = DrawTag(s, cls);
+  return &s.shadow;
 }
 
 // ---- blocking and nonblocking --------------------------------------------------
@@ -107,6 +119,7 @@ const RequestOps kNbOps = {nullptr, &NbFree, &CollCancel, nullptr};
 }  // namespace
 
 Status RunBlocking(const Args& a) {
+  if (IsNeighborKind(a.kind) && NeighborDirectFits(a)) return RunNeighborDirect(a);
   Status node;
   if (TryNodeCollective(a, &node)) return node;
   if (TryHierarchicalNode(a, &node)) return node;

@@ -122,6 +122,12 @@ bool AllreduceDirectFits(const Args& a);
 // the caller takes the usual path. Every rank decides alike.
 bool TryNodeCollective(const Args& a, Status* st);
 Status RunAllreduceDirect(const Args& a);
+// Blocking neighborhood collective whose blocks are all contiguous, on an
+// intracommunicator, up to 32 messages: posted straight on point-to-point
+// requests (neighbor_direct.cc), the messages and tags the schedule would
+// use. RunBlocking asks first.
+bool NeighborDirectFits(const Args& a);
+Status RunNeighborDirect(const Args& a);
 // Nonblocking: `req` (a fresh engine request owned by the API) completes
 // when the collective does.
 Status StartNonblocking(const Args& a, Request* req);
@@ -142,6 +148,8 @@ bool RequestWorkDone(const Request* req);
 // Tag and shadow communicator for a comm (created on first use).
 Comm* ShadowOf(Comm* comm);
 int NextTag(Comm* comm, int cls);
+// Both at once, under one lock (a blocking call's hot path).
+Comm* ShadowAndTag(Comm* comm, int cls, int* tag);
 // An intercommunicator's local group's collective shadow (what Send/Recv
 // steps of its schedules use); nullptr for an intracommunicator.
 Comm* LocalShadowOf(Comm* comm);  // cls: 0 nonblocking, 1 persistent, 2 blocking, 3 init
