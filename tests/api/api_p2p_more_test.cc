@@ -222,8 +222,8 @@ TEST_F(ApiP2pMore, CompletionFastPathsKeepEveryError) {
 
   // MPI_Waitsome: the call that reports the receive fails with
   // MPI_ERR_IN_STATUS; the inactive entries are never reported.
-  post(22, rs);
   small[1] = 0;
+  post(22, rs);
   bool saw_receive = false;
   for (int completed = 0; completed < 2;) {
     int out = -1, idx[4];
