@@ -1,5 +1,6 @@
-// Completion: wait/test in their single, all, any and some forms (request
-// free, status query and cancel: request_status.cc). Null handles and
+// Completion: wait/test in their single and all forms (the any and some
+// forms: completion_any.cc; request free, status query and cancel:
+// request_status.cc). Null handles and
 // inactive persistent requests count as already complete with an empty
 // status; blocking forms loop on rt::ProgressWait so they spin briefly, then
 // yield, then block.
@@ -90,10 +91,6 @@ int Peek(Call& c, ApiRequest* r, MPI_Status* status) {
       q.status, status, /*raise=*/false);
 }
 
-}  // namespace nicq::api::completion
-
-namespace {
-
 // One polling step of a blocking wait; false with the error raised.
 bool Step(Call& c, rt::Backoff& b, int* rc) {
   Status st = rt::ProgressWait(b);
@@ -119,17 +116,6 @@ int CompleteDone(int count, MPI_Request reqs[], MPI_Status* statuses, int* indic
   return n;
 }
 
-// MPI_Waitall over at most kWaitallBatch requests (an osu_bw window): each
-// handle is looked up once (by FastArrayArgs or ArrayArgs), and the requests are completed
-// in array order behind a cursor that stops at the first one not done: a
-// pass that finds nothing new costs one check, not a scan of the window
-// (the old loop made three table lookups per request per pass, about a
-// third of a receiver's per-message instructions). Completing a done
-// request later than it could have been is invisible: Waitall reports
-// nothing before every request is done. A failed progress step first
-// completes every request already done, as the full scan did.
-constexpr int kWaitallBatch = kFastCount;
-
 // The Call of an error found after the arguments passed (a failed progress
 // step, MPI_ERR_IN_STATUS): made only then, with the state the checks left
 // on a call that passed them (its name, MPI_COMM_WORLD's handler).
@@ -141,6 +127,21 @@ constexpr int kWaitallBatch = kFastCount;
   Call c(name);
   return InStatus(c, what);
 }
+
+}  // namespace nicq::api::completion
+
+namespace {
+
+// MPI_Waitall over at most kWaitallBatch requests (an osu_bw window): each
+// handle is looked up once (by FastArrayArgs or ArrayArgs), and the requests are completed
+// in array order behind a cursor that stops at the first one not done: a
+// pass that finds nothing new costs one check, not a scan of the window
+// (the old loop made three table lookups per request per pass, about a
+// third of a receiver's per-message instructions). Completing a done
+// request later than it could have been is invisible: Waitall reports
+// nothing before every request is done. A failed progress step first
+// completes every request already done, as the full scan did.
+constexpr int kWaitallBatch = kFastCount;
 
 int WaitallBatch(int count, MPI_Request reqs[], MPI_Status* statuses, ApiRequest** found) {
   bool error = false;
@@ -173,72 +174,6 @@ int WaitallBatch(int count, MPI_Request reqs[], MPI_Status* statuses, ApiRequest
     }
   }
   return error ? InStatusAfterChecks("MPI_Waitall", "array_of_statuses") : MPI_SUCCESS;
-}
-
-// MPI_Waitany and MPI_Testany over looked-up requests (AnyImpl's loop
-// without a lookup per handle per pass).
-int AnyFound(int count, MPI_Request reqs[], ApiRequest** found, int* index, int* flag,
-             MPI_Status* status, bool block, const char* name) {
-  rt::Backoff b;
-  for (bool progressed = false;; progressed = true) {
-    bool any_pending = false;
-    for (int i = 0; i < count; ++i) {
-      ApiRequest* r = found[i];
-      if (!Pending(r)) continue;
-      any_pending = true;
-      if (!r->req.IsDone()) continue;
-      *index = i;
-      if (flag) *flag = 1;
-      return CompleteFast(r, &reqs[i], status, /*raise=*/true);
-    }
-    if (!any_pending) {
-      *index = MPI_UNDEFINED;
-      if (flag) *flag = 1;
-      api::EmptyStatus(status);
-      return MPI_SUCCESS;
-    }
-    if (!block && progressed) {
-      *flag = 0;
-      *index = MPI_UNDEFINED;
-      return MPI_SUCCESS;
-    }
-    Status st = block ? rt::ProgressWait(b) : rt::Progress();
-    if (!st.ok()) [[unlikely]]
-      return FailAfterChecks(name, st);
-  }
-}
-
-// MPI_Waitsome and MPI_Testsome over looked-up requests (SomeImpl's loop
-// without a lookup per handle per pass).
-int SomeFound(int incount, MPI_Request reqs[], ApiRequest** found, int* outcount, int indices[],
-              MPI_Status statuses[], bool block, const char* name) {
-  rt::Backoff b;
-  for (bool progressed = false;; progressed = true) {
-    bool any_pending = false;
-    for (int i = 0; i < incount && !any_pending; ++i) any_pending = Pending(found[i]);
-    if (!any_pending) {
-      *outcount = MPI_UNDEFINED;
-      return MPI_SUCCESS;
-    }
-    bool error = false;
-    int n = 0;
-    for (int i = 0; i < incount; ++i) {
-      ApiRequest* r = found[i];
-      if (!Pending(r) || !r->req.IsDone()) continue;
-      MPI_Status* s = At(statuses, n);
-      const int code = CompleteFast(r, &reqs[i], s, /*raise=*/false);
-      if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
-      if (code != MPI_SUCCESS) error = true;
-      indices[n++] = i;
-    }
-    if (n > 0 || (!block && progressed)) {
-      *outcount = n;
-      return error ? InStatusAfterChecks(name, "array_of_statuses") : MPI_SUCCESS;
-    }
-    Status st = block ? rt::ProgressWait(b) : rt::Progress();
-    if (!st.ok()) [[unlikely]]
-      return FailAfterChecks(name, st);
-  }
 }
 
 // MPI_Test's failed progress step, raised on the request's communicator.
@@ -389,127 +324,6 @@ int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[])
   CompleteDone(count, reqs, statuses, nullptr, &error);
   *flag = 1;
   return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
-}
-
-// Shared by Waitany (blocking) and Testany.
-static int AnyImpl(Call& c, int count, MPI_Request reqs[], int* index, int* flag,
-                   MPI_Status* status, bool block) {
-  rt::Backoff b;
-  int rc = MPI_SUCCESS;
-  for (;;) {
-    bool any_pending = false;
-    for (int i = 0; i < count; ++i) {
-      ApiRequest* r = api::LookupRequest(reqs[i]);
-      if (!Pending(r)) continue;
-      any_pending = true;
-      if (!r->req.IsDone()) continue;
-      *index = i;
-      if (flag) *flag = 1;
-      c.set_comm_handle(r->comm_handle);
-      return api::CompleteRequest(r, &reqs[i], status, true);
-    }
-    if (!any_pending) {
-      *index = MPI_UNDEFINED;
-      if (flag) *flag = 1;
-      api::EmptyStatus(status);
-      return MPI_SUCCESS;
-    }
-    if (!block) {
-      Status st = rt::Progress();
-      if (!st.ok()) return c.Fail(st);
-      if (flag) *flag = 0;
-      *index = MPI_UNDEFINED;
-      // Second pass: anything that progress just completed.
-      for (int i = 0; i < count; ++i) {
-        ApiRequest* r = api::LookupRequest(reqs[i]);
-        if (!Pending(r) || !r->req.IsDone()) continue;
-        *index = i;
-        *flag = 1;
-        c.set_comm_handle(r->comm_handle);
-        return api::CompleteRequest(r, &reqs[i], status, true);
-      }
-      return MPI_SUCCESS;
-    }
-    if (!Step(c, b, &rc)) return rc;
-  }
-}
-
-int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
-  ApiRequest* found[kFastCount];
-  if (index && FastArrayArgs(count, reqs, found)) [[likely]] {
-    api::SweepOrphans(false);
-    return AnyFound(count, reqs, found, index, nullptr, status, true, "MPI_Waitany");
-  }
-  Call c("MPI_Waitany");
-  if (!ArrayArgs(c, count, reqs) || !c.NotNull(index, "index")) return c.Fail();
-  api::SweepOrphans(false);
-  return AnyImpl(c, count, reqs, index, nullptr, status, true);
-}
-
-int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
-  ApiRequest* found[kFastCount];
-  if (index && flag && FastArrayArgs(count, reqs, found)) [[likely]]
-    return AnyFound(count, reqs, found, index, flag, status, false, "MPI_Testany");
-  Call c("MPI_Testany");
-  if (!ArrayArgs(c, count, reqs) || !c.NotNull(index, "index") || !c.NotNull(flag, "flag"))
-    return c.Fail();
-  return AnyImpl(c, count, reqs, index, flag, status, false);
-}
-
-static int SomeImpl(Call& c, int incount, MPI_Request reqs[], int* outcount, int indices[],
-                    MPI_Status statuses[], bool block) {
-  rt::Backoff b;
-  int rc = MPI_SUCCESS;
-  bool progressed = false;
-  for (;;) {
-    bool any_pending = false;
-    for (int i = 0; i < incount && !any_pending; ++i)
-      any_pending = Pending(api::LookupRequest(reqs[i]));
-    if (!any_pending) {
-      *outcount = MPI_UNDEFINED;
-      return MPI_SUCCESS;
-    }
-    bool error = false;
-    int n = CompleteDone(incount, reqs, statuses, indices, &error);
-    if (n > 0 || (!block && progressed)) {
-      *outcount = n;
-      return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
-    }
-    if (!block) {
-      Status st = rt::Progress();
-      if (!st.ok()) return c.Fail(st);
-      progressed = true;
-      continue;
-    }
-    if (!Step(c, b, &rc)) return rc;
-  }
-}
-
-int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
-                 MPI_Status statuses[]) {
-  ApiRequest* found[kFastCount];
-  if (outcount && (indices || !incount) && FastArrayArgs(incount, reqs, found)) [[likely]] {
-    api::SweepOrphans(false);
-    return SomeFound(incount, reqs, found, outcount, indices, statuses, true, "MPI_Waitsome");
-  }
-  Call c("MPI_Waitsome");
-  if (!ArrayArgs(c, incount, reqs) || !c.NotNull(outcount, "outcount") ||
-      !c.NotNull(incount ? indices : outcount, "array_of_indices"))
-    return c.Fail();
-  api::SweepOrphans(false);
-  return SomeImpl(c, incount, reqs, outcount, indices, statuses, true);
-}
-
-int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
-                 MPI_Status statuses[]) {
-  ApiRequest* found[kFastCount];
-  if (outcount && (indices || !incount) && FastArrayArgs(incount, reqs, found)) [[likely]]
-    return SomeFound(incount, reqs, found, outcount, indices, statuses, false, "MPI_Testsome");
-  Call c("MPI_Testsome");
-  if (!ArrayArgs(c, incount, reqs) || !c.NotNull(outcount, "outcount") ||
-      !c.NotNull(incount ? indices : outcount, "array_of_indices"))
-    return c.Fail();
-  return SomeImpl(c, incount, reqs, outcount, indices, statuses, false);
 }
 
 }  // extern "C"

@@ -73,6 +73,17 @@ inline int CompleteFast(ApiRequest* r, MPI_Request* handle, MPI_Status* status, 
   }
   return api::CompleteRequest(r, handle, status, raise);
 }
+// One polling step of a blocking wait; false with the error raised.
+bool Step(Call& c, rt::Backoff& b, int* rc);
+// Completes every done, pending request in reqs; returns how many. Errors
+// go into per-request statuses (MPI_ERR_IN_STATUS handling); `indices`
+// (Waitsome/Testsome) packs them.
+int CompleteDone(int count, MPI_Request reqs[], MPI_Status* statuses, int* indices, bool* error);
+// The Call of an error found after the arguments passed (a failed progress
+// step, MPI_ERR_IN_STATUS): made only then, with the state the checks left
+// on a call that passed them (its name, MPI_COMM_WORLD's handler).
+[[gnu::cold]] int FailAfterChecks(const char* name, const Status& st);
+[[gnu::cold]] int InStatusAfterChecks(const char* name, const char* what);
 // Raises MPI_ERR_IN_STATUS, naming the array that holds the codes.
 int InStatus(Call& c, const char* what);
 // Raises on the request's communicator (MPI: errors of a completion call
