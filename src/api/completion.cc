@@ -1,5 +1,6 @@
-// Completion: wait/test in their single, all, any and some forms (request
-// free, status query and cancel: request_status.cc). Null handles and
+// Completion: wait/test in their single and all forms (the any and some
+// forms: completion_any.cc; request free, status query and cancel:
+// request_status.cc). Null handles and
 // inactive persistent requests count as already complete with an empty
 // status; blocking forms loop on rt::ProgressWait so they spin briefly, then
 // yield, then block.
@@ -90,10 +91,6 @@ int Peek(Call& c, ApiRequest* r, MPI_Status* status) {
       q.status, status, /*raise=*/false);
 }
 
-}  // namespace nicq::api::completion
-
-namespace {
-
 // One polling step of a blocking wait; false with the error raised.
 bool Step(Call& c, rt::Backoff& b, int* rc) {
   Status st = rt::ProgressWait(b);
@@ -119,8 +116,24 @@ int CompleteDone(int count, MPI_Request reqs[], MPI_Status* statuses, int* indic
   return n;
 }
 
+// The Call of an error found after the arguments passed (a failed progress
+// step, MPI_ERR_IN_STATUS): made only then, with the state the checks left
+// on a call that passed them (its name, MPI_COMM_WORLD's handler).
+[[gnu::cold, gnu::noinline]] int FailAfterChecks(const char* name, const Status& st) {
+  Call c(name);
+  return c.Fail(st);
+}
+[[gnu::cold, gnu::noinline]] int InStatusAfterChecks(const char* name, const char* what) {
+  Call c(name);
+  return InStatus(c, what);
+}
+
+}  // namespace nicq::api::completion
+
+namespace {
+
 // MPI_Waitall over at most kWaitallBatch requests (an osu_bw window): each
-// handle is looked up once (by ArrayArgs), and the requests are completed
+// handle is looked up once (by FastArrayArgs or ArrayArgs), and the requests are completed
 // in array order behind a cursor that stops at the first one not done: a
 // pass that finds nothing new costs one check, not a scan of the window
 // (the old loop made three table lookups per request per pass, about a
@@ -128,38 +141,46 @@ int CompleteDone(int count, MPI_Request reqs[], MPI_Status* statuses, int* indic
 // request later than it could have been is invisible: Waitall reports
 // nothing before every request is done. A failed progress step first
 // completes every request already done, as the full scan did.
-constexpr int kWaitallBatch = 256;
+constexpr int kWaitallBatch = kFastCount;
 
-int WaitallBatch(Call& c, int count, MPI_Request reqs[], MPI_Status* statuses, ApiRequest** found) {
+int WaitallBatch(int count, MPI_Request reqs[], MPI_Status* statuses, ApiRequest** found) {
   bool error = false;
-  auto complete = [&](int i) {
+  // Finishes entry i when it is ready (called once per entry): completes a
+  // done request, reports an empty status for an inactive entry
+  // (MPI_REQUEST_NULL, a persistent request not started); false when its
+  // request is not done yet.
+  auto finish = [&](int i) {
+    ApiRequest* r = found[i];
     MPI_Status* s = At(statuses, i);
-    const int code = CompleteFast(found[i], &reqs[i], s, /*raise=*/false);
+    if (!Pending(r)) {
+      api::EmptyStatus(s);
+      return true;
+    }
+    if (!r->req.IsDone()) return false;
+    const int code = CompleteFast(r, &reqs[i], s, /*raise=*/false);
     if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
     if (code != MPI_SUCCESS) error = true;
-    found[i] = nullptr;
+    return true;
   };
-  for (int i = 0; i < count; ++i)
-    if (!Pending(found[i])) {  // inactive entries report an empty status
-      api::EmptyStatus(At(statuses, i));
-      found[i] = nullptr;
-    }
   rt::Backoff b;
-  int next = 0;  // every request before it is completed (or inactive)
+  int next = 0;  // every entry before it is finished
   for (;;) {
-    while (next < count && (!found[next] || found[next]->req.IsDone())) {
-      if (found[next]) complete(next);
-      ++next;
-    }
+    while (next < count && finish(next)) ++next;
     if (next == count) break;
     Status st = rt::ProgressWait(b);
-    if (!st.ok()) {
-      for (int i = next; i < count; ++i)
-        if (found[i] && found[i]->req.IsDone()) complete(i);
-      return c.Fail(st);
+    if (!st.ok()) [[unlikely]] {
+      for (int i = next; i < count; ++i) (void)finish(i);
+      return FailAfterChecks("MPI_Waitall", st);
     }
   }
-  return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
+  return error ? InStatusAfterChecks("MPI_Waitall", "array_of_statuses") : MPI_SUCCESS;
+}
+
+// MPI_Test's failed progress step, raised on the request's communicator.
+[[gnu::cold, gnu::noinline]] int TestFailed(ApiRequest* r, const Status& st) {
+  Call c("MPI_Test");
+  c.set_comm_handle(r->comm_handle);
+  return c.Fail(st);
 }
 
 }  // namespace
@@ -186,6 +207,24 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  ApiRequest* fast;
+  if (request && flag && FastArrayArgs(1, request, &fast)) [[likely]] {
+    if (Pending(fast) && !fast->req.IsDone()) {
+      Status st = rt::Progress();
+      if (!st.ok()) [[unlikely]]
+        return TestFailed(fast, st);
+      if (!fast->req.IsDone()) {
+        *flag = 0;
+        return MPI_SUCCESS;
+      }
+    }
+    *flag = 1;
+    if (!Pending(fast)) {
+      api::EmptyStatus(status);
+      return MPI_SUCCESS;
+    }
+    return CompleteFast(fast, request, status, /*raise=*/true);
+  }
   Call c("MPI_Test");
   ApiRequest* r;
   if (!c.Init() || !c.NotNull(request, "request") || !c.NotNull(flag, "flag") ||
@@ -207,14 +246,18 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
-  Call c("MPI_Waitall");
   ApiRequest* found[kWaitallBatch];
-  const bool batch = count <= kWaitallBatch;
-  if (!ArrayArgs(c, count, reqs, batch ? found : nullptr)) return c.Fail();
   // Sweeping frees only requests whose handles MPI_Request_free already
   // took from the user: none of `found`.
+  if (FastArrayArgs(count, reqs, found)) [[likely]] {
+    api::SweepOrphans(false);
+    return WaitallBatch(count, reqs, statuses, found);
+  }
+  Call c("MPI_Waitall");
+  const bool batch = count <= kWaitallBatch;
+  if (!ArrayArgs(c, count, reqs, batch ? found : nullptr)) return c.Fail();
   api::SweepOrphans(false);
-  if (batch) return WaitallBatch(c, count, reqs, statuses, found);
+  if (batch) return WaitallBatch(count, reqs, statuses, found);
   // Inactive entries report an empty status.
   for (int i = 0; i < count; ++i)
     if (!Pending(api::LookupRequest(reqs[i]))) {
@@ -234,6 +277,38 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
 }
 
 int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  ApiRequest* found[kFastCount];
+  if (flag && FastArrayArgs(count, reqs, found)) [[likely]] {
+    // All or nothing, as below; requests already done need no progress
+    // step to report it (nor does Open MPI's).
+    auto all_done = [&] {
+      for (int i = 0; i < count; ++i)
+        if (Pending(found[i]) && !found[i]->req.IsDone()) return false;
+      return true;
+    };
+    if (!all_done()) {
+      Status st = rt::Progress();
+      if (!st.ok()) [[unlikely]]
+        return FailAfterChecks("MPI_Testall", st);
+      if (!all_done()) {
+        *flag = 0;
+        return MPI_SUCCESS;
+      }
+    }
+    bool error = false;
+    for (int i = 0; i < count; ++i) {
+      MPI_Status* s = At(statuses, i);
+      if (!Pending(found[i])) {
+        api::EmptyStatus(s);
+        continue;
+      }
+      const int code = CompleteFast(found[i], &reqs[i], s, /*raise=*/false);
+      if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+      if (code != MPI_SUCCESS) error = true;
+    }
+    *flag = 1;
+    return error ? InStatusAfterChecks("MPI_Testall", "array_of_statuses") : MPI_SUCCESS;
+  }
   Call c("MPI_Testall");
   if (!ArrayArgs(c, count, reqs) || !c.NotNull(flag, "flag")) return c.Fail();
   Status st = rt::Progress();
@@ -249,111 +324,6 @@ int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[])
   CompleteDone(count, reqs, statuses, nullptr, &error);
   *flag = 1;
   return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
-}
-
-// Shared by Waitany (blocking) and Testany.
-static int AnyImpl(Call& c, int count, MPI_Request reqs[], int* index, int* flag,
-                   MPI_Status* status, bool block) {
-  rt::Backoff b;
-  int rc = MPI_SUCCESS;
-  for (;;) {
-    bool any_pending = false;
-    for (int i = 0; i < count; ++i) {
-      ApiRequest* r = api::LookupRequest(reqs[i]);
-      if (!Pending(r)) continue;
-      any_pending = true;
-      if (!r->req.IsDone()) continue;
-      *index = i;
-      if (flag) *flag = 1;
-      c.set_comm_handle(r->comm_handle);
-      return api::CompleteRequest(r, &reqs[i], status, true);
-    }
-    if (!any_pending) {
-      *index = MPI_UNDEFINED;
-      if (flag) *flag = 1;
-      api::EmptyStatus(status);
-      return MPI_SUCCESS;
-    }
-    if (!block) {
-      Status st = rt::Progress();
-      if (!st.ok()) return c.Fail(st);
-      if (flag) *flag = 0;
-      *index = MPI_UNDEFINED;
-      // Second pass: anything that progress just completed.
-      for (int i = 0; i < count; ++i) {
-        ApiRequest* r = api::LookupRequest(reqs[i]);
-        if (!Pending(r) || !r->req.IsDone()) continue;
-        *index = i;
-        *flag = 1;
-        c.set_comm_handle(r->comm_handle);
-        return api::CompleteRequest(r, &reqs[i], status, true);
-      }
-      return MPI_SUCCESS;
-    }
-    if (!Step(c, b, &rc)) return rc;
-  }
-}
-
-int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
-  Call c("MPI_Waitany");
-  if (!ArrayArgs(c, count, reqs) || !c.NotNull(index, "index")) return c.Fail();
-  api::SweepOrphans(false);
-  return AnyImpl(c, count, reqs, index, nullptr, status, true);
-}
-
-int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
-  Call c("MPI_Testany");
-  if (!ArrayArgs(c, count, reqs) || !c.NotNull(index, "index") || !c.NotNull(flag, "flag"))
-    return c.Fail();
-  return AnyImpl(c, count, reqs, index, flag, status, false);
-}
-
-static int SomeImpl(Call& c, int incount, MPI_Request reqs[], int* outcount, int indices[],
-                    MPI_Status statuses[], bool block) {
-  rt::Backoff b;
-  int rc = MPI_SUCCESS;
-  bool progressed = false;
-  for (;;) {
-    bool any_pending = false;
-    for (int i = 0; i < incount && !any_pending; ++i)
-      any_pending = Pending(api::LookupRequest(reqs[i]));
-    if (!any_pending) {
-      *outcount = MPI_UNDEFINED;
-      return MPI_SUCCESS;
-    }
-    bool error = false;
-    int n = CompleteDone(incount, reqs, statuses, indices, &error);
-    if (n > 0 || (!block && progressed)) {
-      *outcount = n;
-      return error ? InStatus(c, "array_of_statuses") : MPI_SUCCESS;
-    }
-    if (!block) {
-      Status st = rt::Progress();
-      if (!st.ok()) return c.Fail(st);
-      progressed = true;
-      continue;
-    }
-    if (!Step(c, b, &rc)) return rc;
-  }
-}
-
-int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
-                 MPI_Status statuses[]) {
-  Call c("MPI_Waitsome");
-  if (!ArrayArgs(c, incount, reqs) || !c.NotNull(outcount, "outcount") ||
-      !c.NotNull(incount ? indices : outcount, "array_of_indices"))
-    return c.Fail();
-  api::SweepOrphans(false);
-  return SomeImpl(c, incount, reqs, outcount, indices, statuses, true);
-}
-
-int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
-                 MPI_Status statuses[]) {
-  Call c("MPI_Testsome");
-  if (!ArrayArgs(c, incount, reqs) || !c.NotNull(outcount, "outcount") ||
-      !c.NotNull(incount ? indices : outcount, "array_of_indices"))
-    return c.Fail();
-  return SomeImpl(c, incount, reqs, outcount, indices, statuses, false);
 }
 
 }  // extern "C"

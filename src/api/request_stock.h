@@ -67,7 +67,7 @@ class __attribute__((visibility("hidden"))) RequestStock {
     count_ += n;
     return n > 0;
   }
-  void Spill(int n) {
+  [[gnu::noinline]] void Spill(int n) {
     int index[kBatch];
     for (int i = 0; i < n; ++i) {
       index[i] = IndexOf(head_->handle);

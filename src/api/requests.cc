@@ -73,6 +73,9 @@ void ResetEngineRequest(Request& q) {
   for (auto& w : q.engine_word) w = 0;
 }
 
+// A freed request keeps its staging buffer for reuse up to this size.
+constexpr std::size_t kKeptStaging = std::size_t{16} << 20;
+
 // Grows the staging buffer only when a larger message needs it.
 char* Staging(ApiRequest* r, std::size_t bytes) {
   if (r->staging.size() < bytes) r->staging.resize(bytes);
@@ -118,8 +121,12 @@ bool EnqueuedCheck(Call& c, ApiRequest* r, int index) {
                      "MPI_Queue_fence first");
 }
 
-void FreeRequest(ApiRequest* r) {
-  if (r->req.ops) [[unlikely]] {
+// What only some requests hold when they are freed: another engine's
+// state, a derived type, a communicator other than world and self, a huge
+// staging buffer. Out of line, so that FreeRequest's common case (every
+// point-to-point completion) needs no stack frame.
+[[gnu::noinline]] static void ReleaseHeld(ApiRequest* r) {
+  if (r->req.ops) {
     if (r->req.ops->free) r->req.ops->free(&r->req).IgnoreError();
     r->req.ops = nullptr;
   }
@@ -128,17 +135,23 @@ void FreeRequest(ApiRequest* r) {
   if (r->type && !r->type->predefined) dtype::Release(r->type);
   r->type = nullptr;
   // Keep a staging buffer for reuse unless it is huge.
-  if (r->staging.capacity() > (std::size_t{16} << 20)) [[unlikely]]
-    std::vector<char>().swap(r->staging);
+  if (r->staging.capacity() > kKeptStaging) std::vector<char>().swap(r->staging);
+  if (r->held_comm) {
+    rt::CommRelease(r->held_comm);
+    r->held_comm = nullptr;
+  }
+}
+
+void FreeRequest(ApiRequest* r) {
+  if (r->req.ops || (r->type && !r->type->predefined) || r->held_comm ||
+      r->staging.capacity() > kKeptStaging) [[unlikely]]
+    ReleaseHeld(r);
+  r->type = nullptr;
   r->persistent = r->active = r->free_pending = r->staged = r->from_message = false;
   r->enqueueable = nullptr;  // its engine is gone; a reuse of the slot is checked afresh
   r->message = nullptr;
   r->user_buf = nullptr;
   r->req.comm = nullptr;
-  if (r->held_comm) {
-    rt::CommRelease(r->held_comm);
-    r->held_comm = nullptr;
-  }
   ResetEngineRequest(r->req);
   if (!RequestTable::ReleaseObject(r, g_threads_concurrent)) [[unlikely]]
     return;  // not live: a double free changes nothing

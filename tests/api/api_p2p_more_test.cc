@@ -179,4 +179,135 @@ TEST_F(ApiP2pMore, GeneralizedRequestErrors) {
   EXPECT_EQ(g_frees, 1);
 }
 
+// The completion calls' common case (every handle MPI_REQUEST_NULL or a
+// live point-to-point request: no Call is made unless something fails)
+// reports a request's own error as the checked path does: MPI_ERR_IN_STATUS
+// naming the call with the code in the request's status for the array
+// forms, the error itself for MPI_Test and MPI_Waitany; null entries and
+// inactive persistent requests report an empty status and stay; an invalid
+// handle among valid ones changes nothing.
+TEST_F(ApiP2pMore, CompletionFastPathsKeepEveryError) {
+  int big[4] = {1, 2, 3, 4}, small[2] = {0, 0}, unused = 0;
+  MPI_Request persistent = MPI_REQUEST_NULL;
+  ASSERT_EQ(MPI_Recv_init(&unused, 1, MPI_INT, 0, 99, MPI_COMM_WORLD, &persistent), MPI_SUCCESS);
+  auto post = [&](int tag, MPI_Request rs[4]) {
+    ASSERT_EQ(MPI_Irecv(small, 2, MPI_INT, 0, tag, MPI_COMM_WORLD, &rs[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Isend(big, 4, MPI_INT, 0, tag, MPI_COMM_WORLD, &rs[1]), MPI_SUCCESS);
+    rs[2] = MPI_REQUEST_NULL;
+    rs[3] = persistent;
+  };
+  MPI_Request rs[4];
+  MPI_Status sts[4];
+  for (MPI_Status& s : sts) s.MPI_SOURCE = s.MPI_TAG = s.MPI_ERROR = -7;
+
+  // MPI_Testall: all or nothing, the truncation in its status.
+  post(21, rs);
+  int flag = 0, rc = MPI_SUCCESS;
+  for (int spins = 0; !flag && spins < 100000; ++spins) rc = MPI_Testall(4, rs, &flag, sts);
+  ASSERT_TRUE(flag);
+  EXPECT_EQ(ErrorClass(rc), MPI_ERR_IN_STATUS);
+  EXPECT_NE(ErrorString(rc).find("MPI_Testall"), std::string::npos) << ErrorString(rc);
+  EXPECT_EQ(ErrorClass(sts[0].MPI_ERROR), MPI_ERR_TRUNCATE);
+  EXPECT_EQ(sts[0].MPI_TAG, 21);
+  EXPECT_EQ(sts[1].MPI_ERROR, MPI_SUCCESS);
+  for (int i : {2, 3}) {
+    EXPECT_EQ(sts[i].MPI_SOURCE, MPI_ANY_SOURCE) << i;
+    EXPECT_EQ(sts[i].MPI_TAG, MPI_ANY_TAG) << i;
+    EXPECT_EQ(sts[i].MPI_ERROR, MPI_SUCCESS) << i;
+  }
+  EXPECT_EQ(rs[0], MPI_REQUEST_NULL);
+  EXPECT_EQ(rs[1], MPI_REQUEST_NULL);
+  EXPECT_EQ(rs[3], persistent);
+  EXPECT_EQ(small[1], 2);
+
+  // MPI_Waitsome: the call that reports the receive fails with
+  // MPI_ERR_IN_STATUS; the inactive entries are never reported.
+  small[1] = 0;
+  post(22, rs);
+  bool saw_receive = false;
+  for (int completed = 0; completed < 2;) {
+    int out = -1, idx[4];
+    MPI_Status ss[4];
+    rc = MPI_Waitsome(4, rs, &out, idx, ss);
+    ASSERT_GE(out, 1);
+    for (int k = 0; k < out; ++k) {
+      if (idx[k] == 0) {
+        saw_receive = true;
+        EXPECT_EQ(ErrorClass(rc), MPI_ERR_IN_STATUS);
+        EXPECT_NE(ErrorString(rc).find("MPI_Waitsome"), std::string::npos) << ErrorString(rc);
+        EXPECT_EQ(ErrorClass(ss[k].MPI_ERROR), MPI_ERR_TRUNCATE);
+        EXPECT_EQ(ss[k].MPI_TAG, 22);
+      } else {
+        EXPECT_EQ(idx[k], 1);
+      }
+    }
+    completed += out;
+  }
+  EXPECT_TRUE(saw_receive);
+  int out = -1, idx[4];
+  ASSERT_EQ(MPI_Waitsome(4, rs, &out, idx, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(out, MPI_UNDEFINED);
+  EXPECT_EQ(rs[3], persistent);
+  EXPECT_EQ(small[1], 2);
+
+  // MPI_Waitany: the receive's own error, raised, with its index.
+  post(23, rs);
+  saw_receive = false;
+  for (int n = 0; n < 2; ++n) {
+    int index = -1;
+    MPI_Status st;
+    st.MPI_TAG = -7;
+    rc = MPI_Waitany(4, rs, &index, &st);
+    if (index == 0) {
+      saw_receive = true;
+      EXPECT_EQ(ErrorClass(rc), MPI_ERR_TRUNCATE);
+      EXPECT_NE(ErrorString(rc).find("MPI_Irecv"), std::string::npos) << ErrorString(rc);
+      EXPECT_EQ(st.MPI_TAG, 23);
+    } else {
+      EXPECT_EQ(index, 1);
+      EXPECT_EQ(rc, MPI_SUCCESS);
+    }
+  }
+  EXPECT_TRUE(saw_receive);
+  int index = -1;
+  ASSERT_EQ(MPI_Waitany(4, rs, &index, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(index, MPI_UNDEFINED);
+
+  // MPI_Test: the same error, the handle freed.
+  post(24, rs);
+  MPI_Status st;
+  flag = 0;
+  for (int spins = 0; !flag && spins < 100000; ++spins) rc = MPI_Test(&rs[0], &flag, &st);
+  ASSERT_TRUE(flag);
+  EXPECT_EQ(ErrorClass(rc), MPI_ERR_TRUNCATE);
+  EXPECT_EQ(st.MPI_TAG, 24);
+  EXPECT_EQ(rs[0], MPI_REQUEST_NULL);
+  ASSERT_EQ(MPI_Wait(&rs[1], MPI_STATUS_IGNORE), MPI_SUCCESS);
+  // An inactive persistent request tests complete, with an empty status.
+  flag = 0;
+  st.MPI_TAG = -7;
+  ASSERT_EQ(MPI_Test(&rs[3], &flag, &st), MPI_SUCCESS);
+  EXPECT_TRUE(flag);
+  EXPECT_EQ(st.MPI_TAG, MPI_ANY_TAG);
+  EXPECT_EQ(rs[3], persistent);
+
+  // A stale handle after a live one: MPI_ERR_REQUEST, the live one kept.
+  int x = 0, y = 5;
+  MPI_Request live, stale;
+  ASSERT_EQ(MPI_Irecv(&x, 1, MPI_INT, 0, 25, MPI_COMM_WORLD, &live), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Isend(&y, 1, MPI_INT, 0, 26, MPI_COMM_WORLD, &stale), MPI_SUCCESS);
+  MPI_Request stale_copy = stale;
+  int got = 0;
+  ASSERT_EQ(MPI_Recv(&got, 1, MPI_INT, 0, 26, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Wait(&stale, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  MPI_Request pair[2] = {live, stale_copy};
+  EXPECT_EQ(ErrorClass(MPI_Waitall(2, pair, MPI_STATUSES_IGNORE)), MPI_ERR_REQUEST);
+  EXPECT_EQ(ErrorClass(MPI_Waitany(2, pair, &index, MPI_STATUS_IGNORE)), MPI_ERR_REQUEST);
+  EXPECT_EQ(pair[0], live);
+  ASSERT_EQ(MPI_Send(&y, 1, MPI_INT, 0, 25, MPI_COMM_WORLD), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Wait(&live, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(x, 5);
+  ASSERT_EQ(MPI_Request_free(&persistent), MPI_SUCCESS);
+}
+
 }  // namespace

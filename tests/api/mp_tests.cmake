@@ -124,6 +124,11 @@ nicq_add_mp_test(api_file_shared PROGRAM api_mp_file_shared RANKS 1 2 3 PROVIDER
 nicq_add_mp_program(api_mp_file_errors SOURCES mp_file_errors.c)
 nicq_add_mp_test(api_file_errors PROGRAM api_mp_file_errors RANKS 1 2 3 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
+# A profiling tool's view (MPI_Send, MPI_Isend and MPI_Waitall defined by
+# the program, passed on with dlsym): every user call seen, no internal one.
+nicq_add_mp_program(api_mp_interpose SOURCES mp_interpose.c)
+nicq_add_mp_test(api_interpose PROGRAM api_mp_interpose RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
 # The tool information interface: control and performance variables,
 # sessions, categories, errors.
 nicq_add_mp_program(api_mp_tool SOURCES mp_tool.c)
