@@ -655,5 +655,7 @@ int MPI_Grequest_complete(MPI_Request request);
 #include "nicq/mpi_unsupported.h"
 #include "nicq/mpi_tool.h"
 #include "nicq/mpi_status_fortran.h"
+/* Every function above under its PMPI_ name (MPI-4.1 15.2), for profiling tools. */
+#include "nicq/mpi_pmpi.h"
 
 #endif /* NICQ_MPI_H_INCLUDED */

@@ -276,7 +276,7 @@ int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_D
   api::Call c("MPI_Reduce_local_c");
   int n = 0;
   if (!CountToInt(c, count, "count", &n)) return c.Fail();
-  return MPI_Reduce_local(inbuf, inoutbuf, n, datatype, op);
+  return PMPI_Reduce_local(inbuf, inoutbuf, n, datatype, op);
 }
 
 }  // extern "C"

@@ -77,7 +77,7 @@ void ReadAlgorithm(MPI_Info info, Args* a) {
   if (info == MPI_INFO_NULL) return;
   char value[64];
   int len = sizeof value, flag = 0;
-  if (MPI_Info_get_string(info, "nicq_algorithm", &len, value, &flag) == MPI_SUCCESS && flag)
+  if (PMPI_Info_get_string(info, "nicq_algorithm", &len, value, &flag) == MPI_SUCCESS && flag)
     a->algo = value;
 }
 

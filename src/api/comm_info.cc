@@ -159,16 +159,16 @@ bool InfoPairs(Call& c, MPI_Info info, Hints* out) {
   out->clear();
   if (info == MPI_INFO_NULL) return true;
   int n = 0;
-  if (MPI_Info_get_nkeys(info, &n) != MPI_SUCCESS)
+  if (PMPI_Info_get_nkeys(info, &n) != MPI_SUCCESS)
     return c.Check(false, Code::kInfo, "invalid info handle " + std::to_string(info));
   for (int i = 0; i < n; ++i) {
     char key[MPI_MAX_INFO_KEY + 1];
     int len = 0, flag = 0;
-    if (MPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS ||
-        MPI_Info_get_string(info, key, &len, nullptr, &flag) != MPI_SUCCESS)
+    if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS ||
+        PMPI_Info_get_string(info, key, &len, nullptr, &flag) != MPI_SUCCESS)
       return c.Check(false, Code::kInfo, "cannot read info handle " + std::to_string(info));
     std::string value(static_cast<std::size_t>(len), '\0');
-    if (MPI_Info_get_string(info, key, &len, value.data(), &flag) != MPI_SUCCESS)
+    if (PMPI_Info_get_string(info, key, &len, value.data(), &flag) != MPI_SUCCESS)
       return c.Check(false, Code::kInfo, "cannot read info handle " + std::to_string(info));
     value.resize(static_cast<std::size_t>(len > 0 ? len - 1 : 0));
     out->emplace_back(key, std::move(value));
@@ -178,10 +178,10 @@ bool InfoPairs(Call& c, MPI_Info info, Hints* out) {
 
 int NewInfoFrom(Call& c, const Hints& pairs, MPI_Info* out) {
   MPI_Info info;
-  if (int rc = MPI_Info_create(&info); rc != MPI_SUCCESS) return rc;
+  if (int rc = PMPI_Info_create(&info); rc != MPI_SUCCESS) return rc;
   for (const auto& [k, v] : pairs) {
-    if (int rc = MPI_Info_set(info, k.c_str(), v.c_str()); rc != MPI_SUCCESS) {
-      MPI_Info_free(&info);
+    if (int rc = PMPI_Info_set(info, k.c_str(), v.c_str()); rc != MPI_SUCCESS) {
+      PMPI_Info_free(&info);
       return c.Fail(Code::kInfo, "cannot copy hint '" + k + "'");
     }
   }

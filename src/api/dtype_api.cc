@@ -165,7 +165,7 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 
 int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   MPI_Count n = 0;
-  int rc = MPI_Get_elements_x(status, datatype, &n);
+  int rc = PMPI_Get_elements_x(status, datatype, &n);
   if (rc == MPI_SUCCESS) *count = n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
   return rc;
 }
@@ -183,7 +183,7 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 }
 
 int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
-  return MPI_Status_set_elements_x(status, datatype, count);
+  return PMPI_Status_set_elements_x(status, datatype, count);
 }
 
 int MPI_Status_set_cancelled(MPI_Status* status, int flag) {

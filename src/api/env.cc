@@ -94,7 +94,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 
 int MPI_Init(int* argc, char*** argv) {
   int provided;
-  return MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+  return PMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
 }
 
 int MPI_Finalize(void) {

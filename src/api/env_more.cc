@@ -28,7 +28,7 @@ int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
   if (api::IsInitialized()) {
     env.emplace_back("maxprocs", std::to_string(rt::WorldSize()));
     int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
+    PMPI_Query_thread(&level);
     constexpr const char* kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
                                        "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
     env.emplace_back("thread_level", kLevels[level & 3]);
@@ -55,28 +55,28 @@ int MPI_Comm_get_parent(MPI_Comm* parent) {
 // waited, so nothing is pending on comm beyond what the program waits
 // for: disconnecting is freeing.
 int MPI_Comm_disconnect(MPI_Comm* comm) {
-  return MPI_Comm_free(comm);
+  return PMPI_Comm_free(comm);
 }
 
 int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
                       void* extra_state) {
-  return MPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+  return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
 }
 
 int MPI_Keyval_free(int* keyval) {
-  return MPI_Comm_free_keyval(keyval);
+  return PMPI_Comm_free_keyval(keyval);
 }
 
 int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
-  return MPI_Comm_set_attr(comm, keyval, attribute_val);
+  return PMPI_Comm_set_attr(comm, keyval, attribute_val);
 }
 
 int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+  return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
 
 int MPI_Attr_delete(MPI_Comm comm, int keyval) {
-  return MPI_Comm_delete_attr(comm, keyval);
+  return PMPI_Comm_delete_attr(comm, keyval);
 }
 
 }  // extern "C"

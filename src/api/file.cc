@@ -94,7 +94,7 @@ int OpenCollective(Call& c, ApiFile* f, const std::string& path, int amode, bool
     mine = io::OpenPath(path, flags, &f->io.fd, created);
     root_class = static_cast<int>(mine.code());
   }
-  if (MPI_Bcast(&root_class, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS) root_class = MPI_ERR_OTHER;
+  if (PMPI_Bcast(&root_class, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS) root_class = MPI_ERR_OTHER;
   if (f->rank != 0) {
     if (root_class != 0)
       mine = Error(static_cast<Code>(root_class),
@@ -186,7 +186,7 @@ void CloseFilesLeftOpen() {
     NICQ_LOG(kWarn, kApi, "MPI_Finalize: file '%s' is still open: closing it", path.c_str());
     // Errors are returned here, not raised: the job is finalizing anyway.
     if (ApiFile* f = LookupFile(handle)) f->errhandler = MPI_ERRORS_RETURN;
-    if (int rc = MPI_File_close(&handle); rc != MPI_SUCCESS)
+    if (int rc = PMPI_File_close(&handle); rc != MPI_SUCCESS)
       NICQ_LOG(kWarn, kApi, "MPI_Finalize: closing '%s': %s", path.c_str(), MessageFor(rc).c_str());
   }
 }
@@ -210,7 +210,7 @@ int FileFail(Call& c, ApiFile* f, const Status& st) {
 
 int AgreeOnClass(MPI_Comm comm, Code mine) {
   int cls = static_cast<int>(mine), agreed = 0;
-  if (MPI_Allreduce(&cls, &agreed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return MPI_ERR_OTHER;
+  if (PMPI_Allreduce(&cls, &agreed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return MPI_ERR_OTHER;
   return agreed;
 }
 
@@ -239,21 +239,21 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   if (!c.Init() || !c.CommArg(comm, &cm) || !c.NotNull(filename, "filename") ||
       !c.NotNull(fh, "fh") || !api::InfoPairs(c, info, &hints) || !api::AmodeArg(c, amode))
     return api::FileFail(c, nullptr);
-  MPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_test_inter(comm, &inter);
   if (!c.Check(!inter, Code::kComm, "comm is an intercommunicator"))
     return api::FileFail(c, nullptr);
   auto* f = new ApiFile;
-  if (MPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS) {
+  if (PMPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS) {
     delete f;
     (void)c.Check(false, Code::kOther, "cannot duplicate comm");
     return api::FileFail(c, nullptr);
   }
-  MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(f->comm, &f->rank);
+  PMPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
+  PMPI_Comm_rank(f->comm, &f->rank);
   const std::string path = io::LocalPath(filename);
   bool created = false;
   if (api::OpenCollective(c, f, path, amode, &created) != 0) {
-    MPI_Comm_free(&f->comm);
+    PMPI_Comm_free(&f->comm);
     delete f;
     return api::FileFail(c, nullptr);
   }
@@ -268,7 +268,7 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   if (api::FinishOpen(c, f, path) != 0) {
     (void)io::Close(&f->io);
     api::RemoveIfCreated(path, &created);
-    MPI_Comm_free(&f->comm);
+    PMPI_Comm_free(&f->comm);
     delete f;
     return api::FileFail(c, nullptr);
   }
@@ -276,7 +276,7 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
     std::int64_t size = 0;
     if (io::Size(f->io, &size).ok()) f->io.position = size;
     if (f->rank == 0) (void)api::SetSharedPointer(f, f->io.position);
-    MPI_Barrier(f->comm);
+    PMPI_Barrier(f->comm);
   }
   *fh = f->handle;
   return MPI_SUCCESS;
@@ -290,16 +290,16 @@ int MPI_File_close(MPI_File* fh) {
   Status st = io::Close(&f->io);
   // Every member has closed before the file goes (MPI_MODE_DELETE_ON_CLOSE),
   // and it is gone on every member's return.
-  MPI_Barrier(f->comm);
+  PMPI_Barrier(f->comm);
   if (f->delete_on_close) {
     int deleted = 0;
     if (f->rank == 0) deleted = ::unlink(f->io.path.c_str()) == 0 || errno == ENOENT ? 0 : errno;
-    MPI_Bcast(&deleted, 1, MPI_INT, 0, f->comm);
+    PMPI_Bcast(&deleted, 1, MPI_INT, 0, f->comm);
     if (deleted != 0 && st.ok()) st = io::ErrnoStatus(deleted, "cannot delete", f->io.path);
   }
   api::UnregisterFile(f);
   api::CloseSharedPointer(f);
-  MPI_Comm_free(&f->comm);
+  PMPI_Comm_free(&f->comm);
   const int errhandler = f->errhandler;
   const int handle = f->handle;
   delete f;

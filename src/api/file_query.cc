@@ -29,7 +29,7 @@ int ResizeCollective(Call& c, ApiFile* f, MPI_Offset size, bool preallocate) {
   Status mine;
   if (f->rank == 0) mine = preallocate ? io::Preallocate(f->io, size) : io::Truncate(f->io, size);
   int cls = static_cast<int>(mine.code());
-  if (MPI_Bcast(&cls, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS) cls = MPI_ERR_OTHER;
+  if (PMPI_Bcast(&cls, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS) cls = MPI_ERR_OTHER;
   if (cls == 0) return MPI_SUCCESS;
   if (mine.ok()) mine = Error(static_cast<Code>(cls), "rank 0 could not resize the file");
   return api::FileFail(c, f, mine);
@@ -141,7 +141,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group) {
   ApiFile* f = nullptr;
   if (!c.Init() || !api::FileArg(c, fh, &f) || !c.NotNull(group, "group"))
     return api::FileFail(c, f);
-  return MPI_Comm_group(f->comm, group);
+  return PMPI_Comm_group(f->comm, group);
 }
 
 int MPI_File_set_info(MPI_File fh, MPI_Info info) {
@@ -188,7 +188,7 @@ int MPI_File_sync(MPI_File fh) {
   ApiFile* f = nullptr;
   if (!c.Init() || !api::FileArg(c, fh, &f)) return api::FileFail(c, f);
   Status st = f->io.writable ? io::Sync(f->io) : Status::Ok();
-  MPI_Barrier(f->comm);
+  PMPI_Barrier(f->comm);
   return api::FileFail(c, f, st);
 }
 
@@ -230,8 +230,8 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
     return api::FileFail(c, f);
   // Derived types come back as new handles the caller frees (MPI-4.1 14.3).
   MPI_Datatype e = f->io.etype->handle, t = f->io.filetype->handle;
-  if (!f->io.etype->predefined) MPI_Type_dup(e, &e);
-  if (!f->io.filetype->predefined) MPI_Type_dup(t, &t);
+  if (!f->io.etype->predefined) PMPI_Type_dup(e, &e);
+  if (!f->io.filetype->predefined) PMPI_Type_dup(t, &t);
   *disp = f->io.disp;
   *etype = e;
   *filetype = t;

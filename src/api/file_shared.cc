@@ -18,12 +18,12 @@ Status WindowStatus(int rc, const char* what) {
 }
 
 Status Atomic(ApiFile* f, long long operand, long long* old, MPI_Op op) {
-  if (Status st = WindowStatus(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, f->shared_win), "MPI_Win_lock");
+  if (Status st = WindowStatus(PMPI_Win_lock(MPI_LOCK_SHARED, 0, 0, f->shared_win), "MPI_Win_lock");
       !st.ok())
     return st;
-  Status st = WindowStatus(MPI_Fetch_and_op(&operand, old, MPI_LONG_LONG, 0, 0, op, f->shared_win),
+  Status st = WindowStatus(PMPI_Fetch_and_op(&operand, old, MPI_LONG_LONG, 0, 0, op, f->shared_win),
                            "MPI_Fetch_and_op");
-  Status unlocked = WindowStatus(MPI_Win_unlock(0, f->shared_win), "MPI_Win_unlock");
+  Status unlocked = WindowStatus(PMPI_Win_unlock(0, f->shared_win), "MPI_Win_unlock");
   return st.ok() ? unlocked : st;
 }
 
@@ -31,19 +31,19 @@ Status Atomic(ApiFile* f, long long operand, long long* old, MPI_Op op) {
 
 Status OpenSharedPointer(ApiFile* f) {
   void* base = nullptr;
-  const int rc = MPI_Win_allocate(f->rank == 0 ? sizeof(long long) : 0, sizeof(long long),
-                                  MPI_INFO_NULL, f->comm, &base, &f->shared_win);
+  const int rc = PMPI_Win_allocate(f->rank == 0 ? sizeof(long long) : 0, sizeof(long long),
+                                   MPI_INFO_NULL, f->comm, &base, &f->shared_win);
   if (rc == MPI_SUCCESS) return Status::Ok();
   f->shared_win = MPI_WIN_NULL;
   // The window's own class (MPI_ERR_NO_MEM, ...): the open fails with it.
   int cls = MPI_ERR_OTHER;
-  MPI_Error_class(rc, &cls);
+  PMPI_Error_class(rc, &cls);
   return Error(static_cast<Code>(cls),
                "the shared file pointer's window: MPI_Win_allocate: " + MessageFor(rc));
 }
 
 void CloseSharedPointer(ApiFile* f) {
-  if (f->shared_win != MPI_WIN_NULL) MPI_Win_free(&f->shared_win);
+  if (f->shared_win != MPI_WIN_NULL) PMPI_Win_free(&f->shared_win);
 }
 
 Status SharedFetchAdd(ApiFile* f, std::int64_t add, std::int64_t* old) {
@@ -61,10 +61,10 @@ Status SetSharedPointer(ApiFile* f, std::int64_t value) {
 Status SharedOrdered(ApiFile* f, std::int64_t mine, std::int64_t* at) {
   long long count = mine, before = 0, total = 0, base = 0;
   Status st =
-      WindowStatus(MPI_Exscan(&count, &before, 1, MPI_LONG_LONG, MPI_SUM, f->comm), "MPI_Exscan");
+      WindowStatus(PMPI_Exscan(&count, &before, 1, MPI_LONG_LONG, MPI_SUM, f->comm), "MPI_Exscan");
   if (f->rank == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
   if (st.ok())
-    st = WindowStatus(MPI_Allreduce(&count, &total, 1, MPI_LONG_LONG, MPI_SUM, f->comm),
+    st = WindowStatus(PMPI_Allreduce(&count, &total, 1, MPI_LONG_LONG, MPI_SUM, f->comm),
                       "MPI_Allreduce");
   int cls = 0;
   if (st.ok() && f->rank == 0) {
@@ -74,7 +74,7 @@ Status SharedOrdered(ApiFile* f, std::int64_t mine, std::int64_t* at) {
     cls = static_cast<int>(moved.code());
   }
   long long shared[2] = {base, cls};
-  if (st.ok()) st = WindowStatus(MPI_Bcast(shared, 2, MPI_LONG_LONG, 0, f->comm), "MPI_Bcast");
+  if (st.ok()) st = WindowStatus(PMPI_Bcast(shared, 2, MPI_LONG_LONG, 0, f->comm), "MPI_Bcast");
   if (st.ok() && shared[1] != 0)
     st = Error(static_cast<Code>(shared[1]), "rank 0 could not move the shared file pointer");
   *at = shared[0] + before;
@@ -115,7 +115,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
     if (mine.ok()) mine = api::SetSharedPointer(f, base + offset);
   }
   int cls = static_cast<int>(mine.code());
-  if (MPI_Bcast(&cls, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS) cls = MPI_ERR_OTHER;
+  if (PMPI_Bcast(&cls, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS) cls = MPI_ERR_OTHER;
   if (cls == 0) return MPI_SUCCESS;
   if (mine.ok())
     mine = Error(static_cast<Code>(cls), "rank 0 could not move the shared file pointer");

@@ -30,7 +30,7 @@ Grequest* Of(Request* req) {
 Status CallbackStatus(int code, const char* which) {
   if (code == MPI_SUCCESS) return Status::Ok();
   int cls = MPI_ERR_OTHER;
-  if (MPI_Error_class(code, &cls) != MPI_SUCCESS) cls = MPI_ERR_OTHER;
+  if (PMPI_Error_class(code, &cls) != MPI_SUCCESS) cls = MPI_ERR_OTHER;
   return Error(static_cast<Code>(cls),
                std::string(which) + " returned error code " + std::to_string(code));
 }

@@ -40,7 +40,7 @@ int MPI_Pcontrol(const int level, ...) {
 }
 
 int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
-  return MPI_Status_set_elements_x(status, datatype, count);
+  return PMPI_Status_set_elements_x(status, datatype, count);
 }
 
 }  // extern "C"

@@ -62,20 +62,20 @@ void SweepOrphansNow(bool wait_all) {
   std::lock_guard<std::mutex> lock(o.mu);
   rt::Backoff backoff;
   const double limit = double(std::max<std::int64_t>(1, config::GetInt("NICQ_PEER_TIMEOUT")));
-  double deadline = MPI_Wtime() + limit;
+  double deadline = PMPI_Wtime() + limit;
   for (std::size_t i = 0; i < o.list.size();) {
     ApiRequest* r = o.list[i];
     bool gave_up = false;
     if (wait_all) {
       while (!r->req.IsDone()) {
         if (!rt::ProgressWait(backoff).ok()) break;  // dead peer: give the slot up anyway
-        if (MPI_Wtime() > deadline) {
+        if (PMPI_Wtime() > deadline) {
           GiveUpOrphan(r);
           gave_up = true;
           break;
         }
       }
-      if (r->req.IsDone()) deadline = MPI_Wtime() + limit;  // progress: a fresh bound
+      if (r->req.IsDone()) deadline = PMPI_Wtime() + limit;  // progress: a fresh bound
     }
     if (gave_up && !r->req.IsDone()) {
       ++i;  // still held by its engine: the slot stays taken

@@ -49,8 +49,8 @@ Status PairComplete(Request* req) {
   if (code == MPI_SUCCESS) return Status::Ok();
   char msg[MPI_MAX_ERROR_STRING];
   int len = 0, cls = 0;
-  MPI_Error_string(code, msg, &len);
-  MPI_Error_class(code, &cls);
+  PMPI_Error_string(code, msg, &len);
+  PMPI_Error_class(code, &cls);
   // The halves' messages name the call already ("MPI_Isendrecv(rank 0): ..."):
   // keep what follows the call's own prefix.
   std::string text(msg, static_cast<std::size_t>(len));

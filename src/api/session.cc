@@ -44,7 +44,7 @@ std::string Str(long long v) {
 int RaiseOnSession(int errhandler, MPI_Session session, int code) {
   if (errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_ABORT) {
     std::fprintf(stderr, "nicq: fatal error: %s\n", api::MessageFor(code).c_str());
-    MPI_Abort(MPI_COMM_WORLD, code & 0xff);
+    PMPI_Abort(MPI_COMM_WORLD, code & 0xff);
   }
   if (api::IsSessionErrhandler(errhandler)) api::CallSessionErrhandler(errhandler, session, code);
   return code;
@@ -81,7 +81,7 @@ int RequestedThreadLevel(MPI_Info info) {
   if (info == MPI_INFO_NULL) return MPI_THREAD_SINGLE;
   char value[64];
   int flag = 0;
-  if (MPI_Info_get(info, "thread_level", sizeof value - 1, value, &flag) != MPI_SUCCESS || !flag)
+  if (PMPI_Info_get(info, "thread_level", sizeof value - 1, value, &flag) != MPI_SUCCESS || !flag)
     return MPI_THREAD_SINGLE;
   const std::string v = value;
   if (v == "MPI_THREAD_MULTIPLE") return MPI_THREAD_MULTIPLE;
@@ -118,7 +118,7 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
   }
   if (!api::IsInitialized()) {
     int provided;
-    if (int rc = MPI_Init_thread(nullptr, nullptr, RequestedThreadLevel(info), &provided);
+    if (int rc = PMPI_Init_thread(nullptr, nullptr, RequestedThreadLevel(info), &provided);
         rc != MPI_SUCCESS)
       return rc;
     Sessions().started_runtime = true;
@@ -142,7 +142,7 @@ int MPI_Session_finalize(MPI_Session* session) {
     if (finalize) Sessions().started_runtime = false;
   }
   *session = MPI_SESSION_NULL;
-  return finalize ? MPI_Finalize() : MPI_SUCCESS;
+  return finalize ? PMPI_Finalize() : MPI_SUCCESS;
 }
 
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) {
@@ -235,7 +235,7 @@ int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
   if (!SessionArg(c, session) || !c.NotNull(info_used, "info_used"))
     return FailOn(c, HandlerOf(session), session);
   int level = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&level);
+  PMPI_Query_thread(&level);
   constexpr const char* kLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
                                      "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
   return api::NewInfoFrom(c, {{"thread_level", kLevels[level & 3]}}, info_used);

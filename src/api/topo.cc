@@ -36,7 +36,7 @@ int DeleteTopology(MPI_Comm, int, void* value, void*) {
 int TopologyKeyval() {
   static int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
-    if (MPI_Comm_create_keyval(CopyTopology, DeleteTopology, &k, nullptr) != MPI_SUCCESS)
+    if (PMPI_Comm_create_keyval(CopyTopology, DeleteTopology, &k, nullptr) != MPI_SUCCESS)
       return static_cast<int>(MPI_KEYVAL_INVALID);
     return k;
   }();
@@ -127,7 +127,7 @@ const Topology* TopologyOf(MPI_Comm comm) {
   void* value = nullptr;
   int flag = 0;
   if (TopologyKeyval() == MPI_KEYVAL_INVALID ||
-      MPI_Comm_get_attr(comm, TopologyKeyval(), &value, &flag) != MPI_SUCCESS || !flag)
+      PMPI_Comm_get_attr(comm, TopologyKeyval(), &value, &flag) != MPI_SUCCESS || !flag)
     return nullptr;
   return static_cast<const Topology*>(value);
 }
@@ -135,12 +135,12 @@ const Topology* TopologyOf(MPI_Comm comm) {
 // On failure the new communicator is freed: the caller returns the error.
 int AttachTopology(Call& c, MPI_Comm comm, Topology t) {
   if (TopologyKeyval() == MPI_KEYVAL_INVALID) {
-    MPI_Comm_free(&comm);
+    PMPI_Comm_free(&comm);
     return c.Fail(Code::kNoMem, "no keyval for the topology");
   }
-  if (int rc = MPI_Comm_set_attr(comm, TopologyKeyval(), new Topology(std::move(t)));
+  if (int rc = PMPI_Comm_set_attr(comm, TopologyKeyval(), new Topology(std::move(t)));
       rc != MPI_SUCCESS) {
-    MPI_Comm_free(&comm);
+    PMPI_Comm_free(&comm);
     return rc;
   }
   return MPI_SUCCESS;
@@ -351,9 +351,9 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
   constexpr int kLen = MPI_MAX_PROCESSOR_NAME;
   char mine[kLen] = {};
   int len = 0;
-  if (int rc = MPI_Get_processor_name(mine, &len); rc != MPI_SUCCESS) return rc;
+  if (int rc = PMPI_Get_processor_name(mine, &len); rc != MPI_SUCCESS) return rc;
   std::vector<char> names(static_cast<std::size_t>(cm->size) * kLen);
-  if (int rc = MPI_Allgather(mine, kLen, MPI_CHAR, names.data(), kLen, MPI_CHAR, comm);
+  if (int rc = PMPI_Allgather(mine, kLen, MPI_CHAR, names.data(), kLen, MPI_CHAR, comm);
       rc != MPI_SUCCESS)
     return rc;
   // MPI_COMM_TYPE_HW_GUIDED names its resource in the info; the one every
@@ -362,7 +362,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
   if (split_type == MPI_COMM_TYPE_HW_GUIDED && info != MPI_INFO_NULL) {
     char kind[64] = "";
     int flag = 0;
-    if (MPI_Info_get(info, "mpi_hw_resource_type", sizeof kind - 1, kind, &flag) == MPI_SUCCESS &&
+    if (PMPI_Info_get(info, "mpi_hw_resource_type", sizeof kind - 1, kind, &flag) == MPI_SUCCESS &&
         flag)
       shared = std::strcmp(kind, "mpi_shared_memory") == 0;
   }

@@ -67,7 +67,7 @@ bool WeightList(Call& c, const int* w, int n, const char* what) {
 // disagree on MPI_UNWEIGHTED; returns false with the error recorded on c.
 bool Agree(Call& c, MPI_Comm comm, bool bad, bool weighted, const std::string& why) {
   int mine[3] = {bad ? 1 : 0, weighted ? 1 : 0, weighted ? 0 : 1}, all[3] = {0, 0, 0};
-  if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+  if (PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
     return c.Check(false, Code::kIntern, "the exchange that checks the graph failed");
   if (bad) return c.Check(false, Code::kTopology, why);
   if (all[0]) return c.Check(false, Code::kTopology, "another rank found the graph inconsistent");
@@ -120,7 +120,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
   std::vector<int> out_to(p, 0), in_from(p, 0), their_in(p, 0);
   for (int i = 0; i < outdegree; ++i) ++out_to[destinations[i]];
   for (int i = 0; i < indegree; ++i) ++in_from[sources[i]];
-  if (int rc = MPI_Alltoall(in_from.data(), 1, MPI_INT, their_in.data(), 1, MPI_INT, comm_old);
+  if (int rc = PMPI_Alltoall(in_from.data(), 1, MPI_INT, their_in.data(), 1, MPI_INT, comm_old);
       rc != MPI_SUCCESS)
     return rc;
   std::string why;
@@ -186,7 +186,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     scounts[r] = static_cast<int>(to[r].size());
     sendbuf.insert(sendbuf.end(), to[r].begin(), to[r].end());
   }
-  if (int rc = MPI_Alltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, comm_old);
+  if (int rc = PMPI_Alltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, comm_old);
       rc != MPI_SUCCESS)
     return rc;
   int total = 0;
@@ -195,8 +195,8 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     total += rcounts[r];
   }
   std::vector<int> recvbuf(static_cast<std::size_t>(total));
-  if (int rc = MPI_Alltoallv(sendbuf.data(), scounts.data(), sdispls.data(), MPI_INT,
-                             recvbuf.data(), rcounts.data(), rdispls.data(), MPI_INT, comm_old);
+  if (int rc = PMPI_Alltoallv(sendbuf.data(), scounts.data(), sdispls.data(), MPI_INT,
+                              recvbuf.data(), rcounts.data(), rdispls.data(), MPI_INT, comm_old);
       rc != MPI_SUCCESS)
     return rc;
   if (!Agree(c, comm_old, false, weighted, "")) return c.Fail();

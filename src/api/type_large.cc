@@ -242,7 +242,7 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
 }
 
 int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return MPI_Get_elements_x(status, datatype, count);
+  return PMPI_Get_elements_x(status, datatype, count);
 }
 
 }  // extern "C"

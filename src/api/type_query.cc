@@ -66,7 +66,7 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
 }
 
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  return MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+  return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
 }
 
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {

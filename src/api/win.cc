@@ -205,7 +205,7 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
 
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
   MPI_Aint u = 0;
-  int rc = MPI_Win_shared_query_c(win, rank, size, &u, baseptr);
+  int rc = PMPI_Win_shared_query_c(win, rank, size, &u, baseptr);
   if (rc == MPI_SUCCESS && disp_unit) *disp_unit = int(u);
   return rc;
 }

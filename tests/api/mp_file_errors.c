@@ -17,17 +17,19 @@ static void same_on_all(int rc, int cls, const char* name);
 
 /* A failure of the shared pointer's window on one member alone, late in
  * MPI_File_open: this definition takes the place of the library's
- * MPI_Win_allocate (the library calls it through the dynamic linker). Armed,
- * it joins the creation, as a member whose own last step fails would, and
- * then reports MPI_ERR_NO_MEM, keeping its window out of reach. */
+ * PMPI_Win_allocate, the name the library calls it by, through the dynamic
+ * linker (a program's MPI_Win_allocate, as a profiling tool defines it,
+ * sees only the program's calls). Armed, it joins the creation, as a member
+ * whose own last step fails would, and then reports MPI_ERR_NO_MEM,
+ * keeping its window out of reach. */
 static int fail_win_allocate;
 static MPI_Win leaked_win[4];
 static int leaked;
-int MPI_Win_allocate(MPI_Aint bytes, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
-                     MPI_Win* win) {
+int PMPI_Win_allocate(MPI_Aint bytes, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                      MPI_Win* win) {
   typedef int (*fn_t)(MPI_Aint, int, MPI_Info, MPI_Comm, void*, MPI_Win*);
   static fn_t real;
-  if (!real) real = (fn_t)dlsym(RTLD_NEXT, "MPI_Win_allocate");
+  if (!real) real = (fn_t)dlsym(RTLD_NEXT, "PMPI_Win_allocate");
   int rc = real(bytes, disp_unit, info, comm, baseptr, win);
   if (rc != MPI_SUCCESS || !fail_win_allocate) return rc;
   if (leaked < 4) leaked_win[leaked++] = *win;

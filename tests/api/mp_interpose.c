@@ -1,8 +1,9 @@
 /* A profiling tool's view of the library: this program defines MPI_Send,
  * MPI_Isend and MPI_Waitall itself, as a tool loaded ahead of the library
  * (LD_PRELOAD) would, each counting its calls while armed and passing them
- * on to the library's definition (dlsym(RTLD_NEXT): nicq has no PMPI_
- * names, docs/mpi-api.md "Interposition"). Every call the program makes
+ * on to the library's definition found with dlsym(RTLD_NEXT), the way that
+ * needs no PMPI_ names (mp_pmpi.c tests those; docs/mpi-api.md
+ * "Interposition"). Every call the program makes
  * must reach them, its data delivered; the library's own work must not:
  * the other send modes, the combined and blocking calls and the
  * collectives, which move their data with point-to-point inside, add

@@ -129,6 +129,11 @@ nicq_add_mp_test(api_file_errors PROGRAM api_mp_file_errors RANKS 1 2 3 PROVIDER
 nicq_add_mp_program(api_mp_interpose SOURCES mp_interpose.c)
 nicq_add_mp_test(api_interpose PROGRAM api_mp_interpose RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
                  LABELS api TIMEOUT 60)
+# The profiling interface: a tool defining MPI_ functions and calling their
+# PMPI_ names sees exactly the program's calls, none of the library's own.
+nicq_add_mp_program(api_mp_pmpi SOURCES mp_pmpi.c mp_pmpi_cxx.cc)
+nicq_add_mp_test(api_pmpi PROGRAM api_mp_pmpi RANKS 2 3 PROVIDERS shm tcp+ofi_rxm
+                 LABELS api TIMEOUT 60)
 # The tool information interface: control and performance variables,
 # sessions, categories, errors.
 nicq_add_mp_program(api_mp_tool SOURCES mp_tool.c)

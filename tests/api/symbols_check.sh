@@ -1,8 +1,10 @@
 #!/bin/sh
 # Every C function of the MPI 4.1 standard (tests/api/mpi41_functions.txt)
-# must be declared by mpi.h and exported by libnicq: a generated C program
-# takes the address of each one (an undeclared name is a compile error, a
-# missing symbol a link error), and `nm -D` must list each one as defined.
+# must be declared by mpi.h and exported by libnicq, under its MPI_ and its
+# PMPI_ name (MPI-4.1 15.2): a generated C program takes the address of
+# each (an undeclared name is a compile error, a missing symbol a link
+# error), and `nm -D` must list each as defined, every exported MPI_
+# function's PMPI_ name at the same address.
 # Usage: symbols_check.sh LIST MPICC LIBNICQ WORKDIR
 set -u
 list=$1 mpicc=$2 lib=$3 work=$4
@@ -18,16 +20,30 @@ if [ -n "$missing" ]; then
   echo "FAIL: not exported by $lib:"; echo "$missing"; exit 1
 fi
 
+# Each exported MPI_ function (the list's and nicq's own: MPI_T_*, the queue
+# calls) and its PMPI_ name: one address.
+nm -D --defined-only "$lib" | awk '$2 == "T" || $2 == "W" {print $3, $1}' | sort > "$work/addresses.txt"
+unaliased=$(awk '{ addr[$1] = $2 }
+  END { for (n in addr) if (n ~ /^MPI_/) {
+          p = "P" n
+          if (!(p in addr)) print n ": no " p
+          else if (addr[p] != addr[n]) print n " at " addr[n] ", " p " at " addr[p] } }' \
+  "$work/addresses.txt" | sort)
+if [ -n "$unaliased" ]; then
+  echo "FAIL: PMPI_ names missing or elsewhere in $lib:"; echo "$unaliased"; exit 1
+fi
+functions=$(grep -c '^MPI_' "$work/addresses.txt")
+
 src=$work/all_functions.c
 {
   echo '#include <mpi.h>'
   echo '#include <stdio.h>'
   echo 'typedef void (*fn)(void);'
   echo 'static fn table[] = {'
-  sed 's/.*/  (fn)&, /' "$names"
+  sed 's/.*/  (fn)&, (fn)P&,/' "$names"
   echo '};'
   echo 'static const char* names[] = {'
-  sed 's/.*/  "&",/' "$names"
+  sed 's/.*/  "&", "P&",/' "$names"
   echo '};'
   echo 'int main(void) {'
   echo '  int n = (int)(sizeof table / sizeof table[0]), bad = 0, i;'
@@ -40,5 +56,7 @@ src=$work/all_functions.c
 "$mpicc" -std=c11 -Werror=implicit-function-declaration -o "$work/all_functions" "$src" ||
   { echo "FAIL: mpi.h does not declare, or libnicq does not define, every function"; exit 1; }
 out=$("$work/all_functions") || { echo "FAIL: $out"; exit 1; }
-[ "$out" = "$count functions" ] || { echo "FAIL: program printed '$out', want '$count functions'"; exit 1; }
-echo "ok: $count MPI functions declared and exported"
+want="$((count * 2)) functions"
+[ "$out" = "$want" ] || { echo "FAIL: program printed '$out', want '$want'"; exit 1; }
+echo "ok: $count MPI functions declared and exported with their PMPI_ names;" \
+  "$functions exported MPI_ functions, each with its PMPI_ name at its address"
