@@ -76,12 +76,12 @@ def render_header(decls):
         "#ifdef __cplusplus",
         'extern "C" {',
         "#endif",
-        "",
+        "/* clang-format off */",
     ]
     for name, (ret, params) in decls:
         sep = "" if ret.endswith("*") else " "
         lines.append(f"{ret}{sep}P{name}({params});")
-    lines += ["", "#ifdef __cplusplus", "}", "#endif", "#endif", ""]
+    lines += ["/* clang-format on */", "", "#ifdef __cplusplus", "}", "#endif", "#endif", ""]
     return "\n".join(lines)
 
 
