@@ -34,6 +34,17 @@ if [ -n "$unaliased" ]; then
 fi
 functions=$(grep -c '^MPI_' "$work/addresses.txt")
 
+# The library's own calls of its exported functions use the PMPI_ names
+# (15.2's advice to implementors), so a tool's MPI_ definitions see only the
+# program's calls: no call or jump through an MPI_ name's PLT entry.
+if command -v objdump > /dev/null; then
+  internal=$(objdump -d --no-show-raw-insn "$lib" | grep -E '(call|jmp) .*<MPI_[A-Za-z0-9_]*@plt>' |
+    sed 's/.*<\(MPI_[A-Za-z0-9_]*\)@plt>.*/\1/' | sort | uniq -c)
+  if [ -n "$internal" ]; then
+    echo "FAIL: $lib calls these by their MPI_ names (call the PMPI_ name):"; echo "$internal"; exit 1
+  fi
+fi
+
 src=$work/all_functions.c
 {
   echo '#include <mpi.h>'
