@@ -31,17 +31,32 @@ constexpr int kMaxPosted = 32;
 // block is then abandoned and the thread's later calls take the schedule.
 // Reached through a constant-initialized initial-exec pointer, as the
 // blocking point-to-point slot (api/p2p.cc): one load from the thread
-// pointer instead of a __tls_get_addr call.
+// pointer instead of a __tls_get_addr call. The block itself is on the
+// heap: every thread-local of libnicq counts against glibc's static TLS
+// surplus, which a dlopen of the library (a Python binding) must fit in,
+// and 32 requests are 4 KiB of it (api.dlopen checks the size).
 struct PostedBlock {
   Request reqs[kMaxPosted];
   bool abandoned = false;
 };
 [[gnu::tls_model("initial-exec")]] thread_local PostedBlock* t_posted = nullptr;
 
+// Frees the thread's block at its exit, unless it was abandoned: the
+// engine may still write into a request of an abandoned block, so that
+// one is left allocated.
+struct PostedOwner {
+  PostedBlock* block = nullptr;
+  ~PostedOwner() {
+    t_posted = nullptr;
+    if (block != nullptr && !block->abandoned) delete block;
+  }
+};
+
 [[gnu::noinline]] PostedBlock* MakePostedBlock() {
-  static thread_local PostedBlock block;
-  t_posted = &block;
-  return &block;
+  static thread_local PostedOwner owner;
+  owner.block = new PostedBlock;
+  t_posted = owner.block;
+  return owner.block;
 }
 
 // A request of the block as a fresh one again (rt::IsendFresh/IrecvFresh
