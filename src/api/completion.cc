@@ -286,7 +286,16 @@ int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[])
         if (Pending(found[i]) && !found[i]->req.IsDone()) return false;
       return true;
     };
-    if (!all_done()) {
+    // A call with no active request at all (count 0, every entry null or
+    // inactive) is a program asking for progress: it makes one pass, as
+    // every other MPI call does (enqueued chains and passive-target epochs
+    // advance in any call).
+    auto none_active = [&] {
+      for (int i = 0; i < count; ++i)
+        if (Pending(found[i])) return false;
+      return true;
+    };
+    if (!all_done() || none_active()) {
       Status st = rt::Progress();
       if (!st.ok()) [[unlikely]]
         return FailAfterChecks("MPI_Testall", st);

@@ -17,8 +17,14 @@
  * enqueue call must not wait for the peer however many starts of one
  * request are outstanding (host sequencing keeps them as steps; counter
  * chains defer the starts past a request's 16 epochs in flight,
- * docs/queue-semantics.md). Ranks >= 2 idle. */
+ * docs/queue-semantics.md). Ranks >= 2 idle.
+ *
+ * With "testall0" as argv[1], rank 1 starts 200 ms late and rank 0 then
+ * calls nothing but MPI_Testall of no request or of a null one (a
+ * program asking for progress with no request of its own) until its enqueued wait for the receive
+ * has retired and written its status, for at most 20 s, before its MPI_Recv. */
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -78,12 +84,29 @@ int main(int argc, char* argv[]) {
   MPI_Queue q;
   QT_OK(MPI_Queue_init(&q, MPI_QUEUE_TYPE_DEFAULT, NULL));
   MPI_Status st[2];
+  st[0].MPI_TAG = st[1].MPI_TAG = -1;
+  const int testall0 = argc > 1 && strcmp(argv[1], "testall0") == 0;
+  if (testall0 && rank == 1) nanosleep(&(struct timespec){0, 200000000}, NULL);
   const int first = rank == 0 ? 0 : 1; /* rank 0 receives first, rank 1 sends first */
   QT_OK(MPI_Enqueue_start(&q, &req[first]));
   QT_OK(MPI_Enqueue_wait(&q, &req[first], &st[first]));
   QT_OK(MPI_Enqueue_start(&q, &req[1 - first]));
   QT_OK(MPI_Enqueue_wait(&q, &req[1 - first], &st[1 - first]));
   int token = 0;
+  if (rank == 0 && testall0) {
+    const time_t give_up = time(NULL) + 20;
+    volatile int* recv_tag = &st[0].MPI_TAG;
+    MPI_Request none = MPI_REQUEST_NULL;
+    int flag = 0, calls = 0;
+    while (*recv_tag != 3 && time(NULL) < give_up) {
+      /* No request, then one null request: neither has work of its own. */
+      QT_OK(MPI_Testall(calls++ % 2, &none, &flag, MPI_STATUSES_IGNORE));
+      QT_CHECK(flag == 1 && none == MPI_REQUEST_NULL, "MPI_Testall of no request: flag %d", flag);
+    }
+    QT_CHECK(
+        *recv_tag == 3,
+        "testall0: the enqueued wait did not retire in 20 s of MPI_Testall calls with no request");
+  }
   if (rank == 0) {
     /* No fence yet: the send can only run inside this MPI_Recv. */
     QT_OK(MPI_Recv(&token, 1, MPI_INT, 1, 7, pair, MPI_STATUS_IGNORE));
