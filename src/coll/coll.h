@@ -146,12 +146,13 @@ const char* RequestAlgorithm(const Request* req);
 bool RequestWorkDone(const Request* req);
 
 // Tag and shadow communicator for a comm (created on first use).
+// cls: 0 nonblocking, 1 persistent, 2 blocking, 3 init.
 Comm* ShadowOf(Comm* comm);
 int NextTag(Comm* comm, int cls);
 // Both at once, under one lock (a blocking call's hot path).
 Comm* ShadowAndTag(Comm* comm, int cls, int* tag);
 // An intercommunicator's local group's collective shadow (what Send/Recv
 // steps of its schedules use); nullptr for an intracommunicator.
-Comm* LocalShadowOf(Comm* comm);  // cls: 0 nonblocking, 1 persistent, 2 blocking, 3 init
+Comm* LocalShadowOf(Comm* comm);
 
 }  // namespace nicq::coll
