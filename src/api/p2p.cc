@@ -115,14 +115,6 @@ struct BlockingSlot {
   return &slot;
 }
 
-// The slot's request as a fresh one again (rt::IsendFresh/IrecvFresh take
-// it so), once the engine is done with it.
-static inline void RefreshBlockingRequest(Request& q) {
-  q.done.store(false, std::memory_order_relaxed);
-  q.status = RequestStatus{};
-  q.engine = nullptr;
-}
-
 // Blocking send or receive of a contiguous type: straight to the engine,
 // with no request handle (the table's alloc, retain, reset and free were
 // about half the host instructions of an 8-byte MPI_Send). `name` and
@@ -135,7 +127,7 @@ static int BlockingDirect(BlockingSlot& slot, const char* name, int comm_handle,
   Status st = is_send ? rt::IsendFresh(buf, bytes, peer, tag, comm, mode, &q)
                       : rt::IrecvFresh(const_cast<void*>(buf), bytes, peer, tag, comm, &q);
   if (!st.ok()) [[unlikely]] {
-    RefreshBlockingRequest(q);
+    q.MakeFresh();
     return RaiseStatus(comm_handle, name, st);
   }
   if (!q.IsDone()) {
@@ -146,13 +138,13 @@ static int BlockingDirect(BlockingSlot& slot, const char* name, int comm_handle,
         if (!q.IsDone())
           slot.abandoned = true;
         else
-          RefreshBlockingRequest(q);
+          q.MakeFresh();
         return RaiseStatus(comm_handle, name, st);
       }
     } while (!q.IsDone());
   }
   const RequestStatus done = q.status;
-  RefreshBlockingRequest(q);
+  q.MakeFresh();
   if (done.error == 0) [[likely]] {
     api::FillStatus(status, done);
     return MPI_SUCCESS;

@@ -59,16 +59,6 @@ struct PostedOwner {
   return owner.block;
 }
 
-// A request of the block as a fresh one again (rt::IsendFresh/IrecvFresh
-// take it so: not done, an empty status, no engine link), once the engine
-// is done with it; the engine sets the rest when it posts.
-Request& Refreshed(Request& q) {
-  q.done.store(false, std::memory_order_relaxed);
-  q.status = RequestStatus{};
-  q.engine = nullptr;
-  return q;
-}
-
 bool Contiguous(const dtype::Type* t, std::int64_t count) {
   return count == 0 || t->IsContiguous();
 }
@@ -179,7 +169,8 @@ Status RunNeighborDirect(const Args& a) {
     const int peer = a.sources[i];
     if (peer < 0) continue;  // MPI_PROC_NULL
     const BlockAt b = RecvBlockAt(a, i);
-    Request& r = Refreshed(reqs[posted]);
+    Request& r = reqs[posted];
+    r.MakeFresh();
     post = rt::IrecvFresh(const_cast<char*>(b.at), std::size_t(b.count * b.type->size), peer, tag,
                           shadow, &r);
     if (!post.ok()) [[unlikely]]
@@ -191,7 +182,8 @@ Status RunNeighborDirect(const Args& a) {
     const int peer = a.destinations[slot];
     if (peer < 0) continue;
     const BlockAt b = SendBlockAt(a, slot);
-    Request& r = Refreshed(reqs[posted]);
+    Request& r = reqs[posted];
+    r.MakeFresh();
     post = rt::IsendFresh(b.at, std::size_t(b.count * b.type->size), peer, tag, shadow,
                           SendMode::kStandard, &r);
     if (!post.ok()) [[unlikely]]

@@ -57,9 +57,7 @@ Status MatchedP2p::StartOnEngine() {
   // request is reset here: the engine's entries for a fresh request, not
   // rt::Isend/Irecv's checks, reset and lock object (about 25 instructions
   // a start, docs/performance.md).
-  epoch_req_.done.store(false, std::memory_order_relaxed);
-  epoch_req_.status = RequestStatus{};
-  epoch_req_.engine = nullptr;
+  epoch_req_.MakeFresh();
   if (!a_.is_send) {  // as rt::Irecv records them
     epoch_req_.buf = a_.buf;
     epoch_req_.bytes = a_.bytes;

@@ -13,12 +13,6 @@ using detail::S;
 
 namespace {
 
-void ResetRequest(Request* req) {
-  req->done.store(false, std::memory_order_relaxed);
-  req->status = RequestStatus{};
-  req->engine = nullptr;
-}
-
 void CompleteProcNull(Request* req) {
   req->status.source = kProcNull;
   req->status.tag = kAnyTag;
@@ -107,7 +101,7 @@ Status Isend(const void* buf, std::size_t bytes, int dest, int tag, Comm* comm, 
   detail::State& s = S();
   if (!ArgsValid(s, comm, dest, tag, false)) [[unlikely]]
     NICQ_RETURN_IF_ERROR(CheckArgs("Isend", "dest", comm, dest, tag, false));
-  ResetRequest(req);
+  req->MakeFresh();
   if (dest == kProcNull) {
     CompleteProcNull(req);
     return Status::Ok();
@@ -120,7 +114,7 @@ Status Irecv(void* buf, std::size_t bytes, int source, int tag, Comm* comm, Requ
   detail::State& s = S();
   if (!ArgsValid(s, comm, source, tag, true)) [[unlikely]]
     NICQ_RETURN_IF_ERROR(CheckArgs("Irecv", "source", comm, source, tag, true));
-  ResetRequest(req);
+  req->MakeFresh();
   req->buf = buf;
   req->bytes = bytes;
   if (source == kProcNull) {
@@ -217,7 +211,7 @@ Status StartPersistent(Request* req) {
   }
   if (req->active && !req->IsDone()) [[unlikely]]
     return Error(Code::kRequest, "Start: persistent request is already active");
-  ResetRequest(req);
+  req->MakeFresh();
   req->active = true;
   if (peer == kProcNull) {
     CompleteProcNull(req);
@@ -275,7 +269,7 @@ Status Mprobe(int source, int tag, Comm* comm, RequestStatus* status, void** msg
 }
 
 Status Mrecv(void* msg, void* buf, std::size_t bytes, Comm* comm, Request* req) {
-  ResetRequest(req);
+  req->MakeFresh();
   req->buf = buf;
   req->bytes = bytes;
   if (!msg) {

@@ -82,6 +82,13 @@ struct Request {
 
   void MarkDone() { done.store(true, std::memory_order_release); }
   bool IsDone() const { return done.load(std::memory_order_acquire); }
+  // Fresh for another post, once the engine is done with it: not done, an
+  // empty status, no engine link (what rt::IsendFresh/IrecvFresh take).
+  void MakeFresh() {
+    done.store(false, std::memory_order_relaxed);
+    status = RequestStatus{};
+    engine = nullptr;
+  }
 };
 
 }  // namespace nicq
