@@ -1,11 +1,15 @@
 // The calls on an active partitioned epoch: MPI_Pready, MPI_Pready_range,
 // MPI_Pready_list (send side, any thread at MPI_THREAD_MULTIPLE) and
 // MPI_Parrived (receive side). Each checks every argument before it marks
-// anything, so an erroneous call changes nothing.
+// anything, so an erroneous call changes nothing. An epoch is active from
+// MPI_Start, or from MPI_Enqueue_start until its enqueued wait retires it
+// (partitioned_queue.h: readying counts for an enqueued start that has not
+// run yet; MPI_Parrived says false until it ran and the data is in).
 #include <string>
 
 #include "api/api_internal.h"
 #include "api/partitioned.h"
+#include "api/partitioned_queue.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
@@ -18,6 +22,12 @@ using api::Unpacked;
 
 namespace {
 
+// Whether an enqueued start of the request is pending (an epoch a queue
+// began or will begin).
+bool Queued(const Partitioned* p) {
+  return p->queued && p->queued->Open();
+}
+
 // The active partitioned send behind `request`, or nullptr with the error
 // recorded on c.
 Partitioned* ActiveSendArg(Call& c, MPI_Request request) {
@@ -29,8 +39,9 @@ Partitioned* ActiveSendArg(Call& c, MPI_Request request) {
   if (!c.Check(p != nullptr && p->is_send, Code::kRequest,
                "request is not a partitioned send request (MPI_Psend_init)"))
     return nullptr;
-  if (!c.Check(p->started.load(std::memory_order_acquire), Code::kRequest,
-               "the partitioned send is not active; start it with MPI_Start first"))
+  if (!c.Check(p->started.load(std::memory_order_acquire) || Queued(p), Code::kRequest,
+               "the partitioned send (request " + std::to_string(request) +
+                   ") is not active; start it with MPI_Start or MPI_Enqueue_start first"))
     return nullptr;
   return p;
 }
@@ -48,6 +59,8 @@ bool PartitionArg(Call& c, const Partitioned* p, int partition, const char* what
 int MarkReady(Call& c, Partitioned* p, const int* list, int n, int low) {
   for (int i = 0; i < n; ++i)
     if (!PartitionArg(c, p, list ? list[i] : low + i, "partition")) return c.Fail();
+  if (!p->started.load(std::memory_order_acquire) && p->queued)
+    return p->queued->MarkReady(c, list, n, low);
   for (int i = 0; i < n; ++i) {
     const int part = list ? list[i] : low + i;
     if (p->ready_flags[std::size_t(part)].exchange(1, std::memory_order_acq_rel) == 0) continue;
@@ -123,7 +136,14 @@ int MPI_Parrived(MPI_Request request, int partition, int* flag) {
     return c.Fail();
   if (!PartitionArg(c, p, partition, "partition")) return c.Fail();
   if (!p->started.load(std::memory_order_acquire)) {
-    *flag = 1;
+    if (!Queued(p)) {
+      *flag = 1;
+      return MPI_SUCCESS;
+    }
+    // Progress runs the queue's steps: the enqueued start may begin now.
+    Status st = rt::Progress();
+    if (!st.ok()) return c.Fail(st);
+    *flag = p->queued->Arrived();
     return MPI_SUCCESS;
   }
   if (!r->req.IsDone()) {
