@@ -9,7 +9,6 @@
 
 #include "api/api_internal.h"
 #include "core/progress_hooks.h"
-#include "providers/backend.h"
 #include "runtime/async_progress.h"
 #include "runtime/offload_context.h"
 #include "runtime/runtime.h"
