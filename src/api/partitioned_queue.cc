@@ -118,7 +118,10 @@ bool PartQueued::Poll() {
     }
     if (begun == gated_.load(std::memory_order_acquire)) break;
     const Gate& g = gates_[begun % kGates];
-    if (g.counter != kNoCounter && rt::Backend()->ReadCounter(g.counter) < g.threshold) break;
+    if (g.counter != kNoCounter) {
+      const offload::OffloadBackend* b = rt::Backend();  // null once MPI_Finalize closed it
+      if (b == nullptr || b->ReadCounter(g.counter) < g.threshold) break;
+    }
     Begin(begun + 1);
     progressed = true;
   }
@@ -183,7 +186,7 @@ void PartQueued::Complete(std::uint64_t j) {
   Registry().outstanding.fetch_sub(1, std::memory_order_acq_rel);
   // A failed epoch counts too (the chain must not hang): its wait's status
   // carries the error.
-  (void)rt::Backend()->AddCounter(done_, 1);
+  if (offload::OffloadBackend* b = rt::Backend()) (void)b->AddCounter(done_, 1);
 }
 
 bool PartQueued::EpochDone(bool* failed) const {

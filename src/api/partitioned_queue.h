@@ -29,7 +29,9 @@
 // is MPI_ERR_ARG and changes nothing. So a program may ready the
 // partitions of an enqueued start before the queue ran it, and of several
 // enqueued starts ahead (each readying counts for the oldest of them whose
-// partition is not ready yet).
+// partition is not ready yet). MPI_Pready* on another thread than the
+// queue's reads qslot (the starts enqueued so far) as the program's own
+// ordering left it: the start must have been enqueued before the Pready.
 #pragma once
 
 #include <atomic>
