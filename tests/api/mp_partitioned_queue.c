@@ -9,7 +9,8 @@
  * the errors: enqueueing a request started with MPI_Start, MPI_Start,
  * MPI_Wait and MPI_Request_free of one with an enqueued start pending,
  * MPI_Pready with no start or past the starts enqueued, a partition listed
- * twice; each leaving the requests usable (the epoch after it checks data). */
+ * twice; each leaving the requests usable (the epoch after it checks data).
+ * Last, MPI_PROC_NULL peers on the queue. */
 #include "mp_check.h"
 
 #define EPOCHS 20
@@ -241,6 +242,33 @@ static void errors(void) {
   verify_recv(202, &st[0], 0, 0, "MPI_Start after the queue");
 }
 
+/* MPI_PROC_NULL peers on the queue: the epochs complete when their starts
+ * run, with the MPI_PROC_NULL status; partitions are readied all the same. */
+static void proc_null(void) {
+  double buf[TOTAL];
+  MPI_Request pn[2];
+  CHECK_OK(MPI_Precv_init(buf, RECV_PARTS, RECV_COUNT, MPI_DOUBLE, MPI_PROC_NULL, TAG,
+                          MPI_COMM_WORLD, MPI_INFO_NULL, &pn[0]));
+  CHECK_OK(MPI_Psend_init(buf, SEND_PARTS, SEND_COUNT, MPI_DOUBLE, MPI_PROC_NULL, TAG,
+                          MPI_COMM_WORLD, MPI_INFO_NULL, &pn[1]));
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    MPI_Status st[2];
+    clear_statuses(st, 2);
+    CHECK_OK(MPI_Enqueue_startall(&queue, 2, pn));
+    ready_all(pn[1], epoch);
+    CHECK_OK(MPI_Enqueue_waitall(&queue, 2, pn, st));
+    CHECK_OK(MPI_Queue_fence(&queue));
+    for (int i = 0; i < 2; ++i) {
+      int count = -1;
+      CHECK_OK(MPI_Get_count(&st[i], MPI_DOUBLE, &count));
+      CHECK(st[i].MPI_SOURCE == MPI_PROC_NULL && st[i].MPI_TAG == MPI_ANY_TAG && count == 0,
+            "MPI_PROC_NULL epoch %d request %d: source %d tag %d count %d", epoch, i,
+            st[i].MPI_SOURCE, st[i].MPI_TAG, count);
+    }
+  }
+  for (int i = 0; i < 2; ++i) CHECK_OK(MPI_Request_free(&pn[i]));
+}
+
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -262,6 +290,7 @@ int main(int argc, char** argv) {
   ring();
   mp_barrier(MPI_COMM_WORLD);
   fence_only();
+  proc_null();
   mp_barrier(MPI_COMM_WORLD);
   CHECK_OK(MPI_Queue_free(&queue));
   for (int i = 0; i < 4; ++i) CHECK_OK(MPI_Request_free(&reqs[i]));
