@@ -10,7 +10,7 @@
  * MPI_Wait and MPI_Request_free of one with an enqueued start pending,
  * MPI_Pready with no start or past the starts enqueued, a partition listed
  * twice; each leaving the requests usable (the epoch after it checks data).
- * Last, MPI_PROC_NULL peers on the queue. */
+ * Last, MPI_PROC_NULL peers and a noncontiguous receive on the queue. */
 #include "mp_check.h"
 
 #define EPOCHS 20
@@ -269,6 +269,48 @@ static void proc_null(void) {
   for (int i = 0; i < 2; ++i) CHECK_OK(MPI_Request_free(&pn[i]));
 }
 
+/* A noncontiguous receive on the queue (every other double): staged, so
+ * its data reach the buffer when MPI_Parrived or the enqueued wait unpacks
+ * them. */
+static void strided(void) {
+  static double sout[TOTAL], sin[2 * TOTAL];
+  MPI_Datatype pair, every_other;
+  CHECK_OK(MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &pair));
+  CHECK_OK(MPI_Type_create_resized(pair, 0, 4 * sizeof(double), &every_other));
+  CHECK_OK(MPI_Type_free(&pair));
+  CHECK_OK(MPI_Type_commit(&every_other));
+  MPI_Request sr[2];
+  CHECK_OK(MPI_Precv_init(sin, RECV_PARTS, RECV_COUNT / 2, every_other, left, TAG + 100,
+                          MPI_COMM_WORLD, MPI_INFO_NULL, &sr[0]));
+  CHECK_OK(MPI_Type_free(&every_other)); /* the request keeps it */
+  CHECK_OK(MPI_Psend_init(sout, SEND_PARTS, SEND_COUNT, MPI_DOUBLE, right, TAG + 100,
+                          MPI_COMM_WORLD, MPI_INFO_NULL, &sr[1]));
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int i = 0; i < TOTAL; ++i) sout[i] = value(rank, epoch, i);
+    for (int i = 0; i < 2 * TOTAL; ++i) sin[i] = -1;
+    MPI_Status st[2];
+    clear_statuses(st, 2);
+    CHECK_OK(MPI_Enqueue_startall(&queue, 2, sr));
+    ready_all(sr[1], epoch);
+    if (epoch != 1) { /* epoch 1: the enqueued wait unpacks */
+      int arrived = 0;
+      while (!arrived) CHECK_OK(MPI_Parrived(sr[0], 0, &arrived));
+      CHECK(sin[0] == value(left, epoch, 0) && sin[1] == -1,
+            "strided epoch %d after MPI_Parrived: %g %g", epoch, sin[0], sin[1]);
+    }
+    CHECK_OK(MPI_Enqueue_waitall(&queue, 2, sr, st));
+    CHECK_OK(MPI_Queue_fence(&queue));
+    for (int i = 0; i < 2 * TOTAL; ++i)
+      CHECK(sin[i] == (i % 2 ? -1 : value(left, epoch, i / 2)), "strided epoch %d: in[%d] = %g",
+            epoch, i, sin[i]);
+    int count = -1;
+    CHECK_OK(MPI_Get_count(&st[0], MPI_DOUBLE, &count));
+    CHECK(st[0].MPI_SOURCE == left && count == TOTAL, "strided epoch %d: source %d count %d", epoch,
+          st[0].MPI_SOURCE, count);
+  }
+  for (int i = 0; i < 2; ++i) CHECK_OK(MPI_Request_free(&sr[i]));
+}
+
 int main(int argc, char** argv) {
   CHECK_OK(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -291,6 +333,8 @@ int main(int argc, char** argv) {
   mp_barrier(MPI_COMM_WORLD);
   fence_only();
   proc_null();
+  mp_barrier(MPI_COMM_WORLD);
+  strided();
   mp_barrier(MPI_COMM_WORLD);
   CHECK_OK(MPI_Queue_free(&queue));
   for (int i = 0; i < 4; ++i) CHECK_OK(MPI_Request_free(&reqs[i]));
