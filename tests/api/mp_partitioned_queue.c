@@ -10,7 +10,10 @@
  * MPI_Wait and MPI_Request_free of one with an enqueued start pending,
  * MPI_Pready with no start or past the starts enqueued, a partition listed
  * twice; each leaving the requests usable (the epoch after it checks data).
- * Last, MPI_PROC_NULL peers and a noncontiguous receive on the queue. */
+ * Last, MPI_PROC_NULL peers and a noncontiguous receive on the queue, and
+ * four threads readying the partitions of enqueued starts. */
+#include <pthread.h>
+
 #include "mp_check.h"
 
 #define EPOCHS 20
@@ -311,8 +314,47 @@ static void strided(void) {
   for (int i = 0; i < 2; ++i) CHECK_OK(MPI_Request_free(&sr[i]));
 }
 
+#define THREADS 4
+struct quarter {
+  MPI_Request req;
+  int first;
+};
+
+/* Each thread readies its SEND_PARTS / THREADS partitions singly. */
+static void* ready_quarter(void* arg) {
+  const struct quarter* q = arg;
+  for (int p = q->first; p < q->first + SEND_PARTS / THREADS; ++p) CHECK_OK(MPI_Pready(p, q->req));
+  return NULL;
+}
+
+/* At MPI_THREAD_MULTIPLE: four threads ready the partitions of enqueued
+ * starts, each enqueued (by the main thread) before the threads begin;
+ * two epochs ahead, then one fence. */
+static void threads(int provided) {
+  if (provided < MPI_THREAD_MULTIPLE) return;
+  const int epoch = 300;
+  fill(epoch);
+  MPI_Status st[2][2];
+  for (int k = 0; k < 2; ++k) {
+    clear_statuses(st[k], 2);
+    CHECK_OK(MPI_Enqueue_startall(&queue, 2, reqs));
+    pthread_t t[THREADS];
+    struct quarter q[THREADS];
+    for (int i = 0; i < THREADS; ++i) {
+      q[i].req = reqs[1];
+      q[i].first = i * (SEND_PARTS / THREADS);
+      CHECK(pthread_create(&t[i], NULL, ready_quarter, &q[i]) == 0, "pthread_create");
+    }
+    for (int i = 0; i < THREADS; ++i) pthread_join(t[i], NULL);
+    CHECK_OK(MPI_Enqueue_waitall(&queue, 2, reqs, st[k]));
+  }
+  CHECK_OK(MPI_Queue_fence(&queue));
+  for (int k = 0; k < 2; ++k) verify_recv(epoch, &st[k][0], 0, 1, "threads");
+}
+
 int main(int argc, char** argv) {
-  CHECK_OK(MPI_Init(&argc, &argv));
+  int provided = 0;
+  CHECK_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   mp_rank = rank;
@@ -336,9 +378,13 @@ int main(int argc, char** argv) {
   mp_barrier(MPI_COMM_WORLD);
   strided();
   mp_barrier(MPI_COMM_WORLD);
+  threads(provided);
+  mp_barrier(MPI_COMM_WORLD);
   CHECK_OK(MPI_Queue_free(&queue));
   for (int i = 0; i < 4; ++i) CHECK_OK(MPI_Request_free(&reqs[i]));
-  if (rank == 0) printf("partitioned queue OK on %d ranks\n", size);
+  if (rank == 0)
+    printf("partitioned queue OK on %d ranks (threads: %s)\n", size,
+           provided >= MPI_THREAD_MULTIPLE ? "yes" : "no");
   CHECK_OK(MPI_Finalize());
   return 0;
 }
