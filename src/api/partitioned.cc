@@ -32,6 +32,7 @@
 
 #include "api/api_internal.h"
 #include "api/p2p_calls.h"
+#include "api/partitioned_queue.h"
 #include "runtime/runtime.h"
 
 using namespace nicq;
@@ -87,6 +88,8 @@ using api::PartitionedOf;
 using api::TryPostSend;
 using api::Unpacked;
 
+nicq::api::Partitioned::Partitioned(int n) : ready_flags(static_cast<std::size_t>(n)) {}
+
 nicq::api::Partitioned::~Partitioned() {
   if (has_id) Ids().Give(receive_id);
   if (type) dtype::Release(type);
@@ -109,26 +112,25 @@ bool TryPostSend(Partitioned* p) {
   if (p->ready.load(std::memory_order_acquire) < p->partitions || !p->offer_req.IsDone())
     return false;
   if (p->claimed.exchange(true, std::memory_order_acq_rel)) return false;
+  p->post_error = PostSendData(p);
+  if (!p->post_error.ok()) p->data_req.MarkDone();
+  p->posted.store(true, std::memory_order_release);
+  return true;
+}
+
+Status PostSendData(Partitioned* p) {
   const void* buf = p->user_buf;
   if (p->staged) {
     dtype::Pack(*p->type, p->user_buf, p->count * p->partitions, p->staging.data());
     buf = p->staging.data();
   }
-  if (p->offer.magic != kOfferMagic) {
-    p->post_error = Error(Code::kOther, "the matching MPI_Precv_init sent a malformed offer");
-    p->data_req.MarkDone();
-  } else {
-    p->post_error = rt::Isend(buf, p->bytes, p->peer, static_cast<int>(p->offer.receive_id),
-                              p->data_comm.get(), SendMode::kStandard, &p->data_req);
-    if (!p->post_error.ok()) p->data_req.MarkDone();
-  }
-  p->posted.store(true, std::memory_order_release);
-  return true;
+  if (p->offer.magic != kOfferMagic)
+    return Error(Code::kOther, "the matching MPI_Precv_init sent a malformed offer");
+  return rt::Isend(buf, p->bytes, p->peer, static_cast<int>(p->offer.receive_id),
+                   p->data_comm.get(), SendMode::kStandard, &p->data_req);
 }
 
 }  // namespace nicq::api
-
-namespace {}  // namespace
 
 namespace nicq::api {
 
@@ -163,6 +165,10 @@ Status PartStart(Request* req) {
   Partitioned* p = Of(req);
   if (p->started.load(std::memory_order_acquire))
     return Error(Code::kRequest, "the partitioned request is already active");
+  // A pending enqueued start is refused before this (RequestOps::enqueued);
+  // an epoch a queue started may outlive its queue's chain (a failed one).
+  if (p->queued && p->queued->Running())
+    return Error(Code::kRequest, "an epoch an enqueued start began still runs");
   req->done.store(false, std::memory_order_relaxed);
   req->status = RequestStatus{};
   p->ready.store(0, std::memory_order_relaxed);
@@ -266,6 +272,10 @@ Status PartFree(Request* req) {
   if (p->started.load(std::memory_order_acquire) && !req->IsDone())
     return Error(Code::kRequest,
                  "an active partitioned request cannot be freed; complete it first");
+  if (p->queued && p->queued->Running())
+    return Error(Code::kRequest,
+                 "an epoch an enqueued start began still runs; the request cannot be freed");
+  if (p->queued) (void)p->queued->Release();
   req->engine = nullptr;
   if (!p->ProcNull() && !p->offer_req.IsDone())
     Leftovers().Keep(p);
@@ -282,8 +292,15 @@ Status PartCancel(Request* req) {
   return Status::Ok();
 }
 
+// MPI_Start, the waits and tests, MPI_Cancel and MPI_Request_free refuse
+// a request while one of its enqueued starts is pending (chapter 13).
+bool PartEnqueued(Request* req) {
+  Partitioned* p = Of(req);
+  return p && p->queued && p->queued->Open();
+}
+
 // Both sides' requests: Partitioned::is_send tells them apart.
-const RequestOps kPartOps = {&PartStart, &PartFree, &PartCancel, &PartComplete, nullptr};
+const RequestOps kPartOps = {&PartStart, &PartFree, &PartCancel, &PartComplete, &PartEnqueued};
 
 }  // namespace
 

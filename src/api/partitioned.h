@@ -1,7 +1,8 @@
 // Partitioned point-to-point requests (MPI-4.1 chapter 4): the state
 // shared by their engine (partitioned.cc: initialisation, the offer
 // exchange, start, completion, free) and the calls on an active epoch
-// (partitioned_ready.cc: MPI_Pready*, MPI_Parrived).
+// (partitioned_ready.cc: MPI_Pready*, MPI_Parrived); the epochs queues
+// start and wait (partitioned_queue.h).
 #pragma once
 
 #include <atomic>
@@ -24,6 +25,8 @@ struct PartOffer {
 // A staged (noncontiguous) receive reaches the user's buffer when the first
 // of MPI_Parrived and the final wait unpacks it.
 enum class UnpackStage : std::uint8_t { kPending, kUnpacking, kDone };
+
+class PartQueued;  // partitioned_queue.h
 
 struct Partitioned {
   bool is_send = false;
@@ -49,9 +52,13 @@ struct Partitioned {
   std::atomic<bool> posted{false};   // ... and has been
   Status post_error;
   std::atomic<UnpackStage> unpack{UnpackStage::kPending};  // staged receives
+  // Epochs started by queues (MPI_Enqueue_start): made at the request's
+  // first enqueue call. An epoch runs either through MPI_Start (`started`)
+  // or through a queue, never both at once.
+  std::unique_ptr<PartQueued> queued;
 
-  explicit Partitioned(int n) : ready_flags(static_cast<std::size_t>(n)) {}
-  ~Partitioned();  // gives back the receive id and the datatype
+  explicit Partitioned(int n);  // out of line, as `queued` is incomplete here
+  ~Partitioned();               // gives back the receive id and the datatype
   bool ProcNull() const { return peer == MPI_PROC_NULL; }
 };
 
@@ -63,6 +70,9 @@ bool IsPartitioned(const ApiRequest* r);
 // Posts a send epoch's one message once every partition is ready and the
 // offer is here; exactly one caller posts. False until it is posted.
 bool TryPostSend(Partitioned* p);
+// The send of an epoch's message itself (packing a staged buffer first),
+// for the caller that claimed the epoch; an error leaves data_req as it is.
+Status PostSendData(Partitioned* p);
 // Whether a receive's data is in the user's buffer; unpacks a staged
 // receive once, whichever caller comes first.
 bool Unpacked(Partitioned* p);

@@ -10,7 +10,7 @@
 
 #include "api/api_internal.h"
 #include "api/completion_util.h"
-#include "api/partitioned.h"
+#include "api/partitioned_queue.h"
 #include "coll/coll.h"
 #include "queue/match_engine.h"
 #include "queue/queue.h"
@@ -103,10 +103,11 @@ inline bool QueueArg(Call& c, MPI_Queue* q, queue::Queue** out) {
   if (!r->persistent && r->req.kind != nicq::ReqKind::kPersistentColl)
     return c.Check(false, Code::kRequest,
                    At(i) + " is not a persistent request and cannot be enqueued");
-  if (nicq::api::IsPartitioned(r))
-    return c.Check(false, Code::kUnsupportedOperation,
-                   At(i) + " is a partitioned request; nicq does not enqueue those");
-  queue::Enqueueable* e = queue::EnqueueableOf(&r->req);
+  queue::Enqueueable* e = nullptr;
+  if (!nicq::api::IsPartitioned(r))
+    e = queue::EnqueueableOf(&r->req);
+  else if (!nicq::api::PartitionedEnqueueable(c, r, At(i), &e))
+    return false;
   if (!e || !e->IsMatched())
     return c.Check(false, Code::kMatch, At(i) + " is not matched (call MPI_Match first)");
   r->enqueueable = e;

@@ -12,6 +12,7 @@
 
 #include "coll/hier_node.h"
 #include "runtime/async_progress.h"
+#include "runtime/offload_context.h"
 #include "runtime/runtime.h"
 
 namespace nicq::rt {
@@ -79,6 +80,12 @@ bool AsyncProgressRunning() {
   return false;
 }
 void AddAsyncBusyProbe(AsyncBusyFn) {}
+void WakeIdleAsyncProgress() {}
+// No offload backend: queues (and partitioned requests on them) are not
+// part of these tests.
+offload::OffloadBackend* Backend() {
+  return nullptr;
+}
 
 Status Finalize() {
   S().finalized = true;

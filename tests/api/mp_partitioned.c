@@ -55,12 +55,6 @@ static void ring(void) {
   CHECK(matched == 1, "a partitioned request is matched from its initialisation");
   MPI_Request copy = send;
   mp_expect_class(MPI_Match(&copy), MPI_ERR_MATCH, "MPI_Match");
-  MPI_Queue queue;
-  CHECK_OK(MPI_Queue_init(&queue, MPI_QUEUE_TYPE_DEFAULT, NULL));
-  mp_expect_class(MPI_Enqueue_start(&queue, &copy), MPI_ERR_UNSUPPORTED_OPERATION,
-                  "MPI_Enqueue_start");
-  CHECK(copy == send, "a refused enqueue leaves the handle");
-  CHECK_OK(MPI_Queue_free(&queue));
   for (int epoch = 0; epoch < EPOCHS; ++epoch) {
     for (int i = 0; i < TOTAL; ++i) {
       out[i] = value(rank, epoch, i);
