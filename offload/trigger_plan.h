@@ -122,9 +122,11 @@ class TriggerPlan {
   Status Wait();     // block (backend's wait) until this epoch is done, refill
   bool Test() const;
   // Test(), and refill the window once the epoch is done (host progress;
-  // where the agent refills, only if it fell behind).
+  // where the agent refills, only if it fell behind: then a done epoch's
+  // poll is the done counter's read and a compare of the starts' own words).
   bool Poll() {
     if (!Test()) return false;
+    if (agent_refills_ && !WindowLow()) return true;
     (void)Refill();  // a failure shows again at the start that needs the epoch
     return true;
   }

@@ -74,7 +74,9 @@ class EmulatedBackend final : public offload::OffloadBackend {
   Status SetPeers(std::span<const std::vector<std::uint8_t>> addrs) override;
   Status AllocCounters(std::size_t n, offload::CounterId* out) override;
   void FreeCounter(offload::CounterId id) override;
-  std::uint64_t ReadCounter(offload::CounterId id) const override { return queue_.Read(id); }
+  // The calling thread's own adds to `id` still in its ring are applied
+  // first: a thread reads what it added (emulated_host_calls.cc).
+  std::uint64_t ReadCounter(offload::CounterId id) const override;
   std::uint64_t ReadErrors(offload::CounterId id) const override { return queue_.Errors(id); }
   Code ErrorClass(offload::CounterId id) const override { return queue_.ErrorClass(id); }
   Status WaitCounter(offload::CounterId id, std::uint64_t value, int timeout_ms) override;
@@ -178,8 +180,11 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // thread's ring (claimed at its first add; nullptr: none, it adds the
   // read-modify-write way), the wake of a sleeping agent, and on the
   // agent's side the adds taken from every ring and its sleep announced.
-  HostAddRing* OwnRing();
+  inline HostAddRing* OwnRing();  // emulated_host_calls.cc only
   HostAddRing* ClaimRing();
+  // Waits (spin, yield, sleep) until the agent applied the calling
+  // thread's published adds to `id`; returns at once where it has none.
+  void AwaitOwnAdds(offload::CounterId id) const;
   void WakeAgentForHostAdds();
   bool TakeHostAdds();
   bool HostAddsPending() const;

@@ -58,11 +58,45 @@ Status EmulatedBackend::AllocCounters(std::size_t n, CounterId* out) {
 // read, each waiting for its line (Run 61). A thread with no ring (more
 // threads than rings) or a full ring adds the read-modify-write way: the
 // add and a mark for the agent to collect (AddLeavingCollection).
+namespace {
+// The calling thread's ring on the backend it last added to; its address
+// is also the thread's token in HostAddRing::Claim (a thread that reuses a
+// dead thread's storage takes over its ring, whose producer is gone).
+// Initial-exec: an offset from the thread pointer, not a __tls_get_addr
+// call per add (libnicq is loaded with the program; 16 bytes of static TLS).
+struct RingCache {
+  std::uint64_t gen = 0;  // EmulatedBackend::add_path_.gen; 0: none
+  HostAddRing* ring = nullptr;
+};
+thread_local RingCache tls_ring __attribute__((tls_model("initial-exec")));
+}  // namespace
+
+inline HostAddRing* EmulatedBackend::OwnRing() {
+  const RingCache& c = tls_ring;
+  if (c.gen == add_path_.gen) [[likely]]
+    return c.ring;
+  return ClaimRing();
+}
+
+void EmulatedBackend::AwaitOwnAdds(CounterId id) const {
+  const RingCache& c = tls_ring;
+  if (c.gen != add_path_.gen || c.ring == nullptr || !c.ring->HoldsAddTo(id)) [[likely]]
+    return;
+  // The agent was woken by the add if it slept (AddCounter): this is one
+  // of its passes away.
+  for (Backoff b(200, 50, 100); c.ring->HoldsAddTo(id) && thread_.running();) b.Pause();
+}
+
+// A plan's Test reads its done counter, which no start adds to: no wait.
+std::uint64_t EmulatedBackend::ReadCounter(CounterId id) const {
+  AwaitOwnAdds(id);
+  return queue_.Read(id);
+}
+
 // An add this thread left in its ring must not land on the counter's next
-// owner: the agent applies it first (it was woken by the add if it slept).
+// owner.
 void EmulatedBackend::FreeCounter(CounterId id) {
-  if (HostAddRing* ring = OwnRing(); ring != nullptr)
-    for (Backoff b(200, 50, 100); ring->Unapplied() && thread_.running();) b.Pause();
+  AwaitOwnAdds(id);
   queue_.FreeCounter(id);
 }
 
@@ -99,26 +133,6 @@ Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
   queue_.Add(id, value);
   Drain();
   return Status::Ok();
-}
-
-namespace {
-// The calling thread's ring on the backend it last added to; its address
-// is also the thread's token in HostAddRing::Claim (a thread that reuses a
-// dead thread's storage takes over its ring, whose producer is gone).
-// Initial-exec: an offset from the thread pointer, not a __tls_get_addr
-// call per add (libnicq is loaded with the program; 16 bytes of static TLS).
-struct RingCache {
-  std::uint64_t gen = 0;  // EmulatedBackend::add_path_.gen; 0: none
-  HostAddRing* ring = nullptr;
-};
-thread_local RingCache tls_ring __attribute__((tls_model("initial-exec")));
-}  // namespace
-
-HostAddRing* EmulatedBackend::OwnRing() {
-  const RingCache& c = tls_ring;
-  if (c.gen == add_path_.gen) [[likely]]
-    return c.ring;
-  return ClaimRing();
 }
 
 HostAddRing* EmulatedBackend::ClaimRing() {

@@ -48,9 +48,18 @@ class HostAddRing {
     return true;
   }
 
-  // The owner thread: adds it published that the agent has not applied.
-  bool Unapplied() const {
-    return tail_.load(std::memory_order_acquire) != head_.load(std::memory_order_relaxed);
+  // The owner thread: whether an add to `id` it published may still wait
+  // for the agent. Scans its own cells since its last look at the agent's
+  // tail, and looks again (a load of the agent's line) only when one of
+  // them names `id` or more than kScan are unseen, so a read of another
+  // counter right after a start costs a few loads of its own lines.
+  bool HoldsAddTo(offload::CounterId id) {
+    constexpr std::uint64_t kScan = 8;
+    const std::uint64_t h = head_.load(std::memory_order_relaxed);
+    if (h - tail_seen_ > kScan) tail_seen_ = tail_.load(std::memory_order_acquire);
+    if (!Names(tail_seen_, h, id)) return false;
+    tail_seen_ = tail_.load(std::memory_order_acquire);
+    return Names(tail_seen_, h, id);
   }
 
   // The agent: adds published and not yet taken.
@@ -81,6 +90,12 @@ class HostAddRing {
   std::uint64_t pushed() const { return head_.load(std::memory_order_acquire); }
 
  private:
+  bool Names(std::uint64_t from, std::uint64_t to, offload::CounterId id) const {
+    for (std::uint64_t t = from; t != to; ++t)
+      if ((cells_[t % kCells].load(std::memory_order_relaxed) & kIdMask) == id) return true;
+    return false;
+  }
+
   // The producer's line: written by the owner, read by the agent.
   alignas(64) std::atomic<std::uint64_t> head_{0};
   std::uint64_t tail_seen_ = 0;  // the owner's last look at tail_
