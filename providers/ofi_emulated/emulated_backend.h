@@ -184,7 +184,8 @@ class EmulatedBackend final : public offload::OffloadBackend {
   HostAddRing* ClaimRing();
   // Waits (spin, yield, sleep) until the agent applied the calling
   // thread's published adds to `id`; returns at once where it has none.
-  void AwaitOwnAdds(offload::CounterId id) const;
+  inline void AwaitOwnAdds(offload::CounterId id) const;  // emulated_host_calls.cc only
+  void AwaitAgent(HostAddRing* ring, offload::CounterId id) const;
   void WakeAgentForHostAdds();
   bool TakeHostAdds();
   bool HostAddsPending() const;

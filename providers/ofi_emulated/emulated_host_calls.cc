@@ -78,13 +78,17 @@ inline HostAddRing* EmulatedBackend::OwnRing() {
   return ClaimRing();
 }
 
-void EmulatedBackend::AwaitOwnAdds(CounterId id) const {
+inline void EmulatedBackend::AwaitOwnAdds(CounterId id) const {
   const RingCache& c = tls_ring;
   if (c.gen != add_path_.gen || c.ring == nullptr || !c.ring->HoldsAddTo(id)) [[likely]]
     return;
-  // The agent was woken by the add if it slept (AddCounter): this is one
-  // of its passes away.
-  for (Backoff b(200, 50, 100); c.ring->HoldsAddTo(id) && thread_.running();) b.Pause();
+  AwaitAgent(c.ring, id);
+}
+
+// The agent was woken by the add if it slept (AddCounter): this is one of
+// its passes away.
+[[gnu::noinline]] void EmulatedBackend::AwaitAgent(HostAddRing* ring, CounterId id) const {
+  for (Backoff b(200, 50, 100); ring->HoldsAddTo(id) && thread_.running();) b.Pause();
 }
 
 // A plan's Test reads its done counter, which no start adds to: no wait.
