@@ -141,8 +141,12 @@ Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
 
 HostAddRing* EmulatedBackend::ClaimRing() {
   // No ring before the agent runs (nobody would take it), and none for the
-  // agent itself, whose adds collect in place.
-  if (!thread_.running()) return nullptr;
+  // agent itself, whose adds collect in place. A backend that will never
+  // run one is cached as ringless at once.
+  if (!thread_.running()) {
+    if (!want_thread_) tls_ring = {add_path_.gen, nullptr};
+    return nullptr;
+  }
   HostAddRing* mine = nullptr;
   if (!thread_.on_thread()) {
     const auto token = reinterpret_cast<std::uintptr_t>(&tls_ring);
