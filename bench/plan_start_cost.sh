@@ -5,7 +5,8 @@
 # the mean ns per start without valgrind.
 #   usage: bench/plan_start_cost.sh count|time [iterations] [filter regex]
 # BUILD (default build) names the build whose bin/ runs; LD_LIBRARY_PATH
-# may swap the library in (its RUNPATH yields to it).
+# may swap the library in (its RUNPATH yields to it). COUNT_FN=wait_done_epoch
+# counts the wait of a done epoch (MPI_Wait / MPI_Queue_fence) instead.
 # Rows: <backend> <collective> <form>; the filter matches "backend coll form".
 set -u
 mode=${1:-count}
@@ -14,12 +15,14 @@ filter=${3:-.}
 B=${BUILD:-build}/bin
 out=${OUT_DIR:-/tmp/plan_start_cost.$$}
 mkdir -p "$out"
+fn=${COUNT_FN:-start_epoch}
+export COUNT_FN=$fn
 wrap="$out/wrap.sh"
 cat >"$wrap" <<'WRAP'
 #!/usr/bin/env bash
 if [ "${NICQ_RANK:-0}" = 0 ]; then
   # Symbols bound at load: the first start's lazy binding is not the start's.
-  LD_BIND_NOW=1 exec valgrind --tool=callgrind --collect-systime=usec --toggle-collect=start_epoch \
+  LD_BIND_NOW=1 exec valgrind --tool=callgrind --collect-systime=usec --toggle-collect="$COUNT_FN" \
     --callgrind-out-file="$CG_OUT" "$@" 2>/dev/null
 fi
 exec "$@"
@@ -56,14 +59,14 @@ for be in "${backends[@]}"; do
       fi
       args=(-c "$coll" -m 8 -i "$n" -n "$naps" $q)
       if [ "$mode" = count ]; then
-        cg="$out/cg.${name}.${coll}.${form}"
+        cg="$out/cg.${name}.${coll}.${form}.${fn}"
         rm -f "$cg"
         env $envs CG_OUT="$cg" timeout 900 "$B/nicqrun" -n $ranks "$wrap" "$B/nicq_plan_host_cost" \
           "${args[@]}" >"$cg.log" 2>&1
         rc=$?
-        # The inclusive costs of start_epoch (callgrind's system call counts
-        # are not limited by --toggle-collect; its inclusive line is).
-        line=$(callgrind_annotate --inclusive=yes "$cg" 2>/dev/null | grep ':start_epoch ')
+        # The inclusive costs of $fn (callgrind's system call counts are
+        # not limited by --toggle-collect; its inclusive line is).
+        line=$(callgrind_annotate --inclusive=yes "$cg" 2>/dev/null | grep ":$fn ")
         python3 - "$n" "$row" "$rc" "$line" <<'PY'
 import re, sys
 n, row, rc, line = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]

@@ -262,9 +262,15 @@ Status TriggerPlan::RefillLocked() {
 
 void TriggerPlan::RefillOnAgent(void* p) {
   auto* plan = static_cast<TriggerPlan*>(p);
-  if (plan->armed_upto_.load(std::memory_order_acquire) >=
-      plan->next_epoch_.load(std::memory_order_acquire) + plan->window_)
-    return;                            // the window is full
+  const std::uint64_t armed = plan->armed_upto_.load(std::memory_order_acquire);
+  if (armed >= plan->next_epoch_.load(std::memory_order_acquire) + plan->window_)
+    return;  // the window is full
+  // Nothing to arm until the epoch whose array the next one reuses is done:
+  // a counter read, where taking the role (an exchange on a line next to
+  // the starts' epoch count) at every pass moved lines a start then waited for.
+  // (epoch_base_ moves only in a rebase, which no backend with an agent
+  // needs: its counters are 64-bit.)
+  if (!plan->ArrayFree(armed)) return;
   if (!plan->TryTakeArming()) return;  // the host's start arms: next poll
   // A failure is left to the start that needs the epoch: it arms the epoch
   // itself and reports it.
@@ -327,7 +333,14 @@ Status TriggerPlan::Rebase() {
 
 Status TriggerPlan::ArmNext() {
   const std::uint64_t epoch = next_epoch_.load(std::memory_order_relaxed);
-  if (armed_upto_.load(std::memory_order_acquire) <= epoch) {  // not resident
+  // armed_upto_ is the agent's line (it re-arms an epoch as each one ends):
+  // read only when the last look no longer covers this epoch, once per
+  // window rather than once per start.
+  if (armed_seen_.load(std::memory_order_relaxed) <= epoch) {
+    const std::uint64_t armed = armed_upto_.load(std::memory_order_acquire);
+    armed_seen_.store(armed, std::memory_order_relaxed);
+  }
+  if (armed_seen_.load(std::memory_order_relaxed) <= epoch) {  // not resident
     TakeArming();
     const Status st =
         armed_upto_.load(std::memory_order_relaxed) <= epoch ? Arm(epoch) : Status::Ok();
@@ -350,6 +363,7 @@ Status TriggerPlan::Wait() {
     return Error(Code::kIntern, "TriggerPlan::Wait(" + name_ + "): not bound");
   Status s = backend_->WaitCounter(done_counter(), done_target_, -1);
   if (s.ok()) s = Refill();
+  if (s.ok()) return s;
   return s.WithContext("TriggerPlan::Wait(" + name_ + ")");
 }
 

@@ -122,9 +122,11 @@ class TriggerPlan {
   Status Wait();     // block (backend's wait) until this epoch is done, refill
   bool Test() const;
   // Test(), and refill the window once the epoch is done (host progress;
-  // where the agent refills, only if it fell behind).
+  // where the agent refills, only if it fell behind: then a done epoch's
+  // poll is the done counter's read and a compare of the starts' own words).
   bool Poll() {
     if (!Test()) return false;
+    if (agent_refills_ && !WindowLow()) return true;
     (void)Refill();  // a failure shows again at the start that needs the epoch
     return true;
   }
@@ -155,9 +157,14 @@ class TriggerPlan {
   bool NeedsRebase(std::uint64_t epoch) const;
   Status RefillLocked();  // Refill with the arming role held
   static bool RefillEnabled(const OffloadBackend* backend);
-  bool WindowLow() const {
-    return armed_upto_.load(std::memory_order_acquire) <
-           next_epoch_.load(std::memory_order_relaxed) + window_ / 2;
+  // Reads armed_upto_ only when the starts' last look says the window may
+  // be low (the host's wait of a done epoch, where the agent refills).
+  bool WindowLow() {
+    const std::uint64_t want = next_epoch_.load(std::memory_order_relaxed) + window_ / 2;
+    if (armed_seen_.load(std::memory_order_relaxed) >= want) return false;
+    const std::uint64_t armed = armed_upto_.load(std::memory_order_acquire);
+    armed_seen_.store(armed, std::memory_order_relaxed);
+    return armed < want;
   }
   // Epoch `epoch`'s descriptor array is free: the epoch depth_ before it is done.
   bool ArrayFree(std::uint64_t epoch) const;
@@ -189,17 +196,24 @@ class TriggerPlan {
   std::vector<TriggeredOp> rebase_ops_;
   std::vector<MemRegion> regions_;
   std::uint64_t max_delta_ = 0;
+  bool agent_refills_ = false;    // the backend's agent runs RefillOnAgent
+  bool resolved_ = false;         // remote references filled: epochs may be armed
+  std::uint64_t epoch_base_ = 0;  // epoch at which counters were last zero
+  std::uint64_t rebases_ = 0;
+  // What a start writes, on a line of its own: the agent's refill reads
+  // next_epoch_ at every pass, and writes nothing here.
   // Epochs started: written by the host's starts, read by the agent's refill.
-  std::atomic<std::uint64_t> next_epoch_{0};
+  alignas(64) std::atomic<std::uint64_t> next_epoch_{0};
+  std::uint64_t done_target_ = 0;  // done counter value that ends the last armed epoch
+  // The starts' last look at armed_upto_ (it only grows): a start whose
+  // epoch is below it reads no line the agent writes. A hint: the host's
+  // start and its progress (Poll, maybe on another thread) both store it.
+  std::atomic<std::uint64_t> armed_seen_{0};
+  // What the arming role writes, on another line.
   // Epochs [0, armed_upto_) were posted: written with the arming role held,
   // read by the start that decides whether its epoch is resident.
-  std::atomic<std::uint64_t> armed_upto_{0};
+  alignas(64) std::atomic<std::uint64_t> armed_upto_{0};
   std::atomic<bool> arming_{false};
-  bool agent_refills_ = false;     // the backend's agent runs RefillOnAgent
-  bool resolved_ = false;          // remote references filled: epochs may be armed
-  std::uint64_t epoch_base_ = 0;   // epoch at which counters were last zero
-  std::uint64_t done_target_ = 0;  // done counter value that ends the last armed epoch
-  std::uint64_t rebases_ = 0;
 };
 
 // Schedule -> TriggerPlan (validates first). The schedule's scratch memory

@@ -36,6 +36,7 @@
 #include "providers/ofi_common/mr_key.h"
 #include "providers/ofi_common/ofi_endpoint.h"
 #include "providers/ofi_common/progress_thread.h"
+#include "providers/ofi_emulated/host_add_ring.h"
 #include "providers/ofi_emulated/trigger_queue.h"
 
 namespace nicq::ofi {
@@ -56,6 +57,10 @@ struct EmulatedConfig {
   // its last work the thread polls with a sched_yield between polls before
   // it naps (shm only; 0: nap at once).
   int epoch_spin_us = 50;
+  // How a host add through a ring (host_add_ring.h) and the agent's sleep
+  // see each other: -1 membarrier on the agent's side where the kernel
+  // allows it (a compiler barrier on the host's), 0 a seq_cst fence on both.
+  int host_add_fence = -1;
 };
 
 class EmulatedBackend final : public offload::OffloadBackend {
@@ -68,8 +73,10 @@ class EmulatedBackend final : public offload::OffloadBackend {
   Status LocalAddress(std::vector<std::uint8_t>& out) override;
   Status SetPeers(std::span<const std::vector<std::uint8_t>> addrs) override;
   Status AllocCounters(std::size_t n, offload::CounterId* out) override;
-  void FreeCounter(offload::CounterId id) override { queue_.FreeCounter(id); }
-  std::uint64_t ReadCounter(offload::CounterId id) const override { return queue_.Read(id); }
+  void FreeCounter(offload::CounterId id) override;
+  // The calling thread's own adds to `id` still in its ring are applied
+  // first: a thread reads what it added (emulated_host_calls.cc).
+  std::uint64_t ReadCounter(offload::CounterId id) const override;
   std::uint64_t ReadErrors(offload::CounterId id) const override { return queue_.Errors(id); }
   Code ErrorClass(offload::CounterId id) const override { return queue_.ErrorClass(id); }
   Status WaitCounter(offload::CounterId id, std::uint64_t value, int timeout_ms) override;
@@ -136,6 +143,16 @@ class EmulatedBackend final : public offload::OffloadBackend {
   bool asleep_on_bell_for_test() const {
     return own_bell_ != nullptr && own_bell_->sleepers.load(std::memory_order_seq_cst) > 0;
   }
+  // Tests: host adds published through the threads' rings, host adds made
+  // the read-modify-write way while the agent runs (no ring, a full ring),
+  // and whether the agent's sleep is fenced with membarrier.
+  std::uint64_t ring_adds_for_test() const {
+    std::uint64_t n = 0;
+    for (const HostAddRing& r : rings_) n += r.pushed();
+    return n;
+  }
+  std::uint64_t rmw_adds_for_test() const { return rmw_adds_.load(std::memory_order_relaxed); }
+  bool fences_with_membarrier() const { return add_path_.membarrier; }
 
  private:
   EmulatedBackend(const EmulatedConfig& config);
@@ -159,6 +176,25 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // Reads the CQ and issues ready ops, idle or not (the progress thread,
   // waits and flush).
   bool PollNow();
+  // Host adds while the agent runs (emulated_host_calls.cc): the calling
+  // thread's ring (claimed at its first add; nullptr: none, it adds the
+  // read-modify-write way), the wake of a sleeping agent, and on the
+  // agent's side the adds taken from every ring and its sleep announced.
+  inline HostAddRing* OwnRing();  // emulated_host_calls.cc only
+  HostAddRing* ClaimRing();
+  // Waits (spin, yield, sleep) until the agent applied the calling
+  // thread's published adds to `id`; returns at once where it has none.
+  inline void AwaitOwnAdds(offload::CounterId id) const;  // emulated_host_calls.cc only
+  void AwaitAgent(HostAddRing* ring, offload::CounterId id) const;
+  void WakeAgentForHostAdds();
+  bool TakeHostAdds();
+  bool HostAddsPending() const;
+  void AnnounceSleep();
+  void EndSleep() { agent_asleep_.store(false, std::memory_order_relaxed); }
+  // membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED), once per process
+  // (false: the kernel refused it; logged once at info), and the barrier.
+  static bool RegisterMembarrier();
+  static void Membarrier();
   // Issues ready ops while this thread holds the drainer role.
   bool Drain();
   // Post's fast path: every op fires at once and is no local counter op.
@@ -310,6 +346,21 @@ class EmulatedBackend final : public offload::OffloadBackend {
   static constexpr int kIssueBatch = 16;      // ready ops popped under one lock
   EmuCompletion done_at_issue_[kIssueBatch];  // drainer only
   int ndone_at_issue_ = 0;
+  // The host's add path, read at every add and written once: a line of its
+  // own. `gen` names this backend in the threads' ring caches (a new
+  // backend at the same address is another backend).
+  struct alignas(64) HostAddPath {
+    std::uint64_t gen = 0;
+    bool membarrier = false;            // the agent's sleep fenced with membarrier
+    std::atomic<bool> any_ring{false};  // a thread claimed a ring
+  };
+  HostAddPath add_path_;
+  // Set by the agent just before it sleeps (a nap, a blocking CQ read)
+  // and cleared when it wakes; a host add that finds it set wakes it.
+  alignas(64) std::atomic<bool> agent_asleep_{false};
+  static constexpr int kHostRings = 4;  // host threads with a ring; others add the RMW way
+  HostAddRing rings_[kHostRings];
+  std::atomic<std::uint64_t> rmw_adds_{0};
   ProgressThread thread_;
   bool want_thread_ = false;  // NICQ_PROGRESS_THREAD / config: start on first use
   std::atomic<bool> thread_started_{false};

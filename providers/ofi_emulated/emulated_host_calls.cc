@@ -46,23 +46,88 @@ Status EmulatedBackend::AllocCounters(std::size_t n, CounterId* out) {
   return queue_.AllocCounters(n, out);
 }
 
+// With the progress thread running, a host add is the agent's to apply: the
+// calling thread stores it into its own ring and publishes it with a
+// release store (host_add_ring.h), and the agent takes it at its next pass,
+// adds, collects what the add reached and issues it, as a NIC would. The
+// add is a plan's MPI_Start, after which the host computes or sleeps;
+// issuing here kept it in the call for the epoch's tokens and puts
+// (performance.md, Run 48), collecting here took the queue's lock (Run 54),
+// and the counter add, the mark on the agent's list and the wake test
+// were read-modify-writes on lines the agent on another core had just
+// read, each waiting for its line (Run 61). A thread with no ring (more
+// threads than rings) or a full ring adds the read-modify-write way: the
+// add and a mark for the agent to collect (AddLeavingCollection).
+namespace {
+// The calling thread's ring on the backend it last added to; its address
+// is also the thread's token in HostAddRing::Claim (a thread that reuses a
+// dead thread's storage takes over its ring, whose producer is gone).
+// Initial-exec: an offset from the thread pointer, not a __tls_get_addr
+// call per add (libnicq is loaded with the program; 16 bytes of static TLS).
+struct RingCache {
+  std::uint64_t gen = 0;  // EmulatedBackend::add_path_.gen; 0: none
+  HostAddRing* ring = nullptr;
+};
+thread_local RingCache tls_ring __attribute__((tls_model("initial-exec")));
+}  // namespace
+
+inline HostAddRing* EmulatedBackend::OwnRing() {
+  const RingCache& c = tls_ring;
+  if (c.gen == add_path_.gen) [[likely]]
+    return c.ring;
+  return ClaimRing();
+}
+
+inline void EmulatedBackend::AwaitOwnAdds(CounterId id) const {
+  const RingCache& c = tls_ring;
+  if (c.gen != add_path_.gen || c.ring == nullptr || !c.ring->HoldsAddTo(id)) [[likely]]
+    return;
+  AwaitAgent(c.ring, id);
+}
+
+// The agent was woken by the add if it slept (AddCounter): this is one of
+// its passes away.
+[[gnu::noinline]] void EmulatedBackend::AwaitAgent(HostAddRing* ring, CounterId id) const {
+  for (Backoff b(200, 50, 100); ring->HoldsAddTo(id) && thread_.running();) b.Pause();
+}
+
+// A plan's Test reads its done counter, which no start adds to: no wait.
+std::uint64_t EmulatedBackend::ReadCounter(CounterId id) const {
+  AwaitOwnAdds(id);
+  return queue_.Read(id);
+}
+
+// An add this thread left in its ring must not land on the counter's next
+// owner.
+void EmulatedBackend::FreeCounter(CounterId id) {
+  AwaitOwnAdds(id);
+  queue_.FreeCounter(id);
+}
+
 Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
   if (!queue_.CounterInUse(id))
     return Error(Code::kArg,
                  "emulated AddCounter: counter " + std::to_string(id) + " is not allocated");
-  // With the progress thread running, the add is all the caller does: the
-  // thread collects what it reached and issues it, as a NIC would. The add
-  // is a plan's MPI_Start, after which the host computes or sleeps; issuing
-  // here kept it in the call for the epoch's tokens and puts and the rings
-  // that wake the peers' agents (performance.md, Run 48), and collecting
-  // here took the queue's lock for each op the add reached (Run XX). A
-  // napping thread is woken by the add on shm (its bell or the queue's
+  if (HostAddRing* ring = OwnRing(); ring != nullptr && ring->Push(id, value)) [[likely]] {
+    // The agent may have announced its sleep: see AnnounceSleep for how
+    // the two orders pair (the fence is a compiler barrier where the
+    // agent fences with membarrier).
+    if (add_path_.membarrier)
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    else
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (agent_asleep_.load(std::memory_order_acquire)) [[unlikely]]
+      WakeAgentForHostAdds();
+    return Status::Ok();
+  }
+  // A napping thread is woken by the add on shm (its bell or the queue's
   // futex, only while it sleeps: NotifyChange). On tcp a thread blocked in
   // the CQ's wait object would miss the add for its whole wait: while it is
   // not awake, one fi_cq_signal wakes it. The mark and awake() are both
   // sequentially consistent, as are the thread's store of awake_ and its
   // HasReady() before it blocks, so one of the two sees the other.
   if (thread_.running() && !thread_.on_thread()) {
+    rmw_adds_.fetch_add(1, std::memory_order_relaxed);
     queue_.AddLeavingCollection(id, value);
     if (!ep_->cq_waitable() || thread_.awake() || !queue_.HasReady()) return Status::Ok();
     if (fi_cq_signal(ep_->cq()) == 0) return Status::Ok();
@@ -72,6 +137,80 @@ Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
   queue_.Add(id, value);
   Drain();
   return Status::Ok();
+}
+
+HostAddRing* EmulatedBackend::ClaimRing() {
+  // No ring before the agent runs (nobody would take it), and none for the
+  // agent itself, whose adds collect in place. A backend that will never
+  // run one is cached as ringless at once.
+  if (!thread_.running()) {
+    if (!want_thread_) tls_ring = {add_path_.gen, nullptr};
+    return nullptr;
+  }
+  HostAddRing* mine = nullptr;
+  if (!thread_.on_thread()) {
+    const auto token = reinterpret_cast<std::uintptr_t>(&tls_ring);
+    for (HostAddRing& r : rings_)
+      if (r.owner() == token) mine = &r;
+    for (int i = 0; mine == nullptr && i < kHostRings; ++i)
+      if (rings_[i].Claim(token)) mine = &rings_[i];
+    if (mine != nullptr && !add_path_.any_ring.load(std::memory_order_relaxed)) {
+      // Before this thread's first push reads agent_asleep_: an agent
+      // that read any_ring as false before its sleep did not fence, and
+      // this thread then sees it asleep (AnnounceSleep).
+      add_path_.any_ring.store(true, std::memory_order_seq_cst);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
+  }
+  // Cached, a null too: a thread that found every ring taken adds the
+  // read-modify-write way from then on.
+  tls_ring = {add_path_.gen, mine};
+  return mine;
+}
+
+// A host thread that published an add and found the agent announced asleep.
+void EmulatedBackend::WakeAgentForHostAdds() {
+  if (ep_->cq_waitable()) {
+    // A failed signal leaves the add to the end of the agent's blocking
+    // read (10 ms at most): there is no other way to reach it.
+    (void)fi_cq_signal(ep_->cq());
+    return;
+  }
+  queue_.NotifyChange();  // its bell, or the queue's futex
+}
+
+bool EmulatedBackend::TakeHostAdds() {
+  std::uint64_t n = 0;
+  for (HostAddRing& r : rings_)
+    n += r.Take([this](CounterId id, std::uint64_t v) { queue_.Add(id, v); });
+  return n > 0;
+}
+
+bool EmulatedBackend::HostAddsPending() const {
+  for (const HostAddRing& r : rings_)
+    if (r.Pending()) return true;
+  return false;
+}
+
+// The agent, before it sleeps: announce it, make every add the hosts
+// published before they could see the announcement visible, then (the
+// caller) look at the rings once more before sleeping. The host's side is
+// a store (its ring's head) and then a plain load (agent_asleep_), with no
+// fence: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) runs a full barrier
+// on every CPU that runs a thread of this process, so each host thread
+// either published before that barrier (the agent's look finds its add)
+// or reads agent_asleep_ after it (it sees the announcement and wakes the
+// agent). Where the kernel refused membarrier, both sides fence seq_cst
+// (the host's fence is then a locked instruction per add). An agent that
+// saw no ring claimed skips the fence; ClaimRing orders its claim before
+// the claimer's first look at agent_asleep_.
+void EmulatedBackend::AnnounceSleep() {
+  agent_asleep_.store(true, std::memory_order_seq_cst);
+  if (!add_path_.any_ring.load(std::memory_order_seq_cst)) return;
+  if (add_path_.membarrier)
+    Membarrier();
+  else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 void EmulatedBackend::ExpectCounter(CounterId id, std::uint64_t value) {

@@ -74,6 +74,9 @@ bool EmulatedBackend::PollNow() {
   HopCounts& hops = agent ? agent_hops_ : host_hops_;
   const int entries = ReadCq();
   bool did = entries > 0;
+  // The host threads' adds (MPI_Start): applied and collected here, so
+  // that the Drain below issues what they reached.
+  if (agent) did |= TakeHostAdds();
   did |= Drain();
   // Whoever completed an epoch (this thread, or a host in its wait), its
   // plan's next epochs are re-armed here, off the host.
@@ -439,8 +442,16 @@ void EmulatedBackend::BlockInCq(int timeout_ms) {
       NapOnChange(std::min(nap, cap));
     return;
   }
+  // A host add published before the announcement is found here; one
+  // after it sees the announcement and signals the CQ (AnnounceSleep).
+  AnnounceSleep();
+  if (HostAddsPending()) {
+    EndSleep();
+    return;
+  }
   fi_cq_data_entry entries[kCqBatch];
   const ssize_t n = fi_cq_sread(ep_->cq(), entries, kCqBatch, nullptr, timeout_ms);
+  EndSleep();
   if (n > 0)
     HandleEntries(entries, static_cast<int>(n));
   else if (n == -FI_EAVAIL)
@@ -471,8 +482,10 @@ bool EmulatedBackend::SpinForEpoch() {
 // Ended by a post or a counter change (the queue's change futex).
 void EmulatedBackend::NapOnChange(int timeout_us) {
   queue_.BeginSleep();
+  AnnounceSleep();  // a host add after it bumps the epoch (NotifyChange)
   const std::uint32_t e = queue_.epoch();
-  if (!queue_.HasReady()) queue_.SleepOnChange(e, timeout_us);
+  if (!queue_.HasReady() && !HostAddsPending()) queue_.SleepOnChange(e, timeout_us);
+  EndSleep();
   queue_.EndSleep();
 }
 
@@ -482,12 +495,14 @@ void EmulatedBackend::NapOnChange(int timeout_us) {
 // found by that poll, and one that delivers after it rings us awake.
 void EmulatedBackend::NapOnBell(int timeout_us) {
   const std::uint32_t seen = offload::ArmBell(own_bell_);
+  AnnounceSleep();  // a host add after it rings the bell; PollNow takes those before
   if (!queue_.HasReady() && !PollNow()) {
     if (offload::SleepOnBell(own_bell_, seen, timeout_us))
       bell_wakes_.fetch_add(1, std::memory_order_relaxed);
     else
       nap_timeouts_.fetch_add(1, std::memory_order_relaxed);
   }
+  EndSleep();
   offload::DisarmBell(own_bell_);
 }
 

@@ -24,7 +24,9 @@ TriggerQueue::TriggerQueue(std::size_t num_counters, std::size_t num_nodes)
       num_nodes_(num_nodes),
       counters_(new Counter[num_counters]),
       nodes_(new EmuNode[num_nodes]),
+      in_use_flags_(new std::atomic<bool>[num_counters]),
       free_counters_(new CounterId[num_counters]) {
+  for (std::size_t i = 0; i < num_counters; ++i) in_use_flags_[i].store(false);
   for (std::size_t i = 0; i < num_nodes; ++i) {
     nodes_[i].index = static_cast<std::int32_t>(i);
     nodes_[i].next = i + 1 < num_nodes ? static_cast<std::int32_t>(i + 1) : -1;
@@ -51,7 +53,7 @@ Status TriggerQueue::AllocCounters(std::size_t n, CounterId* out) {
     c.first_error.store(0);
     c.head.store(-1);
     c.tail = -1;
-    c.in_use.store(true);
+    in_use_flags_[id].store(true);
     out[i] = id;
   }
   return Status::Ok();
@@ -61,7 +63,7 @@ void TriggerQueue::FreeCounter(CounterId id) {
   if (!CounterInUse(id)) return;
   Cancel(id);
   std::lock_guard<std::mutex> lock(mu_);
-  counters_[id].in_use.store(false);
+  in_use_flags_[id].store(false);
   free_counters_[free_counter_count_++] = id;
 }
 

@@ -69,8 +69,10 @@ class TriggerQueue {
   Status AllocCounters(std::size_t n, offload::CounterId* out);
   // Frees the counter and drops (never fires) its pending ops.
   void FreeCounter(offload::CounterId id);
+  // Read from a line of its own (in_use_), not the counter's, which the
+  // agent writes at every add: a host add checks it without a cache miss.
   bool CounterInUse(offload::CounterId id) const {
-    return id < num_counters_ && counters_[id].in_use.load(std::memory_order_relaxed);
+    return id < num_counters_ && in_use_flags_[id].load(std::memory_order_relaxed);
   }
 
   std::uint64_t Read(offload::CounterId id) const {
@@ -103,6 +105,10 @@ class TriggerQueue {
   // changes and posts ring it too while it has sleepers. Set before the
   // thread starts; nullptr: none.
   void SetBell(offload::AgentBell* bell) { bell_ = bell; }
+  // Wakes whoever sleeps on a change (the bell's sleepers, the futex's):
+  // every counter change calls it, and so does a host add the agent is to
+  // apply (EmulatedBackend::AddCounter) when the agent sleeps.
+  void NotifyChange();
 
   // Enqueues every op (all or none): kAgain when the pool lacks nodes.
   Status Post(std::span<const offload::TriggeredOp> ops);
@@ -144,7 +150,6 @@ class TriggerQueue {
     std::atomic<int> first_error{0};     // Code of the first failure; 0: none
     std::atomic<std::int32_t> head{-1};  // read without the lock as a hint only
     std::int32_t tail = -1;
-    std::atomic<bool> in_use{false};
     // On the list of counters to collect (AddLeavingCollection).
     std::atomic<bool> marked{false};
     std::atomic<std::int32_t> marked_next{-1};
@@ -186,18 +191,20 @@ class TriggerQueue {
     ready_count_.fetch_add(unpublished_ready_, std::memory_order_seq_cst);
     unpublished_ready_ = 0;
   }
-  void NotifyChange();
   // in_use_ changes only under the lock: a plain store, no locked add.
   void BumpInUseLocked(int d) {
     in_use_.store(in_use_.load(std::memory_order_relaxed) + std::size_t(d),
                   std::memory_order_relaxed);
   }
 
+  // Read-mostly: the lock below, which the agent takes at every pass, starts
+  // a cache line of its own so that a host's CounterInUse does not miss.
   const std::size_t num_counters_;
   const std::size_t num_nodes_;
   std::unique_ptr<Counter[]> counters_;
   std::unique_ptr<EmuNode[]> nodes_;
-  std::mutex mu_;
+  std::unique_ptr<std::atomic<bool>[]> in_use_flags_;  // by counter: allocated
+  alignas(64) std::mutex mu_;
   std::int32_t free_head_ = -1;  // node free list (next links)
   std::size_t free_count_ = 0;
   std::unique_ptr<offload::CounterId[]> free_counters_;

@@ -1,0 +1,172 @@
+// Host counter adds through the threads' rings while the emulator's agent
+// runs (providers/ofi_emulated/host_add_ring.h): the add is stored and
+// published, the agent applies it and fires what it reached; a thread
+// without a ring, or with a full one, adds the read-modify-write way and
+// no add is lost. Run under ThreadSanitizer with the thread tests (label
+// tsan).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "providers/ofi_emulated/emulated_backend.h"
+
+namespace nicq::ofi {
+namespace {
+
+using offload::CounterId;
+using offload::OpKind;
+using offload::TriggeredOp;
+
+std::unique_ptr<EmulatedBackend> MakeWithAgent(const char* provider, int host_add_fence = -1) {
+  EmulatedConfig c;
+  c.provider = provider;
+  c.progress_thread = 1;
+  c.num_counters = 64;
+  c.num_ops = 4096;
+  c.host_add_fence = host_add_fence;
+  std::unique_ptr<EmulatedBackend> b;
+  Status s = EmulatedBackend::Create(c, &b);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (!b) return nullptr;
+  std::vector<std::uint8_t> a;
+  EXPECT_TRUE(b->LocalAddress(a).ok());
+  std::vector<std::vector<std::uint8_t>> peers{a};
+  EXPECT_TRUE(b->SetPeers(peers).ok());
+  return b;
+}
+
+// kOps local counter adds gated on `trigger` at thresholds 1..kOps, each
+// adding 1 to `target` and completing on `done`.
+std::vector<TriggeredOp> Chain(CounterId trigger, CounterId target, CounterId done, int n) {
+  std::vector<TriggeredOp> ops(n);
+  for (int i = 0; i < n; ++i) {
+    ops[i].kind = OpKind::kCounterAdd;
+    ops[i].trigger = trigger;
+    ops[i].threshold = std::uint64_t(i + 1);
+    ops[i].target_counter = target;
+    ops[i].value = 1;
+    ops[i].completion = done;
+  }
+  return ops;
+}
+
+struct RingCase {
+  const char* provider;
+  int host_add_fence;  // EmulatedConfig::host_add_fence
+};
+
+class EmulatedRing : public ::testing::TestWithParam<RingCase> {};
+
+// Every add of the one host thread goes through its ring: the ring's count
+// moves by one per add, the read-modify-write path is never taken, and the
+// agent applies each add and fires the op it reached.
+TEST_P(EmulatedRing, HostAddsGoThroughTheRingAndTheAgentAppliesThem) {
+  auto b = MakeWithAgent(GetParam().provider, GetParam().host_add_fence);
+  ASSERT_TRUE(b);
+  CounterId ids[3];
+  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
+  const CounterId trigger = ids[0], target = ids[1], done = ids[2];
+  constexpr int kAdds = 200;  // fewer than a ring's cells
+  const std::vector<TriggeredOp> ops = Chain(trigger, target, done, kAdds);
+  ASSERT_TRUE(b->Post(ops).ok());
+  ASSERT_TRUE(b->progress_thread_running());
+  const std::uint64_t ring0 = b->ring_adds_for_test(), rmw0 = b->rmw_adds_for_test();
+  for (int i = 0; i < kAdds; ++i) {
+    ASSERT_TRUE(b->AddCounter(trigger, 1).ok());
+    // Now and then with the agent given time to nap, so that adds also
+    // meet an agent that announced its sleep and must be woken.
+    if (i % 50 == 49) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(b->ring_adds_for_test() - ring0, std::uint64_t(kAdds));
+  EXPECT_EQ(b->rmw_adds_for_test(), rmw0);
+  Status s = b->WaitCounter(done, kAdds, 30000);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(b->ReadCounter(trigger), std::uint64_t(kAdds));
+  EXPECT_EQ(b->ReadCounter(target), std::uint64_t(kAdds));
+}
+
+// More adding threads than rings: each thread that claimed a ring adds
+// through it, the others the read-modify-write way, and every add lands.
+TEST_P(EmulatedRing, ThreadsBeyondTheRingsAddTheOtherWayAndNoAddIsLost) {
+  auto b = MakeWithAgent(GetParam().provider, GetParam().host_add_fence);
+  ASSERT_TRUE(b);
+  CounterId c;
+  ASSERT_TRUE(b->AllocCounters(1, &c).ok());
+  constexpr int kThreads = 6, kAddsEach = 100;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < kAddsEach; ++i) EXPECT_TRUE(b->AddCounter(c, 1).ok());
+    });
+  for (std::thread& t : threads) t.join();
+  const std::uint64_t total = std::uint64_t(kThreads) * kAddsEach;
+  Status s = b->WaitCounter(c, total, 30000);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(b->ReadCounter(c), total);
+  // Four rings (EmulatedBackend::kHostRings): four threads' adds, no more.
+  EXPECT_EQ(b->ring_adds_for_test(), 4u * kAddsEach);
+  EXPECT_EQ(b->rmw_adds_for_test(), total - 4u * kAddsEach);
+}
+
+// Parks the agent inside its next provider call (its CQ read).
+class AgentParker final : public EmulatedBackend::ProviderCallObserver {
+ public:
+  explicit AgentParker(std::thread::id host) : host_(host) {}
+  void Enter() override {
+    if (std::this_thread::get_id() == host_ || !park_.load()) return;
+    parked_.store(true);
+    while (park_.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  void Leave() override {}
+  void Park() { park_.store(true); }
+  void Release() { park_.store(false); }
+  bool parked() const { return parked_.load(); }
+
+ private:
+  std::thread::id host_;
+  std::atomic<bool> park_{false}, parked_{false};
+};
+
+// With the agent held, the thread's ring fills; the adds beyond it take
+// the read-modify-write way, and once the agent runs again every add has
+// landed and fired its op.
+TEST(EmulatedRingShm, AFullRingFallsBackAndNoAddIsLost) {
+  auto b = MakeWithAgent("shm");
+  ASSERT_TRUE(b);
+  CounterId ids[3];
+  ASSERT_TRUE(b->AllocCounters(3, ids).ok());
+  const CounterId trigger = ids[0], target = ids[1], done = ids[2];
+  constexpr int kAdds = 300;  // more than a ring's 256 cells
+  ASSERT_TRUE(b->Post(Chain(trigger, target, done, kAdds)).ok());
+  AgentParker parker(std::this_thread::get_id());
+  parker.Park();
+  b->SetProviderCallObserverForTest(&parker);
+  ASSERT_TRUE(b->AddCounter(trigger, 1).ok());  // wakes the agent, which parks in its CQ read
+  for (int i = 0; i < 40000 && !parker.parked(); ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(250));
+  ASSERT_TRUE(parker.parked()) << "the agent never made a provider call";
+  for (int i = 1; i < kAdds; ++i) ASSERT_TRUE(b->AddCounter(trigger, 1).ok());
+  EXPECT_GT(b->rmw_adds_for_test(), 0u) << "the full ring took every add";
+  EXPECT_GE(b->ring_adds_for_test(), 255u);
+  EXPECT_EQ(b->ring_adds_for_test() + b->rmw_adds_for_test(), std::uint64_t(kAdds));
+  parker.Release();
+  Status s = b->WaitCounter(done, kAdds, 30000);
+  b->SetProviderCallObserverForTest(nullptr);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(b->ReadCounter(trigger), std::uint64_t(kAdds));
+  EXPECT_EQ(b->ReadCounter(target), std::uint64_t(kAdds));
+}
+
+INSTANTIATE_TEST_SUITE_P(Providers, EmulatedRing,
+                         ::testing::Values(RingCase{"shm", -1}, RingCase{"shm", 0},
+                                           RingCase{"tcp;ofi_rxm", -1}, RingCase{"tcp;ofi_rxm", 0}),
+                         [](const auto& info) {
+                           return std::string(info.param.provider[0] == 's' ? "shm" : "tcp_rxm") +
+                                  (info.param.host_add_fence == 0 ? "_seq_cst" : "_membarrier");
+                         });
+
+}  // namespace
+}  // namespace nicq::ofi
