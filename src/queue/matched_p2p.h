@@ -136,6 +136,9 @@ class MatchedP2p final : public Enqueueable {
   }
   // Whether the current epoch of a host-engine request still runs.
   bool HostEpochRuns() const { return !epoch_req_.IsDone(); }
+  // The flag HostEpochRuns reads (false while it runs), for a loop that
+  // watches one epoch.
+  const std::atomic<bool>& HostEpochDoneFlag() const { return epoch_req_.done; }
   // The same, as the retiring pass reads it (no flag through memory).
   EpochState HostEpochState() const {
     if (!epoch_req_.IsDone()) return EpochState::kRuns;

@@ -91,6 +91,16 @@ class Queue {
   // now, so that recording them can neither wait nor fail (caller inside
   // the queue).
   bool HostRoomFor(std::size_t n) const { return host_ && kSteps - step_count_ >= n; }
+  // That case's memo of request handles (queue_api.cc): the last handles
+  // its checks looked up, by their low bits, with what the lookup found
+  // (the API's request object, opaque here). Only the thread inside the
+  // queue reads or writes it.
+  struct HandleMemo {
+    int handle = 0;
+    void* found = nullptr;
+  };
+  static constexpr std::size_t kHandleMemo = 8;
+  HandleMemo handle_memo[kHandleMemo];
   // That case's enqueue, every request checked (CanStart / CanWait, none
   // repeated) and HostRoomFor(es.size()): EnqueueStartAll / EnqueueWaitAll
   // of a host-sequenced queue once they found room.
@@ -240,15 +250,26 @@ class Queue {
   // start; *started: how many did (a prefix), also on error.
   Status StartNow(std::span<Enqueueable* const> es, std::size_t* started);
   // The host-engine request whose running epoch keeps the head wait from
-  // retiring (the wait's first request), or null: a pass may run steps.
+  // retiring, or null: a pass may run steps.
   // While it runs, a pass over the steps would change nothing, so the
   // fence's idle loop and an enqueued wait's pass look only at it.
+  // The group's first running request is the one to watch: while it runs
+  // the wait cannot retire, whichever of the others end first. A request
+  // of another kind or an epoch ended in error ahead of it leaves the pass
+  // to run (the error is the pass's to report).
   const MatchedP2p* HeadWaitRunning() const {
     if (step_count_ == 0) return nullptr;
     const Step& head = StepAt(0);
-    if (!head.wait || !head.e->qslot.host_engine) return nullptr;
-    const auto* m = static_cast<const MatchedP2p*>(head.e);
-    return m->HostEpochRuns() ? m : nullptr;
+    if (!head.wait) return nullptr;
+    for (std::uint32_t i = 0; i < head.group; ++i) {
+      const Enqueueable* e = StepAt(i).e;
+      if (!e->qslot.host_engine) return nullptr;
+      const auto* m = static_cast<const MatchedP2p*>(e);
+      const EpochState state = m->HostEpochState();
+      if (state == EpochState::kRuns) return m;
+      if (state == EpochState::kFailed) return nullptr;
+    }
+    return nullptr;
   }
   // Starts the host-engine starts at the head (QueueSlot::host_engine);
   // *blocked when one of them cannot start yet (its previous epoch runs).

@@ -440,17 +440,20 @@ Status Queue::FenceInEngine() {
   // The request the head wait waits on while its epoch runs (null: the
   // head may run), looked up again only after a pass ran steps: an idle
   // pass then reads one flag.
+  // With none running, one pass and then the steps: a flag that reads done.
+  static const std::atomic<bool> kNoneRunning{true};
   const MatchedP2p* running = HeadWaitRunning();
   while (step_count_ > 0) {
     // Idle passes while that request runs: the pass, its flag and the idle
     // count, nothing else.
+    const std::atomic<bool>& done = running ? running->HostEpochDoneFlag() : kNoneRunning;
     do {
       Status st = rt::ProgressWait(wait);
       if (!st.ok()) [[unlikely]]
         return st;
       if (++idle % 1024 == 0) [[unlikely]]
         NICQ_RETURN_IF_ERROR(FenceStalled(&idle_since_ms));
-    } while (running != nullptr && running->HostEpochRuns());
+    } while (!done.load(std::memory_order_acquire));
     stepped = false;
     NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
     running = HeadWaitRunning();
