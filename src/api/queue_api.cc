@@ -184,7 +184,105 @@ void Lookup(MPI_Request* reqs, int base, int n, queue::Enqueueable** es) {
   for (int j = 0; j < n; ++j) es[j] = nicq::api::LookupRequest(reqs[base + j])->enqueueable;
 }
 
+// ---- The valid case on a host-sequenced queue, with no Call object ----
+// An enqueue call of 1..kPairwiseRepeats requests on a host-sequenced queue
+// whose step ring has room, every request passing ValidAll's cached rules:
+// the Call object (its message string, the Status and Fail() around it)
+// and the chunking were about a third of such a call's instructions. Any
+// other call, and any rule that fails, leaves here having changed nothing
+// (the queue entered and left again) for the checked path, which runs
+// every check anew and reports the first that fails with its message.
+
+// The queue, entered, when the call may take the valid case; else null.
+inline queue::Queue* EnterForValidCase(MPI_Queue* qh, int count, MPI_Request* reqs) {
+  if (!nicq::api::IsInitialized() || qh == nullptr || reqs == nullptr ||
+      unsigned(count - 1) >= unsigned(kPairwiseRepeats)) [[unlikely]]
+    return nullptr;
+  queue::Queue* q = LookupQueue(*qh);
+  if (q == nullptr || !q->Enter()) [[unlikely]]
+    return nullptr;
+  if (!q->HostRoomFor(std::size_t(count))) [[unlikely]] {
+    q->Leave();
+    return nullptr;
+  }
+  return q;
+}
+
+// The request object of a handle, through the queue's memo: a handle names
+// one slot of the request table for the life of the process (the table is
+// never freed, nor are its chunks), so a memo entry never goes wrong. A slot
+// freed since holds no Enqueueable (FreeRequest clears it), which the
+// caller's checks read, as they would after LookupRequest's own test that
+// the slot is live. About a third of a looked-up element's checks.
+inline ApiRequest* MemoLookup(queue::Queue* q, MPI_Request h) {
+  queue::Queue::HandleMemo& m = q->handle_memo[unsigned(h) % queue::Queue::kHandleMemo];
+  if (m.handle == h && m.found != nullptr) [[likely]]
+    return static_cast<ApiRequest*>(m.found);
+  ApiRequest* r = nicq::api::LookupRequest(h);
+  if (r != nullptr) m = {h, r};
+  return r;
+}
+
+// ValidAll's rules for reqs[0, count) as its inline case checks them
+// (count <= kPairwiseRepeats: a repeat found pairwise); false at the first
+// request that needs the checked path.
+template <bool kWait>
+inline bool ValidCase(queue::Queue* q, int count, const MPI_Request* reqs,
+                      queue::Enqueueable** es) {
+  for (int i = 0; i < count; ++i) {
+    ApiRequest* r = MemoLookup(q, reqs[i]);
+    queue::Enqueueable* e = r ? r->enqueueable : nullptr;
+    if (!e || r->active || (r->req.active && e->qslot.queue == nullptr) ||
+        !(kWait ? q->CanWait(e) : q->CanStart(e))) [[unlikely]]
+      return false;
+    for (int j = 0; j < i; ++j)
+      if (es[j] == e) [[unlikely]]
+        return false;
+    es[i] = e;
+  }
+  return true;
+}
+
+int StartAllChecked(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs);
+int WaitAllChecked(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs,
+                   MPI_Status* statuses, bool single);
+
 int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
+  if (queue::Queue* q = EnterForValidCase(qh, count, reqs)) [[likely]] {
+    queue::Enqueueable* es[kPairwiseRepeats];
+    const bool valid = ValidCase<false>(q, count, reqs, es);
+    if (valid) [[likely]]
+      q->HostStartValid({es, std::size_t(count)});
+    q->Leave();
+    if (valid) [[likely]]
+      return MPI_SUCCESS;
+  }
+  return StartAllChecked(name, qh, count, reqs);
+}
+
+int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_Status* statuses,
+            bool single) {
+  if (queue::Queue* q = EnterForValidCase(qh, count, reqs)) [[likely]] {
+    queue::Enqueueable* es[kPairwiseRepeats];
+    const bool valid = ValidCase<true>(q, count, reqs, es);
+    if (valid) [[likely]] {
+      if (statuses == MPI_STATUSES_IGNORE || statuses == nullptr) {
+        q->HostWaitValid({es, std::size_t(count)}, {}, nullptr);
+      } else {
+        void* sts[kPairwiseRepeats];
+        for (int j = 0; j < count; ++j) sts[j] = single ? statuses : &statuses[j];
+        q->HostWaitValid({es, std::size_t(count)}, {sts, std::size_t(count)}, &Fill);
+      }
+    }
+    q->Leave();
+    if (valid) [[likely]]
+      return MPI_SUCCESS;
+  }
+  return WaitAllChecked(name, qh, count, reqs, statuses, single);
+}
+
+[[gnu::noinline]] int StartAllChecked(const char* name, MPI_Queue* qh, int count,
+                                      MPI_Request* reqs) {
   Call c(name);
   queue::Queue* q = nullptr;
   if (!QueueArg(c, qh, &q)) return c.Fail();
@@ -208,8 +306,8 @@ int StartAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs) {
   return st.ok() ? c.Fail() : c.Fail(st);
 }
 
-int WaitAll(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs, MPI_Status* statuses,
-            bool single) {
+[[gnu::noinline]] int WaitAllChecked(const char* name, MPI_Queue* qh, int count, MPI_Request* reqs,
+                                     MPI_Status* statuses, bool single) {
   Call c(name);
   queue::Queue* q = nullptr;
   if (!QueueArg(c, qh, &q)) return c.Fail();

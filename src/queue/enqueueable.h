@@ -35,14 +35,17 @@ namespace nicq::queue {
 class Queue;
 class Enqueueable;
 
+// The last started epoch of a request, as a queue's pass retiring its wait
+// reads it.
+enum class EpochState : std::uint8_t { kRuns, kDone, kFailed };
+
 // Bookkeeping the queue keeps inside each enqueueable request (no allocation
 // per enqueue: everything is here, sized at match time).
 struct QueueSlot {
   Queue* queue = nullptr;           // queue holding a pending enqueued start, else nullptr
   std::uint64_t started_epoch = 0;  // epoch of the pending enqueued start
   std::uint64_t waited_epoch = 0;   // last epoch whose wait was enqueued
-  std::uint64_t wait_index = 0;     // queue wait index of that wait
-  std::uint64_t start_gate = 0;     // the pending start's gate: queue counter >= this
+  std::uint64_t start_gate = 0;     // counter chains: the pending start's gate, qc >= this
   // Links of the queue's list of requests with an enqueued start and no
   // enqueued wait yet (Queue::unwaited_), so a failed chain detaches them.
   Enqueueable* unwaited_prev = nullptr;

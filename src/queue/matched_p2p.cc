@@ -25,13 +25,10 @@ using offload::LocalCounterAdd;
 using offload::P2pWire;
 using offload::TriggeredOp;
 
-namespace {
+namespace detail {
 std::atomic<int> g_host_engine_requests{0};
-}  // namespace
-
-bool HostEngineEpochsInUse() {
-  return g_host_engine_requests.load(std::memory_order_relaxed) > 0;
-}
+}  // namespace detail
+using detail::g_host_engine_requests;
 
 MatchedP2p::~MatchedP2p() {
   (void)Release();

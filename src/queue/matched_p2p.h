@@ -53,6 +53,7 @@
 // unfired epochs. Elsewhere (cxi) every start posts its epoch as before.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "offload/algorithms/persistent_p2p.h"
@@ -135,6 +136,14 @@ class MatchedP2p final : public Enqueueable {
   }
   // Whether the current epoch of a host-engine request still runs.
   bool HostEpochRuns() const { return !epoch_req_.IsDone(); }
+  // The flag HostEpochRuns reads (false while it runs), for a loop that
+  // watches one epoch.
+  const std::atomic<bool>& HostEpochDoneFlag() const { return epoch_req_.done; }
+  // The same, as the retiring pass reads it (no flag through memory).
+  EpochState HostEpochState() const {
+    if (!epoch_req_.IsDone()) return EpochState::kRuns;
+    return epoch_req_.status.error != 0 ? EpochState::kFailed : EpochState::kDone;
+  }
   // EpochDone of a host-engine request.
   bool HostEpochDone(bool* failed) const {
     if (!epoch_req_.IsDone()) return false;
@@ -214,7 +223,13 @@ extern const RequestOps kMatchedP2pOps;
 
 // Matched requests alive with host-engine epochs: their completions come
 // from the p2p engine, so the queues poll it (rt::Progress) and wait in it.
-bool HostEngineEpochsInUse();
+// Inline: every enqueued wait of a host-sequenced queue asks.
+namespace detail {
+extern std::atomic<int> g_host_engine_requests;
+}  // namespace detail
+inline bool HostEngineEpochsInUse() {
+  return detail::g_host_engine_requests.load(std::memory_order_relaxed) > 0;
+}
 
 // Registry of matched requests (for NudgeMatched).
 void TrackMatched(MatchedP2p* m, bool add);

@@ -415,7 +415,6 @@ Status Queue::EnqueueWaitAllChecked(std::span<Enqueueable* const> es,
   for (Enqueueable* e : es) {
     QueueSlot& s = e->qslot;
     s.waited_epoch = s.started_epoch;
-    s.wait_index = k0 + n;  // qc passes k0 + n when this wait is done
   }
   k_ = k0 + n;
   for (Enqueueable* e : es) RemoveUnwaited(e);

@@ -52,6 +52,7 @@
 #include "core/status.h"
 #include "offload/algorithms/enqueued_wait.h"
 #include "queue/enqueueable.h"
+#include "queue/matched_p2p.h"
 #include "queue/queue_types.h"
 #include "runtime/runtime.h"
 
@@ -59,8 +60,6 @@ namespace nicq::queue {
 
 // Fills an MPI_Status (opaque here) from a request status; set by the API.
 using StatusFiller = void (*)(void* status, const RequestStatus& rs);
-
-class MatchedP2p;
 
 class Queue {
  public:
@@ -87,6 +86,39 @@ class Queue {
       return HostEnqueueWaitAll(es, statuses, fill);
     return EnqueueWaitAllChecked(es, statuses, fill);
   }
+  // The API's valid case on a host-sequenced queue (queue_api.cc), which
+  // takes no Call object: whether `n` starts or waits fit in the step ring
+  // now, so that recording them can neither wait nor fail (caller inside
+  // the queue).
+  bool HostRoomFor(std::size_t n) const { return host_ && kSteps - step_count_ >= n; }
+  // That case's memo of request handles (queue_api.cc): the last handles
+  // its checks looked up, by their low bits, with what the lookup found
+  // (the API's request object, opaque here). Only the thread inside the
+  // queue reads or writes it.
+  struct HandleMemo {
+    int handle = 0;
+    void* found = nullptr;
+  };
+  static constexpr std::size_t kHandleMemo = 8;
+  HandleMemo handle_memo[kHandleMemo];
+  // That case's enqueue, every request checked (CanStart / CanWait, none
+  // repeated) and HostRoomFor(es.size()): EnqueueStartAll / EnqueueWaitAll
+  // of a host-sequenced queue once they found room.
+  // (Inline: it is two of the three calls of every queued ring iteration.)
+  void HostStartValid(std::span<Enqueueable* const> es) {
+    StepsWatch watch(this);
+    // With nothing ahead, host-engine starts begin here (queue_direct.cc).
+    // Any other start is a step, even with nothing ahead: it runs at the
+    // next pass (the enqueued wait's poll where polling only reads memory,
+    // fence, or any MPI call).
+    if (DirectSteps()) {
+      es = es.subspan(StartDirect(es));
+      if (es.empty()) return;
+    }
+    RecordHostStarts(es);
+  }
+  void HostWaitValid(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                     StatusFiller fill);
   // Blocks until all enqueued work completed; requests return to inactive.
   Status Fence();
   // No enqueued work outstanding (freeing is allowed).
@@ -162,6 +194,31 @@ class Queue {
     std::uint64_t gate = 0;   // counter chains: a start's gate, a wait's k0
   };
   Status HostEnqueueStart(std::span<Enqueueable* const> es);
+  // HostStartValid's steps, with room for them in the ring.
+  void RecordHostStarts(std::span<Enqueueable* const> es) {
+    // The ring's base and tail in locals: stores into a step or a slot
+    // could otherwise be the queue's own fields, reloaded on every element.
+    Step* const ring = steps_.data();
+    const std::size_t tail = step_head_ + step_count_;
+    bool backend = false;
+    for (std::size_t i = 0; i < es.size(); ++i) {
+      Enqueueable* e = es[i];
+      Step& st = ring[(tail + i) & kStepMask];
+      st.e = e;  // a host-sequenced start reads nothing else
+      st.wait = false;
+      QueueSlot& s = e->qslot;
+      // Its epoch: one past the last one started or planned on this queue.
+      // (No start_gate: only counter chains compile a gate from it.)
+      const std::uint64_t started =
+          s.host_engine ? static_cast<const MatchedP2p*>(e)->EpochsStarted() : e->EpochsStarted();
+      s.started_epoch = (s.started_epoch > started ? s.started_epoch : started) + 1;
+      s.queue = this;
+      backend |= !s.host_engine;
+    }
+    step_count_ += es.size();
+    backend_steps_ |= backend;
+    unwaited_count_ += es.size();  // AddUnwaited of each: host-sequenced queues count them
+  }
   // Direct steps (queue_direct.cc): whether the ring is empty on a default
   // queue, so a host-engine start may begin and a done wait retire inside
   // the enqueue call; StartDirect begins the host-engine starts at the
@@ -193,13 +250,39 @@ class Queue {
   // start; *started: how many did (a prefix), also on error.
   Status StartNow(std::span<Enqueueable* const> es, std::size_t* started);
   // The host-engine request whose running epoch keeps the head wait from
-  // retiring (the wait's first request), or null: a pass may run steps.
+  // retiring, or null: a pass may run steps.
   // While it runs, a pass over the steps would change nothing, so the
   // fence's idle loop and an enqueued wait's pass look only at it.
-  const MatchedP2p* HeadWaitRunning() const;
+  // The group's first running request is the one to watch: while it runs
+  // the wait cannot retire, whichever of the others end first. A request
+  // of another kind or an epoch ended in error ahead of it leaves the pass
+  // to run (the error is the pass's to report).
+  const MatchedP2p* HeadWaitRunning() const {
+    if (step_count_ == 0) return nullptr;
+    const Step& head = StepAt(0);
+    if (!head.wait) return nullptr;
+    for (std::uint32_t i = 0; i < head.group; ++i) {
+      const Enqueueable* e = StepAt(i).e;
+      if (!e->qslot.host_engine) return nullptr;
+      const auto* m = static_cast<const MatchedP2p*>(e);
+      const EpochState state = m->HostEpochState();
+      if (state == EpochState::kRuns) return m;
+      if (state == EpochState::kFailed) return nullptr;
+    }
+    return nullptr;
+  }
   // Starts the host-engine starts at the head (QueueSlot::host_engine);
   // *blocked when one of them cannot start yet (its previous epoch runs).
   Status StartHostEngineRun(bool* progressed, bool* blocked);
+  // A wait step's request whose epoch ended in error: the error its pass
+  // returns (cold).
+  [[gnu::cold, gnu::noinline]] static Status StepFailed(const Enqueueable* e);
+  // EpochState of a request whose epochs run on the backend.
+  static EpochState BackendEpochState(const Enqueueable* e) {
+    bool failed = false;
+    const bool done = e->EpochDone(&failed);
+    return failed ? EpochState::kFailed : done ? EpochState::kDone : EpochState::kRuns;
+  }
   // The done counter and target the head wait still waits for (false: none).
   bool HostBlockOn(offload::CounterId* counter, std::uint64_t* value) const;
   std::string DescribeHost() const;
@@ -248,6 +331,10 @@ class Queue {
   Status WaitInEngine(std::uint32_t* polls);
   // Fence of such a queue (queue_host.cc).
   Status FenceInEngine();
+  // Its idle loop's check every 1024 idle passes: the debug log after a
+  // second, the stall error after 4 x NICQ_PEER_TIMEOUT (*idle_since_ms: 0
+  // until the first check of an idle spell).
+  [[gnu::cold, gnu::noinline]] Status FenceStalled(std::uint64_t* idle_since_ms) const;
   rt::Backoff engine_backoff_;
 
   int type_ = 0;

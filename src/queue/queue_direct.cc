@@ -40,7 +40,6 @@ std::size_t Queue::StartDirect(std::span<Enqueueable* const> es) {
       break;
     s.started_epoch = m->EpochsStarted();
     s.queue = this;
-    s.start_gate = k_;
     AddUnwaited(e);
   }
   return n;
@@ -52,17 +51,14 @@ bool Queue::RetireDirect(std::span<Enqueueable* const> es, std::span<void* const
     if (!e->qslot.host_engine) return false;
   (void)rt::PollEngine();
   *polled = true;
-  for (const Enqueueable* e : es) {
-    bool failed = false;
-    if (!static_cast<const MatchedP2p*>(e)->HostEpochDone(&failed) || failed) return false;
-  }
+  for (const Enqueueable* e : es)
+    if (static_cast<const MatchedP2p*>(e)->HostEpochState() != EpochState::kDone) return false;
   const std::size_t n = es.size();
   const std::uint64_t k0 = k_;
   for (std::size_t i = 0; i < n; ++i) {
     Enqueueable* e = es[i];
     QueueSlot& s = e->qslot;
     s.waited_epoch = s.started_epoch;
-    s.wait_index = k0 + n;
     RemoveUnwaited(e);
     Finish(e, statuses.empty() ? nullptr : statuses[i], fill, s.started_epoch);
   }

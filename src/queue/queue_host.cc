@@ -139,78 +139,53 @@ Status Queue::StartNow(std::span<Enqueueable* const> es, std::size_t* started) {
 }
 
 Status Queue::HostEnqueueStart(std::span<Enqueueable* const> es) {
-  StepsWatch watch(this);
-  // With nothing ahead, host-engine starts begin here (queue_direct.cc).
-  // Any other start is a step, even with nothing ahead: it runs at the next
-  // pass (the enqueued wait's poll where polling only reads memory, fence,
-  // or any MPI call).
-  if (DirectSteps()) {
-    es = es.subspan(StartDirect(es));
-    if (es.empty()) return Status::Ok();
-  }
   std::uint32_t polls = 0;
-  // All or none: room for every start's step first.
+  // All or none: room for every start's step first (a direct start needs
+  // none, and finds the ring empty).
   while (kSteps - step_count_ < es.size())
     NICQ_RETURN_IF_ERROR(Backpressure(&polls, "MPI_Enqueue_start"));
-  // The ring's base and tail in locals: stores into a step or a slot could
-  // otherwise be the queue's own fields, reloaded on every element.
-  Step* const ring = steps_.data();
-  const std::size_t tail = step_head_ + step_count_;
-  const std::uint64_t gate = k_;
-  bool backend = false;
-  for (std::size_t i = 0; i < es.size(); ++i) {
-    Enqueueable* e = es[i];
-    Step& st = ring[(tail + i) & kStepMask];
-    st.e = e;  // a host-sequenced start reads nothing else
-    st.wait = false;
-    QueueSlot& s = e->qslot;
-    // Its epoch: one past the last one started or planned on this queue.
-    const std::uint64_t started =
-        s.host_engine ? static_cast<const MatchedP2p*>(e)->EpochsStarted() : e->EpochsStarted();
-    s.started_epoch = std::max(s.started_epoch, started) + 1;
-    s.queue = this;
-    s.start_gate = gate;
-    backend |= !s.host_engine;
-  }
-  step_count_ += es.size();
-  backend_steps_ |= backend;
-  unwaited_count_ += es.size();  // AddUnwaited of each: host-sequenced queues count them
+  HostStartValid(es);
   return Status::Ok();
 }
 
 Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<void* const> statuses,
                                  StatusFiller fill) {
+  const std::size_t n = es.size();
+  std::uint32_t polls = 0;
+  // All or none: room for every request's step first (a wait that retires
+  // directly needs none, and finds the ring empty).
+  while (kSteps - step_count_ < n)
+    NICQ_RETURN_IF_ERROR(Backpressure(&polls, n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall"));
+  HostWaitValid(es, statuses, fill);
+  return Status::Ok();
+}
+
+void Queue::HostWaitValid(std::span<Enqueueable* const> es, std::span<void* const> statuses,
+                          StatusFiller fill) {
   StepsWatch watch(this);
   // With nothing ahead, a wait whose requests are done retires here
   // (queue_direct.cc); one that is not needs no pass below either.
   bool polled = false;
-  if (DirectSteps() && RetireDirect(es, statuses, fill, &polled)) return Status::Ok();
+  if (DirectSteps() && RetireDirect(es, statuses, fill, &polled)) return;
   const std::size_t n = es.size();
-  const char* what = n == 1 ? "MPI_Enqueue_wait" : "MPI_Enqueue_waitall";
-  std::uint32_t polls = 0;
-  // All or none: room for every request's step first.
-  while (kSteps - step_count_ < n) NICQ_RETURN_IF_ERROR(Backpressure(&polls, what));
   const std::uint64_t k0 = k_;
-  // The ring's base and tail in locals (as in HostEnqueueStart); the
-  // group's size on its first step; statuses looked at once per call.
+  // The ring's base and tail in locals (as in HostStartValid); the group's
+  // size on its first step; statuses looked at once per call.
   Step* const ring = steps_.data();
   const std::size_t tail = step_head_ + step_count_;
+  void* const* const sts = statuses.empty() ? nullptr : statuses.data();
   for (std::size_t i = 0; i < n; ++i) {
     QueueSlot& s = es[i]->qslot;
     Step& st = ring[(tail + i) & kStepMask];
     st.e = es[i];
+    st.status = sts != nullptr ? sts[i] : nullptr;
     st.fill = fill;
     st.epoch = s.started_epoch;
     st.wait = true;
-    st.group = i == 0 ? std::uint32_t(n) : 0;
+    st.group = 0;
     s.waited_epoch = s.started_epoch;
-    s.wait_index = k0 + n;  // retired together, when all n are done
   }
-  if (statuses.empty()) {
-    for (std::size_t i = 0; i < n; ++i) ring[(tail + i) & kStepMask].status = nullptr;
-  } else {
-    for (std::size_t i = 0; i < n; ++i) ring[(tail + i) & kStepMask].status = statuses[i];
-  }
+  ring[tail & kStepMask].group = std::uint32_t(n);  // retired together, when all n are done
   step_count_ += n;
   unwaited_count_ -= n;  // RemoveUnwaited of each: host-sequenced queues count them
   k_ = k0 + n;
@@ -234,7 +209,6 @@ Status Queue::HostEnqueueWaitAll(std::span<Enqueueable* const> es, std::span<voi
     if (backend) (void)rt::Backend()->Progress();
     if (HeadWaitRunning() == nullptr) (void)AdvanceHost(&stepped);
   }
-  return Status::Ok();
 }
 
 // ---- Deferred steps of counter chains ----
@@ -318,6 +292,46 @@ Status Queue::AdvanceDeferred(bool* progressed) {
 
 // ---- Host sequencing ----
 
+Status Queue::StepFailed(const Enqueueable* e) {
+  RequestStatus rs;
+  e->GetStatus(&rs);
+  const Code c = rs.error != 0 ? Code(rs.error) : Code::kOther;
+  return Error(
+      c, "enqueued " + e->OperationText() + " failed (error class " + std::to_string(int(c)) + ")");
+}
+
+// Inline (one caller, AdvanceHost): a member function out of line is a call
+// through the PLT in the shared library, with its Status in memory.
+[[gnu::always_inline]] inline Status Queue::StartHostEngineRun(bool* progressed, bool* blocked) {
+  // The host-engine starts at the head, in order: nothing to build or post
+  // on the backend, each is the engine's send or receive. Like StartNow, a
+  // failed start is started (its epoch ended in error) and the run goes
+  // on; the first error is returned.
+  Status first_error;
+  std::size_t n = 0;
+  // Locals: only this thread changes the ring while it runs (it is inside
+  // the queue), and the engine calls could otherwise be assumed to.
+  const Step* const ring = steps_.data();
+  const std::size_t h = step_head_, count = step_count_;
+  while (n < count) {
+    const Step& st = ring[(h + n) & kStepMask];
+    if (st.wait || !st.e->qslot.host_engine) break;
+    Status started = static_cast<MatchedP2p*>(st.e)->StartHostEpoch();
+    if (!started.ok()) [[unlikely]] {
+      if (started.code() == Code::kAgain) {
+        *blocked = true;
+        break;
+      }
+      if (first_error.ok()) first_error = std::move(started);
+    }
+    ++n;
+  }
+  step_head_ = (h + n) & kStepMask;
+  step_count_ = count - n;
+  *progressed |= n > 0;
+  return first_error;
+}
+
 Status Queue::AdvanceHost(bool* progressed) {
   StepsWatch watch(this);
   offload::OffloadBackend* b = rt::Backend();
@@ -356,18 +370,12 @@ Status Queue::AdvanceHost(bool* progressed) {
     const std::size_t h = step_head_;
     for (std::uint32_t i = 0; i < n; ++i) {
       const Enqueueable* e = ring[(h + i) & kStepMask].e;
-      bool failed = false;
-      const bool done = e->qslot.host_engine
-                            ? static_cast<const MatchedP2p*>(e)->HostEpochDone(&failed)
-                            : e->EpochDone(&failed);
-      if (failed) {
-        RequestStatus rs;
-        e->GetStatus(&rs);
-        const Code c = rs.error != 0 ? Code(rs.error) : Code::kOther;
-        return Error(c, "enqueued " + e->OperationText() + " failed (error class " +
-                            std::to_string(int(c)) + ")");
-      }
-      if (!done) return Status::Ok();
+      const EpochState state = e->qslot.host_engine
+                                   ? static_cast<const MatchedP2p*>(e)->HostEpochState()
+                                   : BackendEpochState(e);
+      if (state == EpochState::kRuns) return Status::Ok();
+      if (state == EpochState::kFailed) [[unlikely]]
+        return StepFailed(e);
     }
     for (std::uint32_t i = 0; i < n; ++i) {
       const Step& st = ring[(h + i) & kStepMask];
@@ -381,44 +389,6 @@ Status Queue::AdvanceHost(bool* progressed) {
   return Status::Ok();
 }
 
-Status Queue::StartHostEngineRun(bool* progressed, bool* blocked) {
-  // The host-engine starts at the head, in order: nothing to build or post
-  // on the backend, each is the engine's send or receive. Like StartNow, a
-  // failed start is started (its epoch ended in error) and the run goes
-  // on; the first error is returned.
-  Status first_error;
-  std::size_t n = 0;
-  // Locals: only this thread changes the ring while it runs (it is inside
-  // the queue), and the engine calls could otherwise be assumed to.
-  const Step* const ring = steps_.data();
-  const std::size_t h = step_head_, count = step_count_;
-  while (n < count) {
-    const Step& st = ring[(h + n) & kStepMask];
-    if (st.wait || !st.e->qslot.host_engine) break;
-    Status started = static_cast<MatchedP2p*>(st.e)->StartHostEpoch();
-    if (!started.ok()) [[unlikely]] {
-      if (started.code() == Code::kAgain) {
-        *blocked = true;
-        break;
-      }
-      if (first_error.ok()) first_error = std::move(started);
-    }
-    ++n;
-  }
-  step_head_ = (h + n) & kStepMask;
-  step_count_ = count - n;
-  *progressed |= n > 0;
-  return first_error;
-}
-
-const MatchedP2p* Queue::HeadWaitRunning() const {
-  if (step_count_ == 0) return nullptr;
-  const Step& head = StepAt(0);
-  if (!head.wait || !head.e->qslot.host_engine) return nullptr;
-  const auto* m = static_cast<const MatchedP2p*>(head.e);
-  return m->HostEpochRuns() ? m : nullptr;
-}
-
 namespace {
 
 std::uint64_t SteadyMs() {
@@ -427,6 +397,21 @@ std::uint64_t SteadyMs() {
 }
 
 }  // namespace
+
+Status Queue::FenceStalled(std::uint64_t* idle_since_ms) const {
+  // A queue that makes no progress for 4 x NICQ_PEER_TIMEOUT is reported,
+  // not waited on forever (a peer that never starts its side).
+  const std::uint64_t now = SteadyMs();
+  if (*idle_since_ms == 0) *idle_since_ms = now;
+  if (now - *idle_since_ms > 1000)
+    NICQ_LOG(kDebug, kQueue, "fence waiting: %s", Describe().c_str());
+  if (now - *idle_since_ms > stall_ms_)
+    return Error(Code::kPending, "MPI_Queue_fence: " + std::to_string(k_ - host_done_.load()) +
+                                     " enqueued wait(s) made no progress (is every matching "
+                                     "operation started on its peer?) " +
+                                     Describe());
+  return Status::Ok();
+}
 
 Status Queue::FenceInEngine() {
   // The runtime's wait (rt::ProgressWait: poll, spin, yield, then sleep on
@@ -455,33 +440,28 @@ Status Queue::FenceInEngine() {
   // The request the head wait waits on while its epoch runs (null: the
   // head may run), looked up again only after a pass ran steps: an idle
   // pass then reads one flag.
+  // With none running, one pass and then the steps: a flag that reads done.
+  static const std::atomic<bool> kNoneRunning{true};
   const MatchedP2p* running = HeadWaitRunning();
   while (step_count_ > 0) {
-    NICQ_RETURN_IF_ERROR(rt::ProgressWait(wait));
-    if (running == nullptr || !running->HostEpochRuns()) {
-      stepped = false;
-      NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
-      running = HeadWaitRunning();
-      if (stepped) {
-        wait.Reset();
-        idle = 0;
-        idle_since_ms = 0;
-        continue;
-      }
+    // Idle passes while that request runs: the pass, its flag and the idle
+    // count, nothing else.
+    const std::atomic<bool>& done = running ? running->HostEpochDoneFlag() : kNoneRunning;
+    do {
+      Status st = rt::ProgressWait(wait);
+      if (!st.ok()) [[unlikely]]
+        return st;
+      if (++idle % 1024 == 0) [[unlikely]]
+        NICQ_RETURN_IF_ERROR(FenceStalled(&idle_since_ms));
+    } while (!done.load(std::memory_order_acquire));
+    stepped = false;
+    NICQ_RETURN_IF_ERROR(AdvanceHost(&stepped));
+    running = HeadWaitRunning();
+    if (stepped) {
+      wait.Reset();
+      idle = 0;
+      idle_since_ms = 0;
     }
-    if (++idle % 1024 != 0) [[likely]]
-      continue;
-    // A queue that makes no progress for 4 x NICQ_PEER_TIMEOUT is reported,
-    // not waited on forever (a peer that never starts its side).
-    const std::uint64_t now = SteadyMs();
-    if (idle_since_ms == 0) idle_since_ms = now;
-    if (now - idle_since_ms > 1000)
-      NICQ_LOG(kDebug, kQueue, "fence waiting: %s", Describe().c_str());
-    if (now - idle_since_ms > stall_ms_)
-      return Error(Code::kPending, "MPI_Queue_fence: " + std::to_string(k_ - host_done_.load()) +
-                                       " enqueued wait(s) made no progress (is every matching "
-                                       "operation started on its peer?) " +
-                                       Describe());
   }
   Reap();
   return Status::Ok();
