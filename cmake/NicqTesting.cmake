@@ -151,14 +151,14 @@ set(NICQ_TEST_COSTS
     mp.mpi_coll_sweep.cxi_persona.n3=15 mp.mpi_coll_sweep_vnode.tcp.n5=10
     mp.coll_offload_types.sockets.n3=40 mp.coll_offload_types.sockets.n2=18
     mp.coll_persistent_quick.sockets.n5=44 mp.coll_persistent_quick.cxi_persona.n5=27
-    mp.hier_node_async2.sockets.n5=41 mp.coll_start_posts.sockets.n3=31
+    mp.hier_node_async2.sockets.n5=41 mp.coll_start_posts.sockets.n3=14
     mp.coll_start_posts.sockets.n2=11 mp.queue_many_rebase.sockets.n2=30
     mp.queue_many_rebase.cxi_persona.n2=20 mp.queue_many.cxi_persona.n2=22
     mp.queue_p2p_start_posts_native.sockets.n2=25 mp.api_persistent_restart.shm.n3=25
     mp.dense_asleep.sockets.n3=15 mp.dense_asleep.sockets.n4=12 mp.dense_asleep.sockets.n2=10
     mp.neighbor_asleep_plain.sockets.n4=20 mp.neighbor_asleep_v.sockets.n4=10
     mp.neighbor_asleep_w.sockets.n4=10 mp.coll_neighbor.sockets.n4=22
-    mp.coll_neighbor.sockets.n3=13 mp.coll_neighbor.sockets.n5=13
+    mp.coll_neighbor.sockets.n5=13
     mp.coll_semantics.sockets.n5=13 mp.host_fold_scan.sockets.n3=15
     mp.host_fold_scan.cxi_persona.n2=14 mp.host_fold.sockets.n3=12 mp.host_fold.cxi_persona.n3=12)
 
