@@ -194,9 +194,11 @@ static unsigned key_hash(const CommCase* cc, int coll, int form, int type, int o
  * alone), for the providers whose transport is all that differs from a
  * full run's (the layers above it are the same code). A case runs when it
  * brings something no earlier case of its communicator and collective had:
- *  - per form: a count (the algorithm choice follows the count), in place
- *    or not, a send/receive type pairing;
- *  - on world, in any form: a type class (a predefined type's kind;
+ *  - per form: a count (the algorithm choice follows the count), and at a
+ *    count of 7 or more (several elements with data: a case of count 0 or
+ *    1 would take a feature and check little of it) in place or not, a
+ *    send/receive type pairing;
+ *  - on world, in any form, at 7 or more: a type class (a predefined type's kind;
  *    derived dense, with holes or gaps, with a negative lower bound) and
  *    an op;
  *  - on world, persistent: each (op, type class) pair the op applies to (a
@@ -225,9 +227,11 @@ static int slice_fresh(SliceSeen* s, const CommCase* cc, int form, int type, int
   unsigned char* f[6];
   int nf = 0, fresh = 0;
   f[nf++] = &s->count[form][ci];
-  f[nf++] = &s->inplace[form][inplace];
-  f[nf++] = &s->alt[form][alt];
-  if (strcmp(cc->name, "world") == 0) {
+  if (ci >= 2) { /* the rest counts only where several elements carry data */
+    f[nf++] = &s->inplace[form][inplace];
+    f[nf++] = &s->alt[form][alt];
+  }
+  if (ci >= 2 && strcmp(cc->name, "world") == 0) {
     const int tc = type < 0 ? 0 : type_class(type);
     f[nf++] = &s->tclass[tc];
     if (op >= 0) f[nf++] = &s->op[op];
