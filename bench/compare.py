@@ -28,7 +28,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ["nicq_latency", "nicq_bw", "nicq_bibw", "nicq_latency_persistent",
            "nicq_latency_queued", "nicq_ring_queued", "nicq_allreduce", "nicq_bcast",
-           "nicq_barrier", "nicq_neighbor", "nicq_onesided"]
+           "nicq_barrier", "nicq_neighbor", "nicq_onesided", "nicq_completion"]
+# nicq_completion's forms: one output line each (parse()).
+COMPLETION_FORMS = ["waitall", "testall", "waitany", "waitsome", "test"]
 OTHER_MPIS = {  # name: (compiler wrapper, launcher prefix, extra environment)
     "mpich": ("mpicc.mpich", ["mpiexec.mpich"], {}),
     "openmpi": ("mpicc.openmpi", ["mpirun.openmpi", "--oversubscribe"],
@@ -86,14 +88,27 @@ def benchmarks(quick, coll_ranks):
     for op in ["fop", "cas"]:
         out.append((f"{op}_latency_flush", "nicq_onesided", p2p[2:] + ["--op", op, "--sync", "flush"],
                     2, ["Latency (us)"]))
+    # The completion calls on a halo exchange's four requests (8 B), waiting
+    # for the messages (-d 0) and finding them done (-d 1).
+    iters = ["-i", "2000" if quick else "20000", "-b", "8"]
+    for done, suffix in [("0", ""), ("1", "_done")]:
+        out.append((f"completion{suffix}", "nicq_completion", iters + ["-d", done], 2,
+                    [f"{form} (us)" for form in COMPLETION_FORMS]))
     return out
 
 
+COMPLETION_LINE = re.compile(r"^(\w+) +(\d+) bytes \d+ iterations ([0-9.]+) us, ")
+
+
 def parse(text):
-    """{column name: {size: value}} of an OSU-style output."""
+    """{column name: {size: value}} of an OSU-style output, or of
+    nicq_completion's lines ("<form> (us)" per message size)."""
     names, table = None, {}
     for line in text.splitlines():
-        if line.startswith("# Size"):
+        m = COMPLETION_LINE.match(line)
+        if m:
+            table.setdefault(f"{m.group(1)} (us)", {})[int(m.group(2))] = float(m.group(3))
+        elif line.startswith("# Size"):
             names = re.split(r"\s{2,}", line[2:].strip())
             table = {n: {} for n in names[1:]}
         elif names and line.strip() and not line.startswith(("#", "nicq")):

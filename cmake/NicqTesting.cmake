@@ -38,13 +38,15 @@ function(nicq_tsan_program)
 endfunction()
 
 # nicq_add_mp_test(name PROGRAM prog RANKS 2 3 4 PROVIDERS sockets tcp ... [ARGS ...] [LABELS ...]
-#                  [ENV VAR=value ...] [TIMEOUT s] [LAUNCH_ARGS nicqrun-option...])
+#                  [ENV VAR=value ...] [TIMEOUT s] [LAUNCH_ARGS nicqrun-option...]
+#                  [PERSONA_ARGS ...] [PERSONA_RANKS ...] [NO_PERSONA])
 # One ctest per (provider, ranks): nicqrun -n R prog args, with NICQ_PROVIDER set
 # (and NICQ_SHM=off except in the shm column).
 # Provider names with ';' are written with '+' (e.g. tcp+ofi_rxm) in test names.
 function(nicq_add_mp_test name)
   cmake_parse_arguments(A "NO_PERSONA" "PROGRAM;TIMEOUT"
-                        "RANKS;PROVIDERS;ARGS;PERSONA_ARGS;LABELS;ENV;LAUNCH_ARGS" ${ARGN})
+                        "RANKS;PROVIDERS;ARGS;PERSONA_ARGS;PERSONA_RANKS;LABELS;ENV;LAUNCH_ARGS"
+                        ${ARGN})
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 120)
   endif()
@@ -97,8 +99,13 @@ function(nicq_add_mp_test name)
   # NO_PERSONA: the test checks something of the core provider itself.
   # PERSONA_ARGS: the program's arguments there instead of ARGS (a smaller
   # sample where the persona's manual progress makes every step slower).
+  # PERSONA_RANKS: the rank counts there instead of RANKS (the persona's
+  # rules at the counts whose plans differ; the provider column keeps all).
   if(NOT A_PERSONA_ARGS)
     set(A_PERSONA_ARGS ${A_ARGS})
+  endif()
+  if(NOT A_PERSONA_RANKS)
+    set(A_PERSONA_RANKS ${A_RANKS})
   endif()
   if(NICQ_PERSONA_TESTS AND NOT A_NO_PERSONA)
     set(_personas "")
@@ -113,7 +120,7 @@ function(nicq_add_mp_test name)
       if(prov STREQUAL "cxi_persona")  # over the sockets provider
         set(_persona_env "${_sockets_env}")
       endif()
-      foreach(n IN LISTS A_RANKS)
+      foreach(n IN LISTS A_PERSONA_RANKS)
         set(tname "mp.${name}.${prov}.n${n}")
         add_test(NAME ${tname}
                  COMMAND ${CMAKE_BINARY_DIR}/bin/nicqrun -n ${n} --timeout ${A_TIMEOUT} ${A_LAUNCH_ARGS}
@@ -125,4 +132,43 @@ function(nicq_add_mp_test name)
       endforeach()
     endforeach()
   endif()
+endfunction()
+
+# The longest tests' seconds in the normal phase on CI's two cores, as
+# their COST: ctest -j starts the costliest first, so no long test starts
+# late and runs alone at the end while the other job slot idles (a fresh
+# build directory, as on CI, has no cost data of earlier runs, and the
+# other tests start in the order they are defined). A COST set here wins
+# over the measured averages ctest keeps in Testing/Temporary; the values
+# are the tests' own times (docs/performance.md, the test-suite runs), to
+# be updated when a test's time moves by much. Each tests/ folder that
+# defines some calls nicq_apply_test_costs() at its end (a COST can only
+# be set in the folder that adds the test).
+set(NICQ_TEST_COSTS
+    mp.mpi_coll_sweep.shm.n5=60 mp.mpi_coll_sweep.shm.n4=25 mp.mpi_coll_sweep.shm.n3=24
+    mp.mpi_coll_sweep.tcp+ofi_rxm.n3=34 mp.mpi_coll_sweep.sockets.n2=30
+    mp.mpi_coll_sweep.sockets.n3=15 mp.mpi_coll_sweep.cxi_persona.n2=20
+    mp.mpi_coll_sweep.cxi_persona.n3=15 mp.mpi_coll_sweep_vnode.tcp.n5=10
+    mp.coll_offload_types.sockets.n3=40 mp.coll_offload_types.sockets.n2=18
+    mp.coll_persistent_quick.sockets.n5=44 mp.coll_persistent_quick.cxi_persona.n5=27
+    mp.hier_node_async2.sockets.n5=41 mp.coll_start_posts.sockets.n3=14
+    mp.coll_start_posts.sockets.n2=11 mp.queue_many_rebase.sockets.n2=30
+    mp.queue_many_rebase.cxi_persona.n2=20 mp.queue_many.cxi_persona.n2=22
+    mp.queue_p2p_start_posts_native.sockets.n2=25 mp.api_persistent_restart.shm.n3=25
+    mp.dense_asleep.sockets.n3=15 mp.dense_asleep.sockets.n4=12 mp.dense_asleep.sockets.n2=10
+    mp.neighbor_asleep_plain.sockets.n4=20 mp.neighbor_asleep_v.sockets.n4=10
+    mp.neighbor_asleep_w.sockets.n4=10 mp.coll_neighbor.sockets.n4=22
+    mp.coll_neighbor.sockets.n5=13
+    mp.coll_semantics.sockets.n5=13 mp.host_fold_scan.sockets.n3=15
+    mp.host_fold_scan.cxi_persona.n2=14 mp.host_fold.sockets.n3=12 mp.host_fold.cxi_persona.n3=12)
+
+function(nicq_apply_test_costs)
+  foreach(entry IN LISTS NICQ_TEST_COSTS)
+    string(REPLACE "=" ";" kv "${entry}")
+    list(GET kv 0 name)
+    list(GET kv 1 cost)
+    if(TEST ${name})
+      set_tests_properties(${name} PROPERTIES COST ${cost})
+    endif()
+  endforeach()
 endfunction()

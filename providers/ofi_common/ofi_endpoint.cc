@@ -92,6 +92,7 @@ Status OfiEndpoint::OpenObjects(const EndpointOptions& o) {
   NICQ_RETURN_IF_ERROR(Check(ret, "fi_getinfo",
                              "provider=" + o.provider + ", RDM, tagged+RMA" +
                                  (o.triggers ? "+FI_TRIGGER+FI_RMA_EVENT" : "")));
+  if (std::strncmp(info_->fabric_attr->prov_name, "shm", 3) == 0) RemoveStaleShmRegions();
   NICQ_RETURN_IF_ERROR(Check(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric",
                              info_->fabric_attr->prov_name));
   NICQ_RETURN_IF_ERROR(

@@ -1,9 +1,14 @@
 #include "core/fabric_env.h"
 
+#include <dirent.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "core/config.h"
 #include "core/log.h"
@@ -45,6 +50,28 @@ PageSpan PagesAround(const void* addr, std::size_t len) {
   const auto start = reinterpret_cast<std::uintptr_t>(addr) & ~(page - 1);
   const auto end = (reinterpret_cast<std::uintptr_t>(addr) + len + page - 1) & ~(page - 1);
   return {reinterpret_cast<void*>(start), end - start};
+}
+
+// A region named after our own pid can only be a leftover (pids are unique
+// among live processes); on machines with a small pid_max a later process
+// inherits the pid of a killed one soon.
+void RemoveStaleShmRegions() {
+  // Once, before this process opens any shm endpoint (the transport's and
+  // the offload backends' may open on different threads).
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return;
+  DIR* d = opendir("/dev/shm");
+  if (!d) return;
+  char prefix[32];
+  const int plen = std::snprintf(prefix, sizeof prefix, "%d:", int(getpid()));
+  while (dirent* e = readdir(d)) {
+    if (std::strncmp(e->d_name, prefix, std::size_t(plen)) != 0) continue;
+    std::string path = std::string("/dev/shm/") + e->d_name;
+    if (unlink(path.c_str()) == 0)
+      NICQ_LOG(kDebug, kCore, "removed stale shm region %s left by an earlier process",
+               path.c_str());
+  }
+  closedir(d);
 }
 
 }  // namespace nicq

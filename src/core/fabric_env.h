@@ -31,6 +31,15 @@ bool RegistersWholePages(const std::string& provider);
 // posted way: the usable inject size is 0.
 std::size_t UsableInjectSize(const std::string& provider, std::size_t advertised);
 
+// libfabric's shm provider names each endpoint's region
+// /dev/shm/<pid>:<n>:<m> and refuses to open one (fi_enable: EBUSY) whose
+// name exists; a process killed by a signal leaves its regions behind.
+// Removes those named after this process's pid (leftovers of an earlier
+// process with the same pid), once per process: call before the process's
+// first shm endpoint, wherever one is opened (the transport's fabric, the
+// offload backends' endpoints).
+void RemoveStaleShmRegions();
+
 // The page-aligned range that covers [addr, addr + len).
 struct PageSpan {
   void* base = nullptr;

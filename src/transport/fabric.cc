@@ -1,7 +1,6 @@
 // Opening the p2p endpoint and wiring up the address vector.
 #include "transport/fabric.h"
 
-#include <dirent.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
@@ -56,30 +55,6 @@ fi_info* GetInfo(const std::string& prov, bool* rma) {
 }
 
 }  // namespace
-
-// libfabric's shm provider names each endpoint's region /dev/shm/<pid>:<n>:<m>
-// and refuses to open (EBUSY) when the name exists. A rank killed by a signal
-// never unlinks its regions, and on machines with a small pid_max a later
-// process inherits the pid and fails in fi_enable. A region named after our
-// own pid can only be such a leftover (pids are unique among live processes),
-// so remove it before opening.
-void RemoveStaleShmRegions() {
-  static bool done = false;  // once, before this process opens any shm endpoint
-  if (done) return;
-  done = true;
-  DIR* d = opendir("/dev/shm");
-  if (!d) return;
-  char prefix[32];
-  const int plen = std::snprintf(prefix, sizeof prefix, "%d:", int(getpid()));
-  while (dirent* e = readdir(d)) {
-    if (std::strncmp(e->d_name, prefix, std::size_t(plen)) != 0) continue;
-    std::string path = std::string("/dev/shm/") + e->d_name;
-    if (unlink(path.c_str()) == 0)
-      NICQ_LOG(kDebug, kCore, "removed stale shm region %s left by an earlier process",
-               path.c_str());
-  }
-  closedir(d);
-}
 
 Status Fabric::OpenWith(fi_info* info) {
   if (std::strncmp(info->fabric_attr->prov_name, "shm", 3) == 0) RemoveStaleShmRegions();

@@ -2,9 +2,9 @@
  * host thread sleeps (issue: compile once). Each rank enqueues `pairs`
  * start/wait pairs (argv[1], default 16: as far as a queue may run ahead)
  * of an 8-double MPI_SUM allreduce, not in place, then sleeps in nanosleep
- * and makes no MPI call: first three times as long as the same chain took
- * with a fence, then in 200 ms steps while the chain is unfinished (a
- * loaded machine), at most 20 s. Before the fence it reads, through
+ * and makes no MPI call: first as long as the same chain took with a
+ * fence, then in steps of an eighth of that (5-200 ms) while the chain is
+ * unfinished (a loaded machine), at most 20 s (asleep_check.h). Before the fence it reads, through
  * NICQX_Queue_waits_completed (which drives no progress), that every
  * enqueued wait completed. Then the fence, and every element of the result
  * is checked. argv[2] = "inplace" runs the MPI_IN_PLACE form; argv[3] is

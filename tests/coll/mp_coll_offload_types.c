@@ -12,10 +12,16 @@
  * (kCount items per rank), scan and exscan (rank 0's buffer must stay as
  * it was). Run with NICQ_PLAN_DUMP=text: the harness counts one plan line
  * per form, case and rank ("plan allreduce nic_tree", "plan reduce
- * nic_tree", "plan reduce_scatter_block", "plan scan", "plan exscan"). */
+ * nic_tree", "plan reduce_scatter_block", "plan scan", "plan exscan").
+ * A rank without a result (reduce's other ranks, exscan's rank 0) makes no
+ * MPI call either until every rank with one has it: those mark the start
+ * in a file the ranks share (no MPI involved), which the others read. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "coll_check.h"
 
@@ -140,12 +146,53 @@ static int AllThere(const struct Case* c, enum Form f, const void* out, int s) {
   return 1;
 }
 
+/* Whether rank r gets a result of form f (reduce: its root only; exscan:
+ * every rank but 0). */
+static int HasResult(enum Form f, int r, int root) {
+  return (f != kReduce || r == root) && (f != kExscan || r > 0);
+}
+
+/* The marks: an int per rank, the last start whose result it has. */
+static int g_marks = -1;
+
+static void OpenMarks(void) {
+  char path[64] = "/tmp/nicq_offload_types_XXXXXX";
+  if (g_rank == 0) {
+    const int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp: %s", strerror(errno));
+    close(fd);
+  }
+  CHECK_OK(MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD));
+  g_marks = open(path, O_RDWR);
+  CHECK(g_marks >= 0, "open %s: %s", path, strerror(errno));
+  CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (g_rank == 0) unlink(path); /* every rank holds it open */
+}
+
+static void Mark(int start) {
+  CHECK(pwrite(g_marks, &start, sizeof start, (off_t)(g_rank * sizeof start)) == sizeof start,
+        "pwrite: %s", strerror(errno));
+}
+
+/* Whether every rank with a result of form f has marked `start`. */
+static int AllMarked(enum Form f, int root, int start) {
+  for (int r = 0; r < g_p; ++r) {
+    int v = 0;
+    if (HasResult(f, r, root) &&
+        (pread(g_marks, &v, sizeof v, (off_t)(r * sizeof v)) != sizeof v || v < start))
+      return 0;
+  }
+  return 1;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_p);
   const int ncases = (int)(sizeof kCases / sizeof kCases[0]);
   const int root = g_p - 1;
+  OpenMarks();
+  int start = 0; /* every start of every case, counted alike on every rank */
   for (int form = 0; form < kForms; ++form) {
     const enum Form f = (enum Form)form;
     const char* fname = kFormNames[form];
@@ -166,24 +213,25 @@ int main(int argc, char** argv) {
         CHECK_OK(MPI_Scan_init(in, out, kCount, c->type, c->op, w, MPI_INFO_NULL, &req));
       else
         CHECK_OK(MPI_Exscan_init(in, out, kCount, c->type, c->op, w, MPI_INFO_NULL, &req));
-      const int has_result = (f != kReduce || g_rank == root) && (f != kExscan || g_rank > 0);
+      const int has_result = HasResult(f, g_rank, root);
       for (int s = 0; s < kStarts; ++s) {
         for (int i = 0; i < items; ++i) Store(c, in, i, Input(c, g_rank, i, s));
         memset(out, 0x5a, sizeof out);
         CHECK_OK(MPI_Barrier(MPI_COMM_WORLD)); /* every peer's buffers are ready */
         CHECK_OK(MPI_Start(&req));
+        ++start;
         /* No MPI call until the result is there: only the NIC can put it
-         * (a rank without a result makes none for 300 ms either). */
+         * (a rank without a result makes none until every rank with one
+         * has marked it, at most 30 s). */
         const struct timespec nap = {0, 2000000};
         int there = !has_result;
         for (int t = 0; t < 15000 && !there; ++t) {
           nanosleep(&nap, NULL);
           there = AllThere(c, f, out, s);
         }
-        if (!has_result) {
-          const struct timespec rest = {0, 300000000};
-          nanosleep(&rest, NULL);
-        }
+        if (has_result && there) Mark(start);
+        for (int t = 0; t < 15000 && !has_result && !AllMarked(f, root, start); ++t)
+          nanosleep(&nap, NULL);
         CHECK(there, "%s %s start %d: the result did not arrive without MPI calls in 30 s", fname,
               c->name, s);
         CHECK_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
@@ -203,6 +251,7 @@ int main(int argc, char** argv) {
         "coll_offload_types: %d type/op cases, allreduce, reduce, reduce_scatter_block, scan "
         "and exscan, offloaded on %d ranks\n",
         ncases, g_p);
+  close(g_marks);
   MPI_Finalize();
   return 0;
 }

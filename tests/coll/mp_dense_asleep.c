@@ -26,9 +26,9 @@
  *    buffer reset to -1 before each and checked whole after it: each block
  *    where MPI puts it, every gap and zero-count block still -1;
  *  - MPI_Match, then `pairs` MPI_Enqueue_start/MPI_Enqueue_wait pairs while
- *    every host thread sleeps in nanosleep with no MPI call (three times a
- *    timed one-pair chain, then 200 ms steps while unfinished, at most
- *    20 s); NICQX_Queue_waits_completed (which drives no progress) must say
+ *    every host thread sleeps in nanosleep with no MPI call (a timed
+ *    one-pair chain's time per pair, then shorter steps while unfinished,
+ *    at most 20 s: asleep_check.h); NICQX_Queue_waits_completed (which drives no progress) must say
  *    every wait completed BEFORE MPI_Queue_fence; then the data is checked.
  * The v forms use uneven counts with a zero (gatherv/scatterv/allgatherv:
  * rank 1 contributes nothing; alltoallv: the edge s -> r carries

@@ -36,8 +36,8 @@
  * (r -> r+1 twice, r -> r+2 once).
  *
  * After a timed chain with a fence, each chain is enqueued and the host
- * sleeps in nanosleep with no MPI call (three times the timed chain, then
- * 200 ms steps while unfinished, at most 20 s); before the fence it reads,
+ * sleeps in nanosleep with no MPI call (the timed chain's time, then
+ * shorter steps while unfinished, at most 20 s: asleep_check.h); before the fence it reads,
  * through NICQX_Queue_waits_completed (which drives no progress), that
  * every enqueued wait completed. Then the fence and every block is checked.
  *

@@ -13,7 +13,9 @@
  * The full cross product is large: by default each (collective, form,
  * communicator) runs a deterministic sample of it that still covers every
  * type and every (op, type) pair on world; NICQ_SWEEP_LONG=1 (or argument
- * "long") runs all of it, scale=P runs P % of the default sample (100). Arguments coll=, form=,
+ * "long") runs all of it, scale=P runs P % of the default sample (100), "slice" adds the
+ * representative slice, "slice=world" its cases on world (see slice_fresh; with scale=0: the
+ * slice alone). Arguments coll=, form=,
  * comm=, type=, op= (comma lists) narrow a run to reproduce one failure; NICQ_SWEEP_VERBOSE=1
  * prints each case. */
 #include "coll_sweep.h"
@@ -188,13 +190,71 @@ static unsigned key_hash(const CommCase* cc, int coll, int form, int type, int o
   return sw_hash(h, (unsigned)count, (unsigned)(alt * 3 + inplace));
 }
 
+/* The representative slice (argument "slice", or "slice=world" for world
+ * alone), for the providers whose transport is all that differs from a
+ * full run's (the layers above it are the same code). A case runs when it
+ * brings something no earlier case of its communicator and collective had:
+ *  - per form: a count (the algorithm choice follows the count), and at a
+ *    count of 7 or more (several elements with data: a case of count 0 or
+ *    1 would take a feature and check little of it) in place or not, a
+ *    send/receive type pairing;
+ *  - on world, in any form, at 7 or more: a type class (a predefined type's kind;
+ *    derived dense, with holes or gaps, with a negative lower bound) and
+ *    an op;
+ *  - on world, persistent: each (op, type class) pair the op applies to (a
+ *    persistent reduction takes the offloaded plan where the backend has
+ *    one, the NIC's atomics or a host fold per pair; the blocking and
+ *    nonblocking forms combine on the host, the same code everywhere). */
+enum { SLICE_TCLASSES = KC_COMPLEX + 4, SLICE_MAX_OPS = 16, SLICE_COUNTS = 5 };
+typedef struct {
+  unsigned char count[NFORMS][SLICE_COUNTS], inplace[NFORMS][2], alt[NFORMS][3];
+  unsigned char tclass[SLICE_TCLASSES], op[SLICE_MAX_OPS], op_tclass[SLICE_MAX_OPS][SLICE_TCLASSES];
+} SliceSeen;
+
+static int type_class(int type) {
+  if (type < sw_nkinds) return (int)sw_kinds[type].cls;
+  const TypeCase* t = &sw_types[type];
+  if (t->lb < 0 || t->tlb < 0) return KC_COMPLEX + 3;
+  long bytes = 0;
+  for (int e = 0; e < t->nel; ++e) bytes += sw_kinds[t->kind[e]].size;
+  return bytes == t->extent && t->tub - t->tlb == t->extent ? KC_COMPLEX + 1 : KC_COMPLEX + 2;
+}
+
+/* type -1: none (barrier); op -1: not a reduction. Marks what the case
+ * brings when it brings anything. */
+static int slice_fresh(SliceSeen* s, const CommCase* cc, int form, int type, int op, int ci,
+                       int alt, int inplace) {
+  unsigned char* f[6];
+  int nf = 0, fresh = 0;
+  f[nf++] = &s->count[form][ci];
+  if (ci >= 2) { /* the rest counts only where several elements carry data */
+    f[nf++] = &s->inplace[form][inplace];
+    f[nf++] = &s->alt[form][alt];
+  }
+  if (ci >= 2 && strcmp(cc->name, "world") == 0) {
+    const int tc = type < 0 ? 0 : type_class(type);
+    f[nf++] = &s->tclass[tc];
+    if (op >= 0) f[nf++] = &s->op[op];
+    if (op >= 0 && form == FORM_PERSISTENT) f[nf++] = &s->op_tclass[op][tc];
+  }
+  for (int i = 0; i < nf; ++i) fresh |= !*f[i];
+  if (fresh)
+    for (int i = 0; i < nf; ++i) *f[i] = 1;
+  return fresh;
+}
+
 /* Every type (and every op/type pair) runs at least once per collective on
  * world, in a form chosen by its hash (unless the sample is scaled below
- * half, for slow providers); the rest is sampled. */
-static int keep(const CommCase* cc, int coll, int form, int type, int op, int ci, int alt,
-                int inplace) {
+ * half, for slow providers); the rest is sampled. `slice`: the
+ * (communicator, collective)'s slice state, NULL without "slice". */
+static int keep(const CommCase* cc, SliceSeen* slice, int coll, int form, int type, int op, int ci,
+                int alt, int inplace) {
   if (sw_opt.level > 0) return 1;
   if (cc->inter && coll == 0) return 1; /* barrier: one case per form */
+  if (slice && (sw_opt.slice == SLICE_ALL_COMMS || strcmp(cc->name, "world") == 0) &&
+      slice_fresh(slice, cc, form, coll == 0 ? -1 : type, sw_colls[coll].reduction ? op : -1, ci,
+                  alt, inplace))
+    return 1;
   unsigned h = key_hash(cc, coll, form, type, op, ci, alt, inplace);
   if (sw_opt.scale >= 50 && strcmp(cc->name, "world") == 0 && ci == 2 && alt == 0 && inplace == 0 &&
       (int)(sw_hash((unsigned)type, (unsigned)op, (unsigned)coll) % NFORMS) == form)
@@ -221,6 +281,9 @@ static void sweep_comm(const CommCase* cc) {
     /* MPI defines no scan on intercommunicators (refusal checked once). */
     if (cc->inter && (strcmp(k->name, "scan") == 0 || strcmp(k->name, "exscan") == 0)) continue;
     const int inplace_ok = k->inplace_ok && !cc->inter;
+    SliceSeen slice_seen;
+    memset(&slice_seen, 0, sizeof slice_seen);
+    SliceSeen* slice = sw_opt.slice ? &slice_seen : NULL;
     for (int form = 0; form < NFORMS; ++form) {
       if (!sw_selected(sw_opt.only_form, sw_form_names[form])) continue;
       int nbatch = 0;
@@ -237,7 +300,7 @@ static void sweep_comm(const CommCase* cc) {
           for (int ci = 0; ci < (t ? NCOUNTS : 1); ++ci)
             for (int alt = 0; alt < nalt; ++alt)
               for (int ip = 0; ip <= inplace_ok; ++ip) {
-                if (!keep(cc, ki, form, ti, oi, ci, alt, ip)) continue;
+                if (!keep(cc, slice, ki, form, ti, oi, ci, alt, ip)) continue;
                 memset(&c, 0, sizeof c);
                 c.coll = ki;
                 c.form = form;
@@ -375,6 +438,7 @@ int main(int argc, char** argv) {
   SW_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   sw_types_init();
   sw_ops_init();
+  SW_CHECK(sw_nops <= SLICE_MAX_OPS, "%d ops, the slice tracks %d", sw_nops, SLICE_MAX_OPS);
   CommCase comms[12];
   int ncomms = make_comms(comms, wrank, wsize);
   double t0 = MPI_Wtime();

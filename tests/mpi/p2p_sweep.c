@@ -15,7 +15,11 @@
  *    no byte written past the receive buffer;
  *  - non-overtaking: messages between one pair with one tag arrive in
  *    order, small and large (eager and rendezvous) interleaved, over all
- *    send modes. */
+ *    send modes.
+ * Argument "slice" (the providers whose transport is all that differs from
+ * a full run's): every send mode and form pair with every count, each with
+ * one of the layouts in turn (every layout 16 times), instead of every
+ * layout with each. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -192,6 +196,8 @@ static void sweep_modes(void) {
         for (int li = 0; li < nl; ++li)
           for (int ci = 0; ci < 4; ++ci) {
             ++salt;
+            /* The slice: one layout per (mode, forms, count), in turn. */
+            if (sw_opt.slice && li != (mode * NF * NF + sf * NF + rf + ci) % nl) continue;
             one_transfer(lo, lo + 1, mode, sf, rf, &k_layouts[li], k_counts[ci], salt);
             one_transfer(lo + 1, lo, mode, sf, rf, &k_layouts[li], k_counts[ci], salt + 5000);
           }

@@ -178,10 +178,13 @@ void sw_ref_combine(const OpCase* o, const TypeCase* t, const unsigned char* lef
                     const unsigned char* right, unsigned char* out);
 
 /* ---- options ---------------------------------------------------------------------------- */
+/* none; "slice=world"; "slice" */
+enum { SLICE_NONE, SLICE_WORLD, SLICE_ALL_COMMS };
 typedef struct {
   int level; /* 0 default, 1 long (NICQ_SWEEP_LONG=1 or argument "long") */
   int verbose;
   int scale; /* percent of the default sample to run (default 100) */
+  int slice; /* SLICE_*: the representative slice (coll_sweep.c) added to the sample */
   const char* only_coll;
   const char* only_form;
   const char* only_comm;

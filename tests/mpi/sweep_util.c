@@ -69,6 +69,10 @@ void sw_parse_options(int argc, char** argv) {
       sw_opt.level = 1;
     else if (strcmp(argv[i], "verbose") == 0)
       sw_opt.verbose = 1;
+    else if (strcmp(argv[i], "slice") == 0)
+      sw_opt.slice = SLICE_ALL_COMMS;
+    else if (strcmp(argv[i], "slice=world") == 0)
+      sw_opt.slice = SLICE_WORLD;
     else if ((v = opt_value(argv[i], "scale")))
       sw_opt.scale = atoi(v);
     else if ((v = opt_value(argv[i], "coll")))
