@@ -9,7 +9,7 @@
 
 #include "coll_check.h"
 
-static void sleep_seconds(double s) {
+static inline void sleep_seconds(double s) {
   struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
   while (nanosleep(&t, &t) != 0) {
   }
@@ -23,8 +23,8 @@ static void sleep_seconds(double s) {
  * nothing the check sees; a rank whose own chain is done goes on to its
  * fence, whose progress cannot advance a peer's chain: every op of its own
  * part of each epoch has completed by then. */
-static double sleep_while_chain_runs(MPI_Queue q, long long done0, int pairs, double chain,
-                                     long long* done, long long* enq) {
+static inline double sleep_while_chain_runs(MPI_Queue q, long long done0, int pairs, double chain,
+                                            long long* done, long long* enq) {
   double step = chain / 8;
   step = step < 0.005 ? 0.005 : step > 0.2 ? 0.2 : step;
   sleep_seconds(chain + 0.002);
