@@ -186,6 +186,9 @@ class EmulatedBackend final : public offload::OffloadBackend {
   // thread's published adds to `id`; returns at once where it has none.
   inline void AwaitOwnAdds(offload::CounterId id) const;  // emulated_host_calls.cc only
   void AwaitAgent(HostAddRing* ring, offload::CounterId id) const;
+  // Until the agent has applied every add the rings held at the call (or
+  // it stops).
+  void AwaitAllRings() const;
   void WakeAgentForHostAdds();
   bool TakeHostAdds();
   bool HostAddsPending() const;

@@ -97,11 +97,23 @@ std::uint64_t EmulatedBackend::ReadCounter(CounterId id) const {
   return queue_.Read(id);
 }
 
-// An add this thread left in its ring must not land on the counter's next
-// owner.
+// An add left in any thread's ring must not land on the counter's next
+// owner: nicq itself adds from one thread (a host progress thread
+// completing a partitioned epoch) to a counter that another thread frees
+// as soon as it sees the epoch done. Every add published before this call
+// is applied before the counter goes back to the free list. The agent
+// itself takes the rings, so it does not wait for them; its apply skips a
+// counter no longer in use (TakeHostAdds).
 void EmulatedBackend::FreeCounter(CounterId id) {
-  AwaitOwnAdds(id);
+  if (thread_.running() && !thread_.on_thread()) AwaitAllRings();
   queue_.FreeCounter(id);
+}
+
+[[gnu::noinline]] void EmulatedBackend::AwaitAllRings() const {
+  std::uint64_t heads[kHostRings];
+  for (int i = 0; i < kHostRings; ++i) heads[i] = rings_[i].published();
+  for (int i = 0; i < kHostRings; ++i)
+    for (Backoff b(0, 50, 100); !rings_[i].TakenThrough(heads[i]) && thread_.running();) b.Pause();
 }
 
 Status EmulatedBackend::AddCounter(CounterId id, std::uint64_t value) {
@@ -182,7 +194,11 @@ void EmulatedBackend::WakeAgentForHostAdds() {
 bool EmulatedBackend::TakeHostAdds() {
   std::uint64_t n = 0;
   for (HostAddRing& r : rings_)
-    n += r.Take([this](CounterId id, std::uint64_t v) { queue_.Add(id, v); });
+    n += r.Take([this](CounterId id, std::uint64_t v) {
+      // FreeCounter waits for the rings; a counter freed anyway (by the
+      // agent itself) takes no add.
+      if (queue_.CounterInUse(id)) queue_.Add(id, v);
+    });
   return n > 0;
 }
 

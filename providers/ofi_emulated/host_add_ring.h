@@ -63,6 +63,14 @@ class HostAddRing {
     return false;
   }
 
+  // Any thread: the adds published so far, and whether the agent has
+  // applied every add up to `head` (EmulatedBackend::FreeCounter waits on
+  // these for the adds of every thread).
+  std::uint64_t published() const { return head_.load(std::memory_order_acquire); }
+  bool TakenThrough(std::uint64_t head) const {
+    return tail_.load(std::memory_order_acquire) >= head;
+  }
+
   // The agent: adds published and not yet taken.
   bool Pending() const { return head_.load(std::memory_order_acquire) != taken_; }
   // The agent: hands every published add to apply(id, value), in order,

@@ -182,11 +182,13 @@ void PartQueued::Complete(std::uint64_t j) {
     rs.error = p->data_req.status.error;
   }
   last_ = rs;
+  // A failed epoch counts too (the chain must not hang): its wait's status
+  // carries the error. The add comes before completed_ is published: a
+  // host-sequenced queue retires the wait on completed_, after which the
+  // program may free the request and with it done_.
+  if (offload::OffloadBackend* b = rt::Backend()) (void)b->AddCounter(done_, 1);
   completed_.store(j, std::memory_order_release);
   Registry().outstanding.fetch_sub(1, std::memory_order_acq_rel);
-  // A failed epoch counts too (the chain must not hang): its wait's status
-  // carries the error.
-  if (offload::OffloadBackend* b = rt::Backend()) (void)b->AddCounter(done_, 1);
 }
 
 bool PartQueued::EpochDone(bool* failed) const {

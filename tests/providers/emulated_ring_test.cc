@@ -160,6 +160,62 @@ TEST(EmulatedRingShm, AFullRingFallsBackAndNoAddIsLost) {
   EXPECT_EQ(b->ReadCounter(target), std::uint64_t(kAdds));
 }
 
+// Thread T's add to counter c sits in T's ring while the agent is held;
+// another thread frees c and allocates again, which hands c's id back
+// (most recently freed first, value zeroed). The free must wait for the
+// agent to apply T's add, or the add lands on the new owner, which then
+// starts at 1 instead of 0.
+TEST(EmulatedRingShm, AFreeWaitsForEveryThreadsRingSoNoAddLandsOnTheNextOwner) {
+  auto b = MakeWithAgent("shm");
+  ASSERT_TRUE(b);
+  CounterId ids[2];
+  ASSERT_TRUE(b->AllocCounters(2, ids).ok());
+  const CounterId wake = ids[0], c = ids[1];
+  AgentParker parker(std::this_thread::get_id());
+  parker.Park();
+  b->SetProviderCallObserverForTest(&parker);
+  ASSERT_TRUE(b->AddCounter(wake, 1).ok());  // wakes the agent, which parks in its CQ read
+  for (int i = 0; i < 40000 && !parker.parked(); ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(250));
+  ASSERT_TRUE(parker.parked()) << "the agent never made a provider call";
+
+  // T stays alive past its add: its ReadCounter waits until the agent has
+  // applied the adds T's ring holds to that id, so T reads the new owner's
+  // counter after its own add landed wherever it lands.
+  const std::uint64_t ring_adds = b->ring_adds_for_test();
+  std::atomic<bool> added{false}, read_now{false};
+  CounterId next = offload::kNoCounter;
+  std::uint64_t next_value_seen_by_t = ~std::uint64_t(0);
+  std::thread adder([&] {
+    EXPECT_TRUE(b->AddCounter(c, 1).ok());
+    added.store(true);
+    while (!read_now.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    next_value_seen_by_t = b->ReadCounter(next);
+  });
+  while (!added.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  ASSERT_EQ(b->ring_adds_for_test(), ring_adds + 1) << "T's add did not go through its ring";
+
+  std::atomic<bool> reallocated{false};
+  std::thread owner([&] {
+    b->FreeCounter(c);
+    EXPECT_TRUE(b->AllocCounters(1, &next).ok());
+    reallocated.store(true);
+  });
+  // The free cannot finish while the agent is held and T's add is pending.
+  for (int i = 0; i < 20 && !reallocated.load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(reallocated.load()) << "the free returned with an add to c still in a ring";
+  parker.Release();
+  owner.join();
+  read_now.store(true);
+  adder.join();
+  b->SetProviderCallObserverForTest(nullptr);
+  ASSERT_EQ(next, c) << "the allocator did not hand c's id back";
+  EXPECT_EQ(next_value_seen_by_t, 0u) << "T's add to the freed counter landed on its next owner";
+  EXPECT_EQ(b->ReadCounter(next), 0u);
+  EXPECT_EQ(b->ReadCounter(wake), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Providers, EmulatedRing,
                          ::testing::Values(RingCase{"shm", -1}, RingCase{"shm", 0},
                                            RingCase{"tcp;ofi_rxm", -1}, RingCase{"tcp;ofi_rxm", 0}),
