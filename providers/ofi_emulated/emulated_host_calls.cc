@@ -91,7 +91,8 @@ inline void EmulatedBackend::AwaitOwnAdds(CounterId id) const {
   for (Backoff b(200, 50, 100); ring->HoldsAddTo(id) && thread_.running();) b.Pause();
 }
 
-// A plan's Test reads its done counter, which no start adds to: no wait.
+// A plan's Test reads its done counter, which no start adds to: it never
+// waits on its ring (HoldsAddTo matches the exact id).
 std::uint64_t EmulatedBackend::ReadCounter(CounterId id) const {
   AwaitOwnAdds(id);
   return queue_.Read(id);

@@ -49,18 +49,17 @@ class HostAddRing {
     return true;
   }
 
-  // The owner thread: whether an add to `id` it published may still wait
+  // The owner thread: whether an add to `id` it published still waits
   // for the agent. A mask of the counters (id mod 64) pushed since the
   // owner last saw the ring empty answers most reads (a plan's Test reads
-  // its done counter, which no start adds to) from the owner's own line;
-  // the agent's tail is read only when the mask names `id`.
+  // its done counter, which no start adds to) from the owner's own line.
+  // A mask hit may be another id with the same bit: the agent's tail is
+  // read and the cells not yet taken are scanned for `id` itself (cold),
+  // so a caller waits only on an add to `id`.
   bool HoldsAddTo(offload::CounterId id) {
     const std::uint64_t h = head_.load(std::memory_order_relaxed);
     if (tail_seen_ == h || (pushed_ids_ & IdBit(id)) == 0) return false;
-    tail_seen_ = tail_.load(std::memory_order_acquire);
-    if (tail_seen_ != h) return true;
-    pushed_ids_ = 0;
-    return false;
+    return ScanFor(id, h);
   }
 
   // Any thread: the adds published so far, and whether the agent has
@@ -100,6 +99,19 @@ class HostAddRing {
 
  private:
   static std::uint64_t IdBit(offload::CounterId id) { return std::uint64_t(1) << (id % 64); }
+
+  // The owner thread, on a mask hit: only the owner writes the cells, and
+  // those from the agent's tail to the head are not reused until taken.
+  [[gnu::noinline]] bool ScanFor(offload::CounterId id, std::uint64_t h) {
+    tail_seen_ = tail_.load(std::memory_order_acquire);
+    if (tail_seen_ == h) {
+      pushed_ids_ = 0;
+      return false;
+    }
+    for (std::uint64_t t = tail_seen_; t != h; ++t)
+      if ((cells_[t % kCells].load(std::memory_order_relaxed) & kIdMask) == id) return true;
+    return false;
+  }
 
   // The producer's line: written by the owner, read by the agent.
   alignas(64) std::atomic<std::uint64_t> head_{0};

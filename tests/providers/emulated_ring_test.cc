@@ -20,11 +20,12 @@ using offload::CounterId;
 using offload::OpKind;
 using offload::TriggeredOp;
 
-std::unique_ptr<EmulatedBackend> MakeWithAgent(const char* provider, int host_add_fence = -1) {
+std::unique_ptr<EmulatedBackend> MakeWithAgent(const char* provider, int host_add_fence = -1,
+                                               std::size_t num_counters = 64) {
   EmulatedConfig c;
   c.provider = provider;
   c.progress_thread = 1;
-  c.num_counters = 64;
+  c.num_counters = num_counters;
   c.num_ops = 4096;
   c.host_add_fence = host_add_fence;
   std::unique_ptr<EmulatedBackend> b;
@@ -214,6 +215,57 @@ TEST(EmulatedRingShm, AFreeWaitsForEveryThreadsRingSoNoAddLandsOnTheNextOwner) {
   EXPECT_EQ(next_value_seen_by_t, 0u) << "T's add to the freed counter landed on its next owner";
   EXPECT_EQ(b->ReadCounter(next), 0u);
   EXPECT_EQ(b->ReadCounter(wake), 1u);
+}
+
+// A thread's read of a counter waits only for its own adds to that very
+// counter: with the agent held and an add to `a` in the thread's ring, a
+// read of `b` (the same id mod 64, so the ring's mask names it) returns
+// at once with b's value.
+TEST(EmulatedRingShm, AReadWaitsOnlyForAnAddToThatCounterNotOneSharingItsMaskBit) {
+  auto b = MakeWithAgent("shm", -1, 128);
+  ASSERT_TRUE(b);
+  CounterId ids[66];
+  ASSERT_TRUE(b->AllocCounters(66, ids).ok());
+  const CounterId wake = ids[0];
+  CounterId a = offload::kNoCounter, other = offload::kNoCounter;
+  for (int i = 1; i < 66 && other == offload::kNoCounter; ++i)
+    for (int j = 1; j < i; ++j)
+      if (ids[i] % 64 == ids[j] % 64) {
+        a = ids[j];
+        other = ids[i];
+        break;
+      }
+  ASSERT_NE(other, offload::kNoCounter) << "no two counters share an id mod 64";
+  AgentParker parker(std::this_thread::get_id());
+  parker.Park();
+  b->SetProviderCallObserverForTest(&parker);
+  ASSERT_TRUE(b->AddCounter(wake, 1).ok());  // wakes the agent, which parks in its CQ read
+  for (int i = 0; i < 40000 && !parker.parked(); ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(250));
+  ASSERT_TRUE(parker.parked()) << "the agent never made a provider call";
+
+  // The reads run on their own thread, so that a wrong wait shows as a
+  // read not returned while the agent is held, not as a hung test.
+  std::atomic<bool> read_done{false};
+  std::uint64_t other_value = ~std::uint64_t(0);
+  const std::uint64_t ring_adds = b->ring_adds_for_test();
+  std::thread reader([&] {
+    EXPECT_TRUE(b->AddCounter(a, 5).ok());
+    other_value = b->ReadCounter(other);
+    read_done.store(true);
+  });
+  for (int i = 0; i < 20000 && !read_done.load(); ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  const bool returned_while_held = read_done.load();
+  EXPECT_EQ(b->ring_adds_for_test(), ring_adds + 1) << "the add to a did not go through a ring";
+  parker.Release();
+  reader.join();
+  b->SetProviderCallObserverForTest(nullptr);
+  EXPECT_TRUE(returned_while_held)
+      << "the read of counter " << other << " waited for the agent to take an add to " << a;
+  EXPECT_EQ(other_value, 0u);
+  Status s = b->WaitCounter(a, 5, 30000);
+  EXPECT_TRUE(s.ok()) << s.message();
 }
 
 INSTANTIATE_TEST_SUITE_P(Providers, EmulatedRing,
