@@ -167,10 +167,13 @@ HostAddRing* EmulatedBackend::ClaimRing() {
       if (r.owner() == token) mine = &r;
     for (int i = 0; mine == nullptr && i < kHostRings; ++i)
       if (rings_[i].Claim(token)) mine = &rings_[i];
-    if (mine != nullptr && !add_path_.any_ring.load(std::memory_order_relaxed)) {
+    if (mine != nullptr) {
       // Before this thread's first push reads agent_asleep_: an agent
       // that read any_ring as false before its sleep did not fence, and
-      // this thread then sees it asleep (AnnounceSleep).
+      // this thread then sees it asleep (AnnounceSleep). Every claimer
+      // stores and fences (cold), also one that finds any_ring already
+      // set: it may have read the flag before the claimer that set it
+      // fenced, and its own pushes need the fence before their reads.
       add_path_.any_ring.store(true, std::memory_order_seq_cst);
       std::atomic_thread_fence(std::memory_order_seq_cst);
     }
