@@ -4,8 +4,11 @@
  * also carries a matched point-to-point pair, partitions readied before the
  * enqueued start ran (it waits behind an enqueued wait whose message is not
  * sent yet, and MPI_Parrived says false meanwhile) and after it ran; data
- * and statuses checked after every fence. Then five epochs whose partitions
- * are all readied ahead, run with the host inside MPI_Queue_fence only; and
+ * and statuses checked after every fence. Then six epochs in the draft's
+ * conforming order (enqueue start, enqueue wait, MPI_Pready, fence), the
+ * send's wait not retired before its last partition is readied. Then five
+ * epochs whose partitions are all readied ahead, run with the host inside
+ * MPI_Queue_fence only; and
  * the errors: enqueueing a request started with MPI_Start, MPI_Start,
  * MPI_Wait and MPI_Request_free of one with an enqueued start pending,
  * MPI_Pready with no start or past the starts enqueued, a partition listed
@@ -151,6 +154,52 @@ static void ring(void) {
       epoch_ready_after(epoch);
     CHECK(reqs[0] != MPI_REQUEST_NULL && reqs[1] != MPI_REQUEST_NULL,
           "a partitioned request stays allocated");
+  }
+}
+
+/* The draft's conforming order (13.3: once MPI_Enqueue_start returns, no
+ * MPI call on the request before MPI_Enqueue_wait): the starts and the waits
+ * enqueued, then the send's partitions written and readied one by one (an
+ * order that depends on the epoch), then the fence. With every partition
+ * but the last readied the send's wait, enqueued first (waits retire in
+ * order), has not retired however much progress runs (checked before
+ * every MPI_Pready), and the data carry the epoch. */
+#define CONFORMING_EPOCHS 6
+#define TAG_NEVER 13 /* probed for progress only */
+static void conforming_order(void) {
+  for (int k = 0; k < CONFORMING_EPOCHS; ++k) {
+    const int epoch = 400 + k;
+    for (int i = 0; i < TOTAL; ++i) in[i] = -1;
+    MPI_Status st[2];
+    clear_statuses(st, 2);
+    long long base = -1, enqueued = -1, completed = -1;
+    CHECK_OK(NICQX_Queue_waits_completed(queue, &base, &enqueued));
+    CHECK(base == enqueued, "conforming epoch %d: waits completed %lld of %lld at its start", epoch,
+          base, enqueued);
+    CHECK_OK(MPI_Enqueue_startall(&queue, 2, reqs));
+    CHECK_OK(MPI_Enqueue_wait(&queue, &reqs[1], &st[1]));
+    CHECK_OK(MPI_Enqueue_wait(&queue, &reqs[0], &st[0]));
+    for (int n = 0; n < SEND_PARTS; ++n) {
+      const int p = (n * 3 + k) % SEND_PARTS;
+      for (int i = p * SEND_COUNT; i < (p + 1) * SEND_COUNT; ++i) out[i] = value(rank, epoch, i);
+      /* Before the last MPI_Pready, progress runs a while first. */
+      for (int poll = 0; poll < (n == SEND_PARTS - 1 ? 100 : 1); ++poll) {
+        int flag = 0;
+        CHECK_OK(MPI_Iprobe(MPI_ANY_SOURCE, TAG_NEVER, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        CHECK_OK(NICQX_Queue_waits_completed(queue, &completed, &enqueued));
+        CHECK(completed == base,
+              "conforming epoch %d: %lld waits retired (%lld before it) with send partition %d "
+              "not readied",
+              epoch, completed, base, p);
+      }
+      CHECK_OK(MPI_Pready(p, reqs[1]));
+    }
+    CHECK_OK(MPI_Queue_fence(&queue));
+    CHECK_OK(NICQX_Queue_waits_completed(queue, &completed, &enqueued));
+    CHECK(completed == base + 2 && enqueued == base + 2,
+          "conforming epoch %d: after the fence waits completed %lld of %lld, expected %lld", epoch,
+          completed, enqueued, base + 2);
+    verify_recv(epoch, &st[0], 0, 1, "conforming order");
   }
 }
 
@@ -372,6 +421,8 @@ int main(int argc, char** argv) {
   errors();
   mp_barrier(MPI_COMM_WORLD);
   ring();
+  mp_barrier(MPI_COMM_WORLD);
+  conforming_order();
   mp_barrier(MPI_COMM_WORLD);
   fence_only();
   proc_null();
