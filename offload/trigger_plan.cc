@@ -266,8 +266,8 @@ void TriggerPlan::RefillOnAgent(void* p) {
   if (armed >= plan->next_epoch_.load(std::memory_order_acquire) + plan->window_)
     return;  // the window is full
   // Nothing to arm until the epoch whose array the next one reuses is done:
-  // a counter read, where taking the role (an exchange on a line next to
-  // the starts' epoch count) at every pass moved lines a start then waited for.
+  // a counter read first, since taking the role is an exchange on a line
+  // next to the starts' epoch count, which a start then waits for.
   // (epoch_base_ moves only in a rebase, which no backend with an agent
   // needs: its counters are 64-bit.)
   if (!plan->ArrayFree(armed)) return;

@@ -50,14 +50,14 @@ Status EmulatedBackend::AllocCounters(std::size_t n, CounterId* out) {
 // calling thread stores it into its own ring and publishes it with a
 // release store (host_add_ring.h), and the agent takes it at its next pass,
 // adds, collects what the add reached and issues it, as a NIC would. The
-// add is a plan's MPI_Start, after which the host computes or sleeps;
-// issuing here kept it in the call for the epoch's tokens and puts
-// (performance.md, Run 48), collecting here took the queue's lock (Run 54),
-// and the counter add, the mark on the agent's list and the wake test
-// were read-modify-writes on lines the agent on another core had just
-// read, each waiting for its line (Run 61). A thread with no ring (more
-// threads than rings) or a full ring adds the read-modify-write way: the
-// add and a mark for the agent to collect (AddLeavingCollection).
+// add is a plan's MPI_Start, after which the host computes or sleeps: so
+// the start neither issues (that would keep it in the call for the
+// epoch's tokens and puts: performance.md, Run 48) nor collects (the
+// queue's lock: Run 54), and makes no read-modify-write on a line the
+// agent on another core reads (each waits for its line: Run 61). A thread
+// with no ring (more threads than rings) or a full ring adds the
+// read-modify-write way: the add and a mark for the agent to collect
+// (AddLeavingCollection).
 namespace {
 // The calling thread's ring on the backend it last added to; its address
 // is also the thread's token in HostAddRing::Claim (a thread that reuses a

@@ -8,10 +8,10 @@
 // collects what they reached) and releases the cells with a store of
 // `tail_`. The producer writes only its own lines (cells and head) and
 // reads `tail_` only when the ring looks full, so a start makes no
-// read-modify-write on a line the agent just read: on a quiet 16-core
-// machine each such RMW of the old add waited for its line (performance.md,
-// Run 61). A full ring or a value that does not fit a cell makes Push
-// refuse, and the caller adds another way: no add is ever dropped.
+// read-modify-write on a line the agent just read: such a read-modify-write
+// waits for the line from the agent's core (performance.md, Run 61). A full
+// ring or a value that does not fit a cell makes Push refuse, and the
+// caller adds another way: no add is ever dropped.
 //
 // Ownership: a thread claims a ring once (Claim, a compare-exchange on
 // `owner_`) and is its only producer for as long as it lives; a thread

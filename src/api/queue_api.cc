@@ -186,12 +186,13 @@ void Lookup(MPI_Request* reqs, int base, int n, queue::Enqueueable** es) {
 
 // ---- The valid case on a host-sequenced queue, with no Call object ----
 // An enqueue call of 1..kPairwiseRepeats requests on a host-sequenced queue
-// whose step ring has room, every request passing ValidAll's cached rules:
-// the Call object (its message string, the Status and Fail() around it)
-// and the chunking were about a third of such a call's instructions. Any
-// other call, and any rule that fails, leaves here having changed nothing
-// (the queue entered and left again) for the checked path, which runs
-// every check anew and reports the first that fails with its message.
+// whose step ring has room, every request passing ValidAll's cached rules,
+// skips the Call object (its message string, the Status and Fail() around
+// it) and the chunking, about a third of such a call's instructions on the
+// checked path. Any other call, and any rule that fails, leaves here
+// having changed nothing (the queue entered and left again) for the
+// checked path, which runs every check anew and reports the first that
+// fails with its message.
 
 // The queue, entered, when the call may take the valid case; else null.
 inline queue::Queue* EnterForValidCase(MPI_Queue* qh, int count, MPI_Request* reqs) {
