@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int left = (rank + size - 1) % size, right = (rank + 1) % size;
-  MPI_Precv_init(in, kPartitions, kPerPartition, MPI_DOUBLE, left, 3, MPI_COMM_WORLD,
-                 MPI_INFO_NULL, &reqs[0]);
+  MPI_Precv_init(in, kPartitions, kPerPartition, MPI_DOUBLE, left, 3, MPI_COMM_WORLD, MPI_INFO_NULL,
+                 &reqs[0]);
   MPI_Psend_init(out, kPartitions, kPerPartition, MPI_DOUBLE, right, 3, MPI_COMM_WORLD,
                  MPI_INFO_NULL, &reqs[1]);
   MPI_Queue_init(&queue, MPI_QUEUE_TYPE_DEFAULT, NULL);
