@@ -7,40 +7,12 @@
  * each call, each leaving the requests usable. Every epoch checks the data. */
 #include <pthread.h>
 
-#include "mp_check.h"
+#include "partitioned_ring.h"
 
 #define EPOCHS 20
-#define SEND_PARTS 8
-#define SEND_COUNT 16 /* doubles per send partition */
-#define RECV_PARTS 4
-#define RECV_COUNT 32 /* doubles per receive partition: the same total */
-#define TOTAL (SEND_PARTS * SEND_COUNT)
 #define TAG 7
 
 static int rank, size;
-
-static double value(int from, int epoch, int i) {
-  return from * 100000.0 + epoch * 1000.0 + i;
-}
-
-/* Readies the partitions of one epoch in an order that depends on it:
- * singly in reverse, as two ranges, or as a list. */
-static void ready_all(MPI_Request req, int epoch) {
-  switch (epoch % 3) {
-    case 0:
-      for (int p = SEND_PARTS - 1; p >= 0; --p) CHECK_OK(MPI_Pready(p, req));
-      break;
-    case 1:
-      CHECK_OK(MPI_Pready_range(SEND_PARTS / 2, SEND_PARTS - 1, req));
-      CHECK_OK(MPI_Pready_range(0, SEND_PARTS / 2 - 1, req));
-      break;
-    default: {
-      int list[SEND_PARTS];
-      for (int i = 0; i < SEND_PARTS; ++i) list[i] = (i * 3 + epoch) % SEND_PARTS;
-      CHECK_OK(MPI_Pready_list(SEND_PARTS, list, req));
-    }
-  }
-}
 
 static void ring(void) {
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -281,17 +253,6 @@ static void errors(void) {
 }
 
 /* MPI_THREAD_MULTIPLE: four threads ready a quarter of the partitions each. */
-#define THREADS 4
-struct quarter {
-  MPI_Request req;
-  int first;
-};
-static void* ready_quarter(void* arg) {
-  const struct quarter* q = arg;
-  for (int p = q->first; p < q->first + SEND_PARTS / THREADS; ++p) CHECK_OK(MPI_Pready(p, q->req));
-  return NULL;
-}
-
 static void threads(int provided) {
   if (provided < MPI_THREAD_MULTIPLE || rank > 1) return;
   double buf[TOTAL];

@@ -17,15 +17,10 @@
  * four threads readying the partitions of enqueued starts. */
 #include <pthread.h>
 
-#include "mp_check.h"
+#include "partitioned_ring.h"
 
 #define EPOCHS 20
 #define AHEAD 5
-#define SEND_PARTS 8
-#define SEND_COUNT 16 /* doubles per send partition */
-#define RECV_PARTS 4
-#define RECV_COUNT 32 /* doubles per receive partition: the same total */
-#define TOTAL (SEND_PARTS * SEND_COUNT)
 #define TAG 7
 #define TAG_MATCHED 9
 #define TAG_TOKEN 11
@@ -37,29 +32,6 @@ static int mout, min;
 /* 0 precv, 1 psend, 2 matched receive, 3 matched send */
 static MPI_Request reqs[4];
 static MPI_Queue queue;
-
-static double value(int from, int epoch, int i) {
-  return from * 100000.0 + epoch * 1000.0 + i;
-}
-
-/* Readies every send partition: singly in reverse, as two ranges, or as a
- * list in an order that depends on the epoch. */
-static void ready_all(MPI_Request req, int epoch) {
-  switch (epoch % 3) {
-    case 0:
-      for (int p = SEND_PARTS - 1; p >= 0; --p) CHECK_OK(MPI_Pready(p, req));
-      break;
-    case 1:
-      CHECK_OK(MPI_Pready_range(SEND_PARTS / 2, SEND_PARTS - 1, req));
-      CHECK_OK(MPI_Pready_range(0, SEND_PARTS / 2 - 1, req));
-      break;
-    default: {
-      int list[SEND_PARTS];
-      for (int i = 0; i < SEND_PARTS; ++i) list[i] = (i * 3 + epoch) % SEND_PARTS;
-      CHECK_OK(MPI_Pready_list(SEND_PARTS, list, req));
-    }
-  }
-}
 
 static void fill(int epoch) {
   for (int i = 0; i < TOTAL; ++i) {
@@ -361,19 +333,6 @@ static void strided(void) {
           st[0].MPI_SOURCE, count);
   }
   for (int i = 0; i < 2; ++i) CHECK_OK(MPI_Request_free(&sr[i]));
-}
-
-#define THREADS 4
-struct quarter {
-  MPI_Request req;
-  int first;
-};
-
-/* Each thread readies its SEND_PARTS / THREADS partitions singly. */
-static void* ready_quarter(void* arg) {
-  const struct quarter* q = arg;
-  for (int p = q->first; p < q->first + SEND_PARTS / THREADS; ++p) CHECK_OK(MPI_Pready(p, q->req));
-  return NULL;
 }
 
 /* At MPI_THREAD_MULTIPLE: four threads ready the partitions of enqueued
