@@ -3,6 +3,8 @@
 // (backend, provider) pair.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,5 +31,19 @@ inline std::string ParamName(const BackendParam& p) {
 // slots: native slot budget / emulated op pool (0: default).
 Status MakeSelfWired(const BackendParam& p, std::size_t slots,
                      std::unique_ptr<offload::OffloadBackend>* out);
+
+// An emulated backend made from `c` and wired to itself, for tests that
+// reach its test hooks; nullptr (the failure recorded) when it cannot.
+inline std::unique_ptr<EmulatedBackend> MakeEmulatedSelfWired(const EmulatedConfig& c) {
+  std::unique_ptr<EmulatedBackend> b;
+  Status s = EmulatedBackend::Create(c, &b);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (!b) return nullptr;
+  std::vector<std::uint8_t> a;
+  EXPECT_TRUE(b->LocalAddress(a).ok());
+  const std::vector<std::vector<std::uint8_t>> peers{a};
+  EXPECT_TRUE(b->SetPeers(peers).ok());
+  return b;
+}
 
 }  // namespace nicq::ofi::test

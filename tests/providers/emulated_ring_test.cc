@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend_factory.h"
 #include "providers/ofi_emulated/emulated_backend.h"
 
 namespace nicq::ofi {
@@ -28,15 +29,7 @@ std::unique_ptr<EmulatedBackend> MakeWithAgent(const char* provider, int host_ad
   c.num_counters = num_counters;
   c.num_ops = 4096;
   c.host_add_fence = host_add_fence;
-  std::unique_ptr<EmulatedBackend> b;
-  Status s = EmulatedBackend::Create(c, &b);
-  EXPECT_TRUE(s.ok()) << s.message();
-  if (!b) return nullptr;
-  std::vector<std::uint8_t> a;
-  EXPECT_TRUE(b->LocalAddress(a).ok());
-  std::vector<std::vector<std::uint8_t>> peers{a};
-  EXPECT_TRUE(b->SetPeers(peers).ok());
-  return b;
+  return test::MakeEmulatedSelfWired(c);
 }
 
 // kOps local counter adds gated on `trigger` at thresholds 1..kOps, each
@@ -123,6 +116,16 @@ class AgentParker final : public EmulatedBackend::ProviderCallObserver {
   }
   void Leave() override {}
   void Park() { park_.store(true); }
+  // Parks b's agent: watches its provider calls, then wakes it with an add
+  // to `wake`, and waits (~10 s at most) until it is held inside its CQ read.
+  bool ParkAgentOf(EmulatedBackend* b, CounterId wake) {
+    Park();
+    b->SetProviderCallObserverForTest(this);
+    if (!b->AddCounter(wake, 1).ok()) return false;
+    for (int i = 0; i < 40000 && !parked(); ++i)
+      std::this_thread::sleep_for(std::chrono::microseconds(250));
+    return parked();
+  }
   void Release() { park_.store(false); }
   bool parked() const { return parked_.load(); }
 
@@ -143,12 +146,7 @@ TEST(EmulatedRingShm, AFullRingFallsBackAndNoAddIsLost) {
   constexpr int kAdds = 300;  // more than a ring's 256 cells
   ASSERT_TRUE(b->Post(Chain(trigger, target, done, kAdds)).ok());
   AgentParker parker(std::this_thread::get_id());
-  parker.Park();
-  b->SetProviderCallObserverForTest(&parker);
-  ASSERT_TRUE(b->AddCounter(trigger, 1).ok());  // wakes the agent, which parks in its CQ read
-  for (int i = 0; i < 40000 && !parker.parked(); ++i)
-    std::this_thread::sleep_for(std::chrono::microseconds(250));
-  ASSERT_TRUE(parker.parked()) << "the agent never made a provider call";
+  ASSERT_TRUE(parker.ParkAgentOf(b.get(), trigger)) << "the agent never made a provider call";
   for (int i = 1; i < kAdds; ++i) ASSERT_TRUE(b->AddCounter(trigger, 1).ok());
   EXPECT_GT(b->rmw_adds_for_test(), 0u) << "the full ring took every add";
   EXPECT_GE(b->ring_adds_for_test(), 255u);
@@ -173,12 +171,7 @@ TEST(EmulatedRingShm, AFreeWaitsForEveryThreadsRingSoNoAddLandsOnTheNextOwner) {
   ASSERT_TRUE(b->AllocCounters(2, ids).ok());
   const CounterId wake = ids[0], c = ids[1];
   AgentParker parker(std::this_thread::get_id());
-  parker.Park();
-  b->SetProviderCallObserverForTest(&parker);
-  ASSERT_TRUE(b->AddCounter(wake, 1).ok());  // wakes the agent, which parks in its CQ read
-  for (int i = 0; i < 40000 && !parker.parked(); ++i)
-    std::this_thread::sleep_for(std::chrono::microseconds(250));
-  ASSERT_TRUE(parker.parked()) << "the agent never made a provider call";
+  ASSERT_TRUE(parker.ParkAgentOf(b.get(), wake)) << "the agent never made a provider call";
 
   // T stays alive past its add: its ReadCounter waits until the agent has
   // applied the adds T's ring holds to that id, so T reads the new owner's
@@ -237,12 +230,7 @@ TEST(EmulatedRingShm, AReadWaitsOnlyForAnAddToThatCounterNotOneSharingItsMaskBit
       }
   ASSERT_NE(other, offload::kNoCounter) << "no two counters share an id mod 64";
   AgentParker parker(std::this_thread::get_id());
-  parker.Park();
-  b->SetProviderCallObserverForTest(&parker);
-  ASSERT_TRUE(b->AddCounter(wake, 1).ok());  // wakes the agent, which parks in its CQ read
-  for (int i = 0; i < 40000 && !parker.parked(); ++i)
-    std::this_thread::sleep_for(std::chrono::microseconds(250));
-  ASSERT_TRUE(parker.parked()) << "the agent never made a provider call";
+  ASSERT_TRUE(parker.ParkAgentOf(b.get(), wake)) << "the agent never made a provider call";
 
   // The reads run on their own thread, so that a wrong wait shows as a
   // read not returned while the agent is held, not as a hung test.

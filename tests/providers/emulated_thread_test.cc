@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend_factory.h"
 #include "providers/ofi_emulated/emulated_backend.h"
 
 namespace nicq::ofi {
@@ -25,15 +26,7 @@ std::unique_ptr<EmulatedBackend> Make(const char* provider) {
   c.progress_thread = 1;
   c.num_counters = 64;
   c.num_ops = 4096;
-  std::unique_ptr<EmulatedBackend> b;
-  Status s = EmulatedBackend::Create(c, &b);
-  EXPECT_TRUE(s.ok()) << s.message();
-  if (!b) return nullptr;
-  std::vector<std::uint8_t> a;
-  EXPECT_TRUE(b->LocalAddress(a).ok());
-  std::vector<std::vector<std::uint8_t>> peers{a};
-  EXPECT_TRUE(b->SetPeers(peers).ok());
-  return b;
+  return test::MakeEmulatedSelfWired(c);
 }
 
 struct OrderLog {
