@@ -144,6 +144,15 @@ constexpr int kPairwiseRepeats = 8;
   return c.Check(false, Code::kRequest, At(i) + " repeats " + At(first));
 }
 
+// A checked request (enqueueable cached) that MPI_Start has not made
+// active and whose queue state allows this call: every rule of
+// ElementChecked holds for it.
+template <bool kWait>
+inline bool CachedRulesHold(queue::Queue* q, const ApiRequest* r, queue::Enqueueable* e) {
+  return e && !r->active && !(r->req.active && e->qslot.queue == nullptr) &&
+         (kWait ? q->CanWait(e) : q->CanStart(e));
+}
+
 template <bool kWait>
 bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool single,
               queue::Enqueueable** es) {
@@ -151,12 +160,9 @@ bool ValidAll(Call& c, queue::Queue* q, int count, MPI_Request* reqs, bool singl
   const bool pairwise = count <= kPairwiseRepeats;
   const std::uint64_t stamp = pairwise ? 0 : q->NextCheckStamp();  // marks elements of this call
   for (int i = 0; i < count; ++i) {
-    // A checked request (enqueueable cached) that MPI_Start has not made
-    // active and whose queue state allows this call: every rule holds.
     ApiRequest* r = nicq::api::LookupRequest(reqs[i]);
     queue::Enqueueable* e = r ? r->enqueueable : nullptr;
-    if (e && !r->active && !(r->req.active && e->qslot.queue == nullptr) &&
-        (kWait ? q->CanWait(e) : q->CanStart(e))) [[likely]] {
+    if (CachedRulesHold<kWait>(q, r, e)) [[likely]] {
       if (i == 0) c.set_comm_handle(r->comm_handle);
     } else if (!ElementChecked(c, q, &reqs[i], single ? -1 : i, kWait, &e)) {
       return false;
@@ -233,8 +239,7 @@ inline bool ValidCase(queue::Queue* q, int count, const MPI_Request* reqs,
   for (int i = 0; i < count; ++i) {
     ApiRequest* r = MemoLookup(q, reqs[i]);
     queue::Enqueueable* e = r ? r->enqueueable : nullptr;
-    if (!e || r->active || (r->req.active && e->qslot.queue == nullptr) ||
-        !(kWait ? q->CanWait(e) : q->CanStart(e))) [[unlikely]]
+    if (!CachedRulesHold<kWait>(q, r, e)) [[unlikely]]
       return false;
     for (int j = 0; j < i; ++j)
       if (es[j] == e) [[unlikely]]
