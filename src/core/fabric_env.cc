@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -57,21 +56,24 @@ PageSpan PagesAround(const void* addr, std::size_t len) {
 // inherits the pid of a killed one soon.
 void RemoveStaleShmRegions() {
   // Once, before this process opens any shm endpoint (the transport's and
-  // the offload backends' may open on different threads).
-  static std::atomic<bool> done{false};
-  if (done.exchange(true)) return;
-  DIR* d = opendir("/dev/shm");
-  if (!d) return;
-  char prefix[32];
-  const int plen = std::snprintf(prefix, sizeof prefix, "%d:", int(getpid()));
-  while (dirent* e = readdir(d)) {
-    if (std::strncmp(e->d_name, prefix, std::size_t(plen)) != 0) continue;
-    std::string path = std::string("/dev/shm/") + e->d_name;
-    if (unlink(path.c_str()) == 0)
-      NICQ_LOG(kDebug, kCore, "removed stale shm region %s left by an earlier process",
-               path.c_str());
-  }
-  closedir(d);
+  // the offload backends' may open on different threads): a second caller
+  // waits in the static's initialisation until the first has removed them.
+  static const bool removed = [] {
+    DIR* d = opendir("/dev/shm");
+    if (!d) return false;
+    char prefix[32];
+    const int plen = std::snprintf(prefix, sizeof prefix, "%d:", int(getpid()));
+    while (dirent* e = readdir(d)) {
+      if (std::strncmp(e->d_name, prefix, std::size_t(plen)) != 0) continue;
+      std::string path = std::string("/dev/shm/") + e->d_name;
+      if (unlink(path.c_str()) == 0)
+        NICQ_LOG(kDebug, kCore, "removed stale shm region %s left by an earlier process",
+                 path.c_str());
+    }
+    closedir(d);
+    return true;
+  }();
+  (void)removed;
 }
 
 }  // namespace nicq
