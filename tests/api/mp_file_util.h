@@ -7,7 +7,11 @@
 
 #include "mp_check.h"
 
-/* "<TMPDIR or /tmp>/nicq-<tag>-<rank 0's pid>-<n>", the same on every rank. */
+/* "<TMPDIR or /tmp>/nicq-<tag>-<rank 0's pid>-<n>", the same on every rank.
+ * A file of that name already there was left by an earlier process with
+ * the same pid (one stopped mid-test; pids come round again soon where
+ * pid_max is small): rank 0 removes it, so MPI_MODE_EXCL and "missing"
+ * names mean what the tests assume. */
 static inline void mp_file_name(const char* tag, int n, char* out, int len) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -15,6 +19,7 @@ static inline void mp_file_name(const char* tag, int n, char* out, int len) {
     const char* dir = getenv("TMPDIR");
     snprintf(out, (size_t)len, "%s/nicq-%s-%ld-%d", dir && *dir ? dir : "/tmp", tag, (long)getpid(),
              n);
+    unlink(out);
   }
   CHECK_OK(MPI_Bcast(out, len, MPI_CHAR, 0, MPI_COMM_WORLD));
 }
